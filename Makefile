@@ -1,0 +1,46 @@
+# Two commands: `make serve` (set up, build the static site, serve it on localhost)
+# and `make test` (set up everything, run every test). Both work on a fresh machine.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PORT   ?= 8000
+
+.PHONY: setup browser-deps site serve test test-unit test-e2e bench eval clean
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test]'
+	touch $@
+
+# Chromium for the browser tests (Debian's package; playwright cannot download browsers here).
+browser-deps:
+	@command -v chromium >/dev/null 2>&1 || { apt-get update && apt-get install -y chromium; }
+
+node_modules/.installed: package.json
+	npm install --no-audit --no-fund
+	touch $@
+
+site: setup node_modules/.installed
+	$(VENV)/bin/rag web --build site
+
+serve: setup node_modules/.installed
+	$(VENV)/bin/rag web --port $(PORT)
+
+test: setup browser-deps node_modules/.installed
+	$(VENV)/bin/pytest -q
+
+test-unit: setup
+	$(VENV)/bin/pytest -q tests
+
+bench: setup
+	$(PY) -m pip install -q rank_bm25 bm25s numpy
+	$(PY) bench/bench_native.py
+
+eval: setup
+	$(PY) bench/eval_readme_qa.py
+
+clean:
+	rm -rf site build dist .pytest_cache

@@ -1,0 +1,3 @@
+from ragweb.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,129 @@
+"""Tokens for search: the same analysis at index time and at query time.
+
+A text is split into word runs (letters, digits, ``_``). Each run is lowercased; code
+identifiers also yield their parts (``parseHeaders`` and ``parse_headers`` give ``parse``
+and ``headers`` as well as the whole word); CJK runs become overlapping character
+bigrams; words shorter than 2 characters and stopwords are dropped; the rest is stemmed
+with Snowball when enabled. Each distinct raw word is analysed once and memoised, which
+is what makes pure-Python analysis fast (the stemmer dominates otherwise).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import snowballstemmer
+
+from ragweb.errors import ConfigError
+
+WORD_RE = re.compile(r"\w+")
+# Parts of an identifier: "HTTPServer" -> HTTP, Server; "parse2Json" -> parse, 2, Json.
+_PART_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[^\W\d_A-Za-z]+")
+_NEEDS_SPLIT_RE = re.compile(r"_|[a-z][A-Z]|[A-Za-z][0-9]|[0-9][A-Za-z]|[A-Z]{2}[a-z]")
+_CJK_RE = re.compile(
+    "[\u3040-\u30ff\u3100-\u312f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f]+"
+)
+
+STOPWORDS = frozenset("""
+a about above after again against all am an and any are as at be because been before being
+below between both but by can could did do does doing down during each few for from further
+had has have having he her here hers herself him himself his how i if in into is it its
+itself just me more most my myself no nor not now of off on once only or other our ours
+ourselves out over own same she should so some such than that the their theirs them
+themselves then there these they this those through to too under until up very was we
+were what when where which while who whom why will with would you your yours yourself
+yourselves
+""".split())
+
+
+def snowball_languages() -> list[str]:
+    """Languages the Snowball stemmer knows (valid values of ``index.language``)."""
+    return sorted(snowballstemmer.algorithms())
+
+
+class Analyzer:
+    """Turns text into search terms. Settings: stemming (bool or "porter"), language."""
+
+    def __init__(self, stemming: bool | str = True, language: str = "english"):
+        self.stemming = stemming
+        self.language = language
+        if stemming is False:
+            self._stem = None
+        else:
+            algorithm = "porter" if stemming == "porter" else language
+            if algorithm not in snowballstemmer.algorithms():
+                raise ConfigError(
+                    f"index.language: unknown Snowball language {algorithm!r}; "
+                    f"choose one of: {', '.join(snowball_languages())}"
+                )
+            self._stem = snowballstemmer.stemmer(algorithm).stemWord
+        self._stop = STOPWORDS if language == "english" else frozenset()
+        self._memo: dict[str, tuple[str, ...]] = {}
+
+    @property
+    def settings(self) -> dict:
+        """The settings that define the terms; stored in the index so queries match it."""
+        return {"stemming": self.stemming, "language": self.language}
+
+    def _term(self, word: str) -> str | None:
+        if len(word) < 2 or word in self._stop:
+            return None
+        return self._stem(word) if self._stem else word
+
+    def _analyze_word(self, raw: str) -> tuple[str, ...]:
+        terms: list[str] = []
+        if _CJK_RE.search(raw):
+            # Split into CJK runs (bigrams) and the rest (analysed as words).
+            pos = 0
+            for m in _CJK_RE.finditer(raw):
+                if m.start() > pos:
+                    terms.extend(self._analyze_word(raw[pos:m.start()]))
+                run = m.group()
+                if len(run) == 1:
+                    terms.append(run)
+                else:
+                    terms.extend(run[i:i + 2] for i in range(len(run) - 1))
+                pos = m.end()
+            if pos < len(raw):
+                terms.extend(self._analyze_word(raw[pos:]))
+            return tuple(terms)
+        whole = self._term(raw.lower().strip("_"))
+        if whole:
+            terms.append(whole)
+        if _NEEDS_SPLIT_RE.search(raw):
+            for part in _PART_RE.findall(raw):
+                t = self._term(part.lower())
+                if t and t != whole:
+                    terms.append(t)
+        return tuple(terms)
+
+    def word_terms(self, raw: str) -> tuple[str, ...]:
+        """Terms for one raw word (memoised)."""
+        terms = self._memo.get(raw)
+        if terms is None:
+            terms = self._memo[raw] = self._analyze_word(raw)
+        return terms
+
+    def term_counts(self, text: str) -> Counter:
+        """Term -> frequency for a text (counts raw words first, then analyses each once)."""
+        memo = self._memo
+        counts: Counter = Counter()
+        for raw, n in Counter(WORD_RE.findall(text)).items():
+            terms = memo.get(raw)
+            if terms is None:
+                terms = memo[raw] = self._analyze_word(raw)
+            for t in terms:
+                counts[t] += n
+        return counts
+
+    def terms(self, text: str) -> list[str]:
+        """Terms of a text in order (with repeats)."""
+        out: list[str] = []
+        for raw in WORD_RE.findall(text):
+            out.extend(self.word_terms(raw))
+        return out
+
+    def query_terms(self, text: str) -> list[str]:
+        """Distinct terms of a question, sorted (a fixed order keeps float sums identical)."""
+        return sorted(set(self.terms(text)))

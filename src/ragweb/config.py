@@ -1,0 +1,357 @@
+"""Configuration: every tunable default lives in DEFAULTS, documented where declared.
+
+`load_config(root, path=None)` returns a plain nested dict with every key filled in
+(defaults apply key by key). Lookup order: explicit path, ROOT/rag.yaml,
+ROOT/.rag/config.yaml, else defaults. Unknown keys, wrong types and out-of-range values
+raise ConfigError naming the key and the file line.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+from pathlib import Path
+
+import yaml
+
+from .errors import ConfigError
+
+DEFAULT_INCLUDES = [
+    "**/*.md", "**/*.markdown", "**/*.txt", "**/*.rst", "**/*.adoc", "**/*.org",
+    "**/*.py", "**/*.pyi", "**/*.js", "**/*.mjs", "**/*.cjs", "**/*.jsx", "**/*.ts", "**/*.tsx",
+    "**/*.go", "**/*.rs", "**/*.java", "**/*.kt", "**/*.scala", "**/*.c", "**/*.h",
+    "**/*.cc", "**/*.cpp", "**/*.hpp", "**/*.cs", "**/*.rb", "**/*.php", "**/*.swift",
+    "**/*.sh", "**/*.sql", "**/*.html", "**/*.css", "**/*.json", "**/*.yaml", "**/*.yml",
+    "**/*.toml", "**/*.ini", "**/*.cfg", "**/*.xml", "**/*.csv",
+]
+DEFAULT_EXCLUDES = [
+    "**/node_modules/**", "**/.git/**", "**/vendor/**", "**/dist/**", "**/build/**",
+    "**/__pycache__/**", "**/*.min.js", "**/.rag/**",
+]
+
+# Each entry: key -> (default, type, check, help). `check` is None or (min, max) for
+# numbers, or a tuple of allowed strings. The help text is the documentation.
+SCHEMA: dict[str, dict[str, tuple]] = {
+    "index": {
+        "includes": (DEFAULT_INCLUDES, list, None, "globs of files to index, relative to the root"),
+        "excludes": (DEFAULT_EXCLUDES, list, None, "globs of files never to index"),
+        "stemming": (True, (bool, str), None, "Snowball stemming: true/false, or 'porter'"),
+        "language": ("english", str, None, "Snowball language (english, german, french, ...)"),
+        "chunk_tokens": (512, int, (16, 100_000), "max tokens per chunk"),
+        "chunk_overlap": (50, int, (0, 10_000), "tokens of overlap between consecutive chunks"),
+        "k1": (1.2, float, (0.0, 10.0), "BM25 term-frequency saturation"),
+        "b": (0.75, float, (0.0, 1.0), "BM25 length normalisation"),
+        "max_file_bytes": (5_000_000, int, (1, 2**40), "skip files larger than this"),
+        "gitignore": (True, bool, None, "respect .gitignore files and .ragignore"),
+    },
+    "retrieve": {
+        "top_k": (20, int, (1, 10_000), "results returned by query / candidate pool of pack"),
+        "mmr_lambda": (0.7, float, (0.0, 1.0), "1 = pure relevance, 0 = pure diversity"),
+        "dedup_jaccard": (0.8, float, (0.0, 1.0), "drop candidates this similar to a kept one"),
+        "path_boost_weight": (0.3, float, (0.0, 100.0), "extra score when query terms are in the path"),
+        "min_score_threshold": (0.0, float, (0.0, 1e9), "drop hits scoring below this"),
+        "hybrid_enabled": (False, bool, None, "fuse BM25 with vector search (needs embeddings)"),
+        "rrf_k": (60, int, (1, 10_000), "reciprocal rank fusion constant"),
+        "bm25_weight": (0.5, float, (0.0, 1.0), "weight of the BM25 list in fusion"),
+    },
+    "embedding": {
+        "enabled": (False, bool, None, "compute embeddings while indexing"),
+        "provider": ("ollama", str, ("ollama", "openai"), "embedding provider"),
+        "model": ("nomic-embed-text", str, None, "embedding model name"),
+        "base_url": ("http://localhost:11434", str, None, "provider endpoint"),
+        "api_key_env": ("OPENAI_API_KEY", str, None, "environment variable holding the API key"),
+        "dimension": (768, int, (1, 65_536), "embedding dimension"),
+        "batch_size": (50, int, (1, 10_000), "texts per embedding request"),
+    },
+    "pack": {
+        "token_budget": (4000, int, (1, 10_000_000), "default budget for rag pack"),
+        "recency_boost": (0.1, float, (0.0, 10.0), "extra utility for recently modified files"),
+        "output": ("json", str, ("json", "markdown", "xml", "text"), "default output format"),
+        "compact": (True, bool, None, "split top chunks into sentences when they do not fit whole"),
+        "lean": (False, bool, None, "trade recall for far fewer tokens"),
+    },
+    "logging": {
+        "level": ("info", str, ("debug", "info", "warning", "error"), "log level"),
+    },
+}
+
+DEFAULTS: dict[str, dict] = {
+    section: {key: spec[0] for key, spec in keys.items()} for section, keys in SCHEMA.items()
+}
+
+
+def default_config() -> dict:
+    """A fresh, fully filled config dict with every default."""
+    return copy.deepcopy(DEFAULTS)
+
+
+CONFIG_FILES = ("rag.yaml", ".rag/config.yaml")  # looked up under the root, in this order
+
+
+def load_config(root: str | Path, path: str | Path | None = None) -> tuple[dict, Path | None]:
+    """Load the effective config for ``root``: ``(config, file used or None)``.
+
+    An explicit ``path`` must exist; otherwise ROOT/rag.yaml, then ROOT/.rag/config.yaml,
+    else the defaults. Every key missing from the file gets its default.
+    Raises ConfigError naming the file, line and key for anything invalid.
+    """
+    root = Path(root)
+    if path is not None:
+        found: Path | None = Path(path)
+        if not found.is_file():
+            raise ConfigError(f"config file not found: {found} (check --config)")
+    else:
+        found = next((root / name for name in CONFIG_FILES if (root / name).is_file()), None)
+        if found is None:
+            return default_config(), None
+    try:
+        data = found.read_bytes()
+    except OSError as e:
+        raise ConfigError(f"cannot read config file {found}: {e.strerror or e}") from None
+    return parse_config(data, _display_name(found, root)), found
+
+
+def parse_config(text: str | bytes, name: str = "rag.yaml") -> dict:
+    """Validate YAML config text and return the full config; ``name`` prefixes errors."""
+    loader = yaml.SafeLoader(text)
+    try:
+        try:
+            doc = loader.get_single_node()
+        except yaml.MarkedYAMLError as e:
+            raise _syntax_error(e, name) from None
+        except yaml.YAMLError as e:
+            raise ConfigError(f"{name}: invalid YAML: {e}") from None
+        return _validate(doc, loader, name)
+    finally:
+        loader.dispose()
+
+
+def _syntax_error(e: yaml.MarkedYAMLError, name: str) -> ConfigError:
+    mark = e.problem_mark or e.context_mark
+    problem = e.problem or e.context or "syntax error"
+    if e.context and e.problem:
+        problem = f"{problem} ({e.context})"
+    if "'\\t'" in problem:
+        problem += "; indent with spaces, not tabs"
+    where = f" line {mark.line + 1}" if mark else ""
+    return ConfigError(f"{name}{where}: invalid YAML: {problem}")
+
+
+def _validate(doc: yaml.Node | None, loader: yaml.SafeLoader, name: str) -> dict:
+    cfg = default_config()
+    if doc is None or _is_null(doc):  # empty file or only comments
+        return cfg
+
+    def fail(node: yaml.Node, message: str) -> ConfigError:
+        return ConfigError(f"{name} line {node.start_mark.line + 1}: {message}")
+
+    if not isinstance(doc, yaml.MappingNode):
+        raise fail(doc, "the top level must be a mapping of sections "
+                        f"({', '.join(SCHEMA)}), got {_node_kind(doc)}")
+    nodes: dict[str, yaml.Node] = {}  # "section.key" -> value node, for later checks
+    porter = False
+    for sec_node, body in _pairs(doc, loader):
+        section = _key_name(sec_node, fail)
+        if section not in SCHEMA:
+            raise fail(sec_node, _unknown_section(section))
+        if section in nodes:
+            raise fail(sec_node, f"section '{section}' appears twice (first on line "
+                                 f"{nodes[section].start_mark.line + 1})")
+        nodes[section] = sec_node
+        if _is_null(body):  # "index:" with everything commented out
+            continue
+        if not isinstance(body, yaml.MappingNode):
+            raise fail(body, f"section '{section}' must be a mapping of keys, got {_node_kind(body)}")
+        for key_node, value_node in _pairs(body, loader):
+            key = _key_name(key_node, fail)
+            full = f"{section}.{key}"
+            if key not in SCHEMA[section]:
+                raise fail(key_node, _unknown_key(section, key))
+            if full in nodes:
+                raise fail(key_node, f"{full} appears twice (first on line "
+                                     f"{nodes[full].start_mark.line + 1})")
+            nodes[full] = value_node
+            raw = loader.construct_object(value_node, deep=True)
+            ok, value = _coerce(section, key, raw)
+            if not ok:
+                bad = _bad_list_item(value_node, raw) if SCHEMA[section][key][1] is list else None
+                if bad is not None:
+                    raise fail(bad[0], f"{full} items must be strings (globs), got {_show(bad[1])}")
+                raise fail(value_node, _type_message(section, key, raw))
+            porter = porter or (full == "index.stemming" and isinstance(raw, str))
+            cfg[section][key] = value
+
+    index = cfg["index"]
+    if porter and index["language"] != "english":
+        raise fail(nodes["index.stemming"], "index.stemming 'porter' means English stemming, but "
+                   f"index.language is '{index['language']}'; write stemming: true instead")
+    if index["chunk_overlap"] >= index["chunk_tokens"]:
+        node = nodes.get("index.chunk_overlap") or nodes["index.chunk_tokens"]
+        raise fail(node, f"index.chunk_overlap ({index['chunk_overlap']}) must be smaller than "
+                         f"index.chunk_tokens ({index['chunk_tokens']})")
+    return cfg
+
+
+def _coerce(section: str, key: str, value: object) -> tuple[bool, object]:
+    """(valid?, normalised value) for one key, per SCHEMA."""
+    _, typ, check, _ = SCHEMA[section][key]
+    if section == "index" and key == "stemming":
+        if isinstance(value, bool):
+            return True, value
+        return (True, True) if isinstance(value, str) and value.lower() == "porter" else (False, value)
+    if section == "index" and key == "language":
+        if isinstance(value, str) and value.lower() in snowball_languages():
+            return True, value.lower()
+        return False, value
+    if typ is list:
+        ok = isinstance(value, list) and all(isinstance(item, str) for item in value)
+        return ok, value
+    if typ is bool:
+        return isinstance(value, bool), value
+    if typ is str:
+        ok = isinstance(value, str) and (check is None or value in check)
+        return ok, value
+    # numbers: bool is an int subclass in Python but never a number here
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False, value
+    if typ is int and not isinstance(value, int):
+        return False, value
+    value = typ(value)
+    lo, hi = check
+    return lo <= value <= hi, value  # NaN fails this too
+
+
+def _type_message(section: str, key: str, value: object) -> str:
+    msg = f"{section}.{key} must be {_expected(section, key)}, got {_show(value)}"
+    _, typ, check, _ = SCHEMA[section][key]
+    choices = snowball_languages() if key == "language" else check
+    if isinstance(value, str) and isinstance(choices, tuple) and typ is str:
+        msg += _did_you_mean(value.lower(), choices)
+    if key == "stemming" and isinstance(value, str) and value.lower() in snowball_languages():
+        msg += f" (to stem {value}, write stemming: true and language: {value.lower()})"
+    if value is None:
+        msg += " (delete the line to use the default)"
+    return msg
+
+
+def _expected(section: str, key: str) -> str:
+    """What a valid value looks like, in words: shared by errors and config_help()."""
+    _, typ, check, _ = SCHEMA[section][key]
+    if section == "index" and key == "stemming":
+        return "true, false or 'porter'"
+    if section == "index" and key == "language":
+        return "one of: " + ", ".join(snowball_languages())
+    if typ is list:
+        return "a list of strings (globs)"
+    if typ is bool:
+        return "true or false"
+    if typ is str:
+        return "one of: " + ", ".join(check) if check else "a string"
+    lo, hi = check
+    if typ is int:
+        return f"an integer between {lo} and {hi}"
+    return f"a number between {lo:g} and {hi:g}"
+
+
+def snowball_languages() -> tuple[str, ...]:
+    """Languages accepted by index.language (the installed Snowball algorithms)."""
+    import snowballstemmer  # lazy: only needed when a language is checked
+
+    return tuple(sorted(snowballstemmer.algorithms()))
+
+
+def _unknown_section(name: str) -> str:
+    owners = [s for s, keys in SCHEMA.items() if name in keys]
+    if owners:
+        hint = f" ('{name}' is a key of section '{owners[0]}'; put it under {owners[0]}:)"
+    else:
+        hint = _did_you_mean(name, SCHEMA)
+    return f"unknown section '{name}'{hint}; valid sections: {', '.join(SCHEMA)}"
+
+
+def _unknown_key(section: str, key: str) -> str:
+    keys = SCHEMA[section]
+    owners = [s for s, other in SCHEMA.items() if key in other]
+    hint = (f" (it belongs in section '{owners[0]}')" if owners else _did_you_mean(key, keys))
+    return f"unknown key '{key}' in section '{section}'{hint}; valid keys: {', '.join(keys)}"
+
+
+def _did_you_mean(word: str, choices) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def _pairs(node: yaml.MappingNode, loader: yaml.SafeLoader) -> list[tuple[yaml.Node, yaml.Node]]:
+    loader.flatten_mapping(node)  # resolve YAML merge keys (<<: *anchor)
+    return node.value
+
+
+def _key_name(node: yaml.Node, fail) -> str:
+    if not isinstance(node, yaml.ScalarNode):
+        raise fail(node, f"keys must be plain names, got {_node_kind(node)}")
+    return node.value
+
+
+def _is_null(node: yaml.Node) -> bool:
+    return isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:null"
+
+
+def _node_kind(node: yaml.Node) -> str:
+    if isinstance(node, yaml.MappingNode):
+        return "a mapping"
+    if isinstance(node, yaml.SequenceNode):
+        return "a list"
+    return f"the value {node.value!r}"
+
+
+def _bad_list_item(node: yaml.Node, value: object) -> tuple[yaml.Node, object] | None:
+    if isinstance(node, yaml.SequenceNode) and isinstance(value, list):
+        for item_node, item in zip(node.value, value):
+            if not isinstance(item, str):
+                return item_node, item
+    return None
+
+
+def _show(value: object) -> str:
+    """A value as the user wrote it in YAML terms."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return repr(value)
+
+
+def _display_name(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def dump_config(cfg: dict) -> str:
+    """The config as YAML, sections and keys in SCHEMA order, each key under its help."""
+    out = []
+    for section, keys in SCHEMA.items():
+        out.append(f"{section}:")
+        for key, (_, _, _, help_text) in keys.items():
+            out.append(f"  # {help_text}")
+            dumped = yaml.safe_dump({key: cfg[section][key]}, sort_keys=False,
+                                    default_flow_style=False, allow_unicode=True, width=10**9)
+            out.extend("  " + line for line in dumped.splitlines())
+    return "\n".join(out) + "\n"
+
+
+def config_help() -> str:
+    """A Markdown table of every key: name, default, valid values, meaning."""
+    rows = ["| key | default | valid values | meaning |", "|---|---|---|---|"]
+    for section, keys in SCHEMA.items():
+        for key, (default, _, _, help_text) in keys.items():
+            shown = yaml.safe_dump(default, default_flow_style=True, width=10**9)
+            shown = shown.removesuffix("\n...\n").strip()
+            cells = [f"`{section}.{key}`", f"`{shown}`", _expected(section, key), help_text]
+            rows.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(rows) + "\n"

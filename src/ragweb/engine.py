@@ -1,0 +1,549 @@
+"""The engine: one index (a SQLite store) that documents go into and questions come out of.
+
+`Engine` is the one public entry point of the core. The CLI's indexer, the browser facade
+and the benchmarks all use it. Writes go to an in-memory buffer (postings by term, df
+deltas) and reach SQLite as one *segment* on `flush()`, which queries and serialisation
+do first. Removal is proportional to the removed document's own terms: its chunks' term
+ids decrement document frequencies and the chunk ids are listed as dead until segments
+are merged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import heapq
+import json
+import math
+import sqlite3
+from array import array
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ragweb import store
+from ragweb.analysis import Analyzer
+from ragweb.chunking import chunk_lines, is_markdown, split_lines
+from ragweb.config import default_config
+from ragweb.errors import EmptyQueryError, IndexCorruptError, UsageError
+from ragweb.search import bm25_idf, mmr_select
+
+MAX_SEGMENTS = 12          # merge all segments when there are more than this many
+DEAD_MERGE_RATIO = 0.25    # ... or when this share of indexed chunks is dead
+
+
+@dataclass
+class Hit:
+    """One retrieved chunk with its citation and the parts of its score."""
+
+    path: str
+    start_line: int
+    end_line: int
+    score: float
+    text: str
+    heading: str = ""
+    terms: list[str] = field(default_factory=list)   # query terms the chunk matched
+    bm25: float = 0.0
+    path_boost: float = 0.0
+    chunk_id: int = 0
+    file_id: int = 0
+    col_start: int | None = None
+    col_end: int | None = None
+
+    @property
+    def range(self) -> str:
+        return f"L{self.start_line}-{self.end_line}"
+
+    def to_json(self) -> dict:
+        """The browser/CLI JSON shape of a result (reference §5)."""
+        return {"path": self.path, "startLine": self.start_line, "endLine": self.end_line,
+                "score": round(self.score, 6), "text": self.text}
+
+
+def analysis_settings(config: dict) -> dict:
+    """The index settings that change what terms and chunks are (a change needs a rebuild)."""
+    ix = config["index"]
+    return {"stemming": ix["stemming"], "language": ix["language"],
+            "chunk_tokens": ix["chunk_tokens"], "chunk_overlap": ix["chunk_overlap"]}
+
+
+class Engine:
+    """An index over one SQLite connection. Create with `open`, `memory` or `from_bytes`."""
+
+    def __init__(self, conn: sqlite3.Connection, config: dict | None = None, where: str = "index"):
+        self.conn = conn
+        self.config = config or default_config()
+        self.where = where
+        self._load_state()
+
+    # --- construction -----------------------------------------------------------------
+    @classmethod
+    def open(cls, path: str | Path, config: dict | None = None, create: bool = True,
+             timeout: float = 0.0) -> "Engine":
+        """The index file at ``path`` (created when missing and ``create``)."""
+        return cls(store.open_file(Path(path), create=create, timeout=timeout), config, str(path))
+
+    @classmethod
+    def memory(cls, config: dict | None = None) -> "Engine":
+        """An empty in-memory index (the browser's)."""
+        return cls(store.open_memory(), config, "in-memory index")
+
+    @classmethod
+    def from_bytes(cls, data: bytes, config: dict | None = None) -> "Engine":
+        """An in-memory index restored from `to_bytes()` output."""
+        return cls(store.open_memory(bytes(data)), config, "stored index")
+
+    def to_bytes(self) -> bytes:
+        """The whole index as SQLite database bytes (flushes first)."""
+        self.flush()
+        return self.conn.serialize()
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # --- state ------------------------------------------------------------------------
+    def _meta(self, key: str, default=None):
+        row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return json.loads(row[0]) if row else default
+
+    def _set_meta(self, key: str, value) -> None:
+        self.conn.execute("INSERT OR REPLACE INTO meta VALUES(?, ?)", (key, json.dumps(value)))
+
+    def _load_state(self) -> None:
+        try:
+            stored = self._meta("analysis")
+            self.n_chunks = self._meta("n_chunks", 0)
+            self.total_len = self._meta("total_len", 0)
+            self.n_dead = self._meta("n_dead", 0)
+            self.next_seg = self._meta("next_seg", 0)
+            self.n_segs = self._meta("n_segs", 0)
+            (max_chunk,) = self.conn.execute("SELECT max(id) FROM chunks").fetchone()
+            (max_dead,) = self.conn.execute("SELECT max(chunk) FROM dead").fetchone()
+        except (sqlite3.DatabaseError, ValueError) as e:
+            raise IndexCorruptError(f"{self.where} is unreadable ({e}); rebuild it with `rag index --rebuild`") from e
+        wanted = analysis_settings(self.config)
+        self.settings = stored or wanted
+        # The stored settings win for reading, so questions are analysed as the index was.
+        self.settings_changed = stored is not None and stored != wanted
+        self.analyzer = Analyzer(self.settings["stemming"], self.settings["language"])
+        self.next_chunk = max(max_chunk or 0, max_dead or 0, self._meta("next_chunk", 0)) + 1
+        self._vocab: dict[str, int] | None = None
+        self._next_term = 0
+        self._reset_pending()
+
+    def _reset_pending(self) -> None:
+        self._post: dict[int, array] = {}
+        self._df_delta: dict[int, int] = {}
+        self._new_terms: dict[int, str] = {}
+        self._pending_chunks: set[int] = set()
+        self._pending_dead: set[int] = set()
+        self._dirty = False
+
+    def _load_vocab(self) -> dict[str, int]:
+        if self._vocab is None:
+            self._vocab = dict(self.conn.execute("SELECT term, id FROM terms"))
+            (mx,) = self.conn.execute("SELECT max(id) FROM terms").fetchone()
+            self._next_term = (mx or 0) + 1
+        return self._vocab
+
+    @property
+    def dirty(self) -> bool:
+        """True when there are changes not yet flushed into SQLite."""
+        return self._dirty
+
+    @contextmanager
+    def transaction(self):
+        """One atomic unit of work: everything inside commits together or not at all."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self
+            self.flush()
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            self._load_state()
+            raise
+
+    def reset(self, config: dict | None = None) -> None:
+        """Drop every document (and adopt the analysis settings of ``config``)."""
+        if config is not None:
+            self.config = config
+        for table in ("files", "chunks", "terms", "postings", "dead", "meta"):
+            self.conn.execute(f"DELETE FROM {table}")
+        self.conn.execute("INSERT INTO meta VALUES('format', ?)", (str(store.FORMAT_VERSION),))
+        self._load_state()
+        self.settings = analysis_settings(self.config)
+        self.settings_changed = False
+        self.analyzer = Analyzer(self.settings["stemming"], self.settings["language"])
+        self._set_meta("analysis", self.settings)
+
+    clear = reset
+
+    # --- writing ----------------------------------------------------------------------
+    def file_states(self) -> dict[str, tuple[float, int, str]]:
+        """path -> (mtime, size, sha256) of every indexed file."""
+        return {p: (m, s, h) for p, m, s, h in self.conn.execute("SELECT path, mtime, size, sha256 FROM files")}
+
+    def touch_file(self, path: str, mtime: float, size: int) -> None:
+        """Record a new mtime/size for a file whose content hash did not change."""
+        self.conn.execute("UPDATE files SET mtime=?, size=? WHERE path=?", (mtime, size, path))
+
+    def add_document(self, path: str, text: str, mtime: float = 0.0, size: int | None = None,
+                     sha256: str | None = None) -> int:
+        """Index ``text`` under ``path`` (replacing any document of that path); returns chunks."""
+        if not isinstance(path, str) or not path:
+            raise UsageError("a document needs a non-empty path")
+        if not isinstance(text, str):
+            raise UsageError(f"the content of {path!r} must be text")
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        data = text.encode("utf-8", "surrogatepass")
+        if size is None:
+            size = len(data)
+        if sha256 is None:
+            sha256 = hashlib.sha256(data).hexdigest()
+        settings = self.settings
+        chunks = chunk_lines(text, settings["chunk_tokens"], settings["chunk_overlap"], is_markdown(path))
+        lines = split_lines(text)
+        vocab = self._load_vocab()
+        analyzer = self.analyzer
+        prepared = []
+        for ch in chunks:
+            body = "\n".join(lines[ch.start - 1:ch.end])
+            if ch.col_start is not None:
+                body = body[ch.col_start:ch.col_end]
+            # The heading names what a continuation chunk is about: index it with the chunk.
+            if ch.heading and not lines[ch.start - 1].lstrip().startswith("#"):
+                body = ch.heading + "\n" + body
+            counts = analyzer.term_counts(body)
+            prepared.append((ch, counts, sum(counts.values())))
+
+        self._savepoint_begin()
+        try:
+            self._remove(path)
+            cur = self.conn.execute(
+                "INSERT INTO files(path, mtime, size, sha256, text) VALUES(?,?,?,?,?)",
+                (path, mtime, size, sha256, text))
+            file_id = cur.lastrowid
+            rows = []
+            cid = self.next_chunk
+            new_terms: dict[str, int] = {}
+            posting_adds = []
+            for ch, counts, length in prepared:
+                tids = []
+                for term, tf in counts.items():
+                    tid = vocab.get(term)
+                    if tid is None:
+                        tid = new_terms.get(term)
+                        if tid is None:
+                            tid = new_terms[term] = self._next_term + len(new_terms)
+                    tids.append(tid)
+                    posting_adds.append((tid, cid, tf, length))
+                tids.sort()
+                rows.append((cid, file_id, ch.start, ch.end, ch.col_start, ch.col_end, ch.heading,
+                             length, store.ints_to_blob(tids)))
+                cid += 1
+            self.conn.executemany("INSERT INTO chunks VALUES(?,?,?,?,?,?,?,?,?)", rows)
+            self._savepoint_end()
+        except BaseException:
+            self._savepoint_rollback()
+            raise
+        # In-memory state changes only after the database accepted the document.
+        for term, tid in new_terms.items():
+            vocab[term] = tid
+            self._new_terms[tid] = term
+        self._next_term += len(new_terms)
+        post, df = self._post, self._df_delta
+        for tid, c, tf, length in posting_adds:
+            arr = post.get(tid)
+            if arr is None:
+                arr = post[tid] = array("i")
+            arr.append(c)
+            arr.append(tf)
+            arr.append(length)
+            df[tid] = df.get(tid, 0) + 1
+        self._pending_chunks.update(range(self.next_chunk, cid))
+        self.next_chunk = cid
+        self.n_chunks += len(prepared)
+        self.total_len += sum(p[2] for p in prepared)
+        self._dirty = True
+        return len(prepared)
+
+    def remove_document(self, path: str) -> bool:
+        """Remove a document; False if it was not indexed."""
+        self._savepoint_begin()
+        try:
+            removed = self._remove(path)
+            self._savepoint_end()
+        except BaseException:
+            self._savepoint_rollback()
+            raise
+        return removed
+
+    def _remove(self, path: str) -> bool:
+        row = self.conn.execute("SELECT id FROM files WHERE path=?", (path,)).fetchone()
+        if row is None:
+            return False
+        file_id = row[0]
+        df = self._df_delta
+        dead_rows = []
+        for cid, length, blob in self.conn.execute(
+                "SELECT id, len, terms FROM chunks WHERE file_id=?", (file_id,)).fetchall():
+            for tid in store.blob_to_ints(blob):
+                df[tid] = df.get(tid, 0) - 1
+            self.n_chunks -= 1
+            self.total_len -= length
+            if cid in self._pending_chunks:
+                self._pending_dead.add(cid)
+            else:
+                dead_rows.append((cid,))
+        if dead_rows:
+            self.conn.executemany("INSERT INTO dead VALUES(?)", dead_rows)
+            self.n_dead += len(dead_rows)
+        self.conn.execute("DELETE FROM chunks WHERE file_id=?", (file_id,))
+        self.conn.execute("DELETE FROM files WHERE id=?", (file_id,))
+        self._dirty = True
+        return True
+
+    def _savepoint_begin(self):
+        self.conn.execute("SAVEPOINT doc")
+
+    def _savepoint_end(self):
+        self.conn.execute("RELEASE doc")
+
+    def _savepoint_rollback(self):
+        self.conn.execute("ROLLBACK TO doc")
+        self.conn.execute("RELEASE doc")
+
+    def flush(self) -> None:
+        """Write buffered postings as one segment and the counters; merge if needed."""
+        if not self._dirty:
+            return
+        conn = self.conn
+        new = self._new_terms
+        conn.executemany("INSERT INTO terms VALUES(?,?,?)",
+                         [(tid, term, self._df_delta.get(tid, 0)) for tid, term in new.items()])
+        conn.executemany("UPDATE terms SET df = df + ? WHERE id = ?",
+                         [(d, tid) for tid, d in self._df_delta.items() if d and tid not in new])
+        dead = self._pending_dead
+        seg = self.next_seg
+        rows = []
+        for tid, arr in self._post.items():
+            if dead:
+                arr = _drop_dead(arr, dead)
+                if not arr:
+                    continue
+            rows.append((tid, seg, store.ints_to_blob(arr)))
+        if rows:
+            conn.executemany("INSERT INTO postings VALUES(?,?,?)", rows)
+            self.next_seg += 1
+            self.n_segs += 1
+        self._reset_pending()
+        if self.n_segs > MAX_SEGMENTS or self.n_dead > DEAD_MERGE_RATIO * max(self.n_chunks, 1):
+            self.merge_segments()
+        if self._meta("analysis") is None:
+            self._set_meta("analysis", self.settings)
+        for key in ("n_chunks", "total_len", "n_dead", "next_seg", "n_segs"):
+            self._set_meta(key, getattr(self, key))
+        self._set_meta("next_chunk", self.next_chunk - 1)
+
+    def merge_segments(self) -> None:
+        """Rewrite all postings as one segment without dead chunks; drop unused terms."""
+        conn = self.conn
+        dead = {c for (c,) in conn.execute("SELECT chunk FROM dead")}
+        merged = []
+        cur_term, cur = None, None
+        for tid, blob in conn.execute("SELECT term, data FROM postings ORDER BY term, seg"):
+            if tid != cur_term:
+                if cur:
+                    merged.append((cur_term, 0, store.ints_to_blob(cur)))
+                cur_term, cur = tid, array("i")
+            arr = store.blob_to_ints(blob)
+            cur.extend(_drop_dead(arr, dead) if dead else arr)
+        if cur:
+            merged.append((cur_term, 0, store.ints_to_blob(cur)))
+        conn.execute("DELETE FROM postings")
+        conn.execute("DELETE FROM dead")
+        conn.executemany("INSERT INTO postings VALUES(?,?,?)", merged)
+        conn.execute("DELETE FROM terms WHERE df <= 0")
+        self._vocab = None
+        self.n_dead = 0
+        self.next_seg = 1
+        self.n_segs = 1 if merged else 0
+        for key in ("n_dead", "next_seg", "n_segs"):
+            self._set_meta(key, getattr(self, key))
+
+    # --- reading ----------------------------------------------------------------------
+    def stats(self) -> dict:
+        """Counts for the UI and `ragStats()` (reference §5 shape)."""
+        self.flush()
+        files = [p for (p,) in self.conn.execute("SELECT path FROM files ORDER BY path")]
+        avg = self.total_len / self.n_chunks if self.n_chunks else 0.0
+        return {"totalDocs": len(files), "totalChunks": self.n_chunks,
+                "avgChunkLen": round(avg, 1), "files": files}
+
+    def file_text(self, path: str) -> str | None:
+        """The stored text of an indexed file, or None."""
+        row = self.conn.execute("SELECT text FROM files WHERE path=?", (path,)).fetchone()
+        return row[0] if row else None
+
+    def idf_of(self, terms: list[str]) -> dict[str, float]:
+        """IDF of each indexed term of ``terms`` (absent terms are left out)."""
+        self.flush()
+        out = {}
+        n = self.n_chunks
+        for term, df in self._term_rows(terms, with_id=False):
+            if df > 0:
+                out[term] = bm25_idf(n, df)
+        return out
+
+    def _term_rows(self, terms, with_id=True):
+        if not terms:
+            return []
+        marks = ",".join("?" * len(terms))
+        cols = "id, term, df" if with_id else "term, df"
+        return self.conn.execute(
+            f"SELECT {cols} FROM terms WHERE term IN ({marks}) ORDER BY term", list(terms)).fetchall()
+
+    def search(self, query: str, top_k: int | None = None, mmr: bool = True,
+               path_glob: str | None = None, pool: int | None = None) -> list[Hit]:
+        """The best chunks for ``query``: BM25 + path boost, then MMR (see DESIGN.md)."""
+        if not isinstance(query, str):
+            raise UsageError("the question must be text")
+        rc = self.config["retrieve"]
+        top_k = rc["top_k"] if top_k is None else int(top_k)
+        if top_k < 1:
+            raise UsageError(f"top_k must be at least 1, got {top_k}")
+        qterms = self.analyzer.query_terms(query)
+        if not qterms:
+            raise EmptyQueryError(
+                f"the question {query!r} has no indexable words (only stopwords, punctuation "
+                "or one-letter words); ask with a few content words")
+        self.flush()
+        if self.n_chunks == 0:
+            return []
+        k1, b = self.config["index"]["k1"], self.config["index"]["b"]
+        n = self.n_chunks
+        avgdl = self.total_len / n if n else 1.0
+        dead = ({c for (c,) in self.conn.execute("SELECT chunk FROM dead")} if self.n_dead else None)
+        scores: dict[int, float] = {}
+        matched: dict[int, list[str]] = {}
+        idfs: dict[str, float] = {}
+        k1p1 = k1 + 1.0
+        norm_a = k1 * (1.0 - b)
+        norm_b = k1 * b / avgdl if avgdl else 0.0
+        for tid, term, df in self._term_rows(qterms):
+            if df <= 0:
+                continue
+            idf = idfs[term] = bm25_idf(n, df)
+            w = idf * k1p1
+            get = scores.get
+            for (blob,) in self.conn.execute("SELECT data FROM postings WHERE term=? ORDER BY seg", (tid,)):
+                arr = store.blob_to_ints(blob)
+                for c, tf, ln in zip(arr[0::3], arr[1::3], arr[2::3]):
+                    if dead and c in dead:
+                        continue
+                    scores[c] = get(c, 0.0) + w * tf / (tf + norm_a + norm_b * ln)
+                    m = matched.get(c)
+                    if m is None:
+                        matched[c] = [term]
+                    else:
+                        m.append(term)
+        if not scores:
+            return []
+        allowed = None
+        if path_glob:
+            from ragweb.files import compile_glob  # shared with file selection
+            rx = compile_glob(path_glob)
+            allowed = {fid for fid, p in self.conn.execute("SELECT id, path FROM files") if rx.match(p)}
+            if not allowed:
+                return []
+        pool = pool or max(top_k * 4, 50)
+        if allowed is not None:
+            ids = list(scores)
+            file_of = dict(self._chunk_files(ids))
+            scores = {c: s for c, s in scores.items() if file_of.get(c) in allowed}
+        best = heapq.nlargest(pool, scores.items(), key=lambda kv: kv[1])
+        if len(best) == pool:  # keep ties at the cut so results never depend on chunk ids
+            cut = best[-1][1]
+            best = [kv for kv in scores.items() if kv[1] >= cut]
+        rows = self._chunk_rows([c for c, _ in best])
+        boost_w = rc["path_boost_weight"]
+        cands = []
+        for cid, fid, start, end, cs, ce, heading, blob, path in rows:
+            bm = scores[cid]
+            boost = 0.0
+            if boost_w and idfs:
+                pterms = self.analyzer.term_counts(path)
+                boost = boost_w * sum(v for t, v in idfs.items() if t in pterms)
+            hit = Hit(path, start, end, bm + boost, "", heading, sorted(set(matched[cid])), bm, boost,
+                      cid, fid, cs, ce)
+            cands.append((hit, blob))
+        threshold = rc["min_score_threshold"]
+        cands = [hc for hc in cands if hc[0].score >= threshold]
+        cands.sort(key=lambda hc: (-hc[0].score, hc[0].path, hc[0].start_line, hc[0].col_start or 0))
+        if mmr:
+            sets = [frozenset(store.blob_to_ints(blob)) for _, blob in cands]
+            order = mmr_select([h.score for h, _ in cands], sets, top_k, rc["mmr_lambda"], rc["dedup_jaccard"])
+            hits = [cands[i][0] for i in order]
+        else:
+            hits = [h for h, _ in cands[:top_k]]
+        self.fill_text(hits)
+        return hits
+
+    def _chunk_files(self, ids):
+        out = []
+        for i in range(0, len(ids), 900):
+            part = ids[i:i + 900]
+            out += self.conn.execute(
+                f"SELECT id, file_id FROM chunks WHERE id IN ({','.join('?' * len(part))})", part).fetchall()
+        return out
+
+    def _chunk_rows(self, ids):
+        out = []
+        for i in range(0, len(ids), 900):
+            part = ids[i:i + 900]
+            out += self.conn.execute(
+                "SELECT c.id, c.file_id, c.start_line, c.end_line, c.col_start, c.col_end, c.heading, "
+                "c.terms, f.path FROM chunks c JOIN files f ON f.id = c.file_id "
+                f"WHERE c.id IN ({','.join('?' * len(part))})", part).fetchall()
+        return out
+
+    def file_lines(self, file_ids) -> dict[int, list[str]]:
+        """file id -> stored lines, for the given files."""
+        ids = sorted(set(file_ids))
+        out = {}
+        for i in range(0, len(ids), 900):
+            part = ids[i:i + 900]
+            for fid, text in self.conn.execute(
+                    f"SELECT id, text FROM files WHERE id IN ({','.join('?' * len(part))})", part):
+                out[fid] = split_lines(text)
+        return out
+
+    def fill_text(self, hits: list[Hit]) -> None:
+        """Set each hit's text to exactly its stored lines (or its piece of one long line)."""
+        lines = self.file_lines(h.file_id for h in hits)
+        for h in hits:
+            body = "\n".join(lines[h.file_id][h.start_line - 1:h.end_line])
+            h.text = body[h.col_start:h.col_end] if h.col_start is not None else body
+
+    def widen(self, hit: Hit, context: int) -> Hit:
+        """A copy of ``hit`` widened by ``context`` lines before and after (from the stored text)."""
+        lines = self.file_lines([hit.file_id])[hit.file_id]
+        start = max(1, hit.start_line - context)
+        end = min(len(lines), hit.end_line + context)
+        return Hit(hit.path, start, end, hit.score, "\n".join(lines[start - 1:end]), hit.heading,
+                   hit.terms, hit.bm25, hit.path_boost, hit.chunk_id, hit.file_id)
+
+    def pack(self, query: str, budget: int | None = None, top_k: int | None = None,
+             path_glob: str | None = None, compact: bool | None = None, lean: bool | None = None) -> dict:
+        """The packed-context dict for ``query`` within ``budget`` tokens (reference §4)."""
+        from ragweb.pack import pack_context
+        return pack_context(self, query, budget=budget, top_k=top_k, path_glob=path_glob,
+                            compact=compact, lean=lean)
+
+
+def _drop_dead(arr: array, dead: set[int]) -> array:
+    out = array("i")
+    for i in range(0, len(arr), 3):
+        if arr[i] not in dead:
+            out.extend(arr[i:i + 3])
+    return out

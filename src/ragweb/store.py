@@ -1,0 +1,155 @@
+"""The SQLite store: schema, format version, opening, (de)serialising.
+
+The same schema is used natively (a file, ``.rag/index.db``) and in the browser (an
+in-memory database whose bytes are kept in IndexedDB). See DESIGN.md for the tables.
+Posting blobs are little-endian int32 triples ``(chunk_id, tf, chunk_len)``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+from array import array
+from pathlib import Path
+
+from ragweb.errors import IndexBusyError, IndexCorruptError
+
+FORMAT_VERSION = 1
+APPLICATION_ID = 0x52414757  # "RAGW": marks the database file as ours
+
+SCHEMA = """
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE files(
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    mtime REAL NOT NULL,
+    size INTEGER NOT NULL,
+    sha256 TEXT NOT NULL,
+    text TEXT NOT NULL
+);
+CREATE TABLE chunks(
+    id INTEGER PRIMARY KEY,
+    file_id INTEGER NOT NULL,
+    start_line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    col_start INTEGER,
+    col_end INTEGER,
+    heading TEXT NOT NULL,
+    len INTEGER NOT NULL,
+    terms BLOB NOT NULL
+);
+CREATE INDEX chunks_file ON chunks(file_id);
+CREATE TABLE terms(id INTEGER PRIMARY KEY, term TEXT NOT NULL UNIQUE, df INTEGER NOT NULL);
+CREATE TABLE postings(
+    term INTEGER NOT NULL,
+    seg INTEGER NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY(term, seg)
+) WITHOUT ROWID;
+CREATE TABLE dead(chunk INTEGER PRIMARY KEY);
+"""
+
+_SWAP = sys.byteorder != "little"
+
+
+def ints_to_blob(values) -> bytes:
+    """Pack ints as little-endian int32."""
+    arr = array("i", values)
+    if _SWAP:
+        arr.byteswap()
+    return arr.tobytes()
+
+
+def blob_to_ints(blob: bytes) -> array:
+    """Unpack a little-endian int32 blob."""
+    arr = array("i")
+    arr.frombytes(blob)
+    if _SWAP:
+        arr.byteswap()
+    return arr
+
+
+def _configure(conn: sqlite3.Connection) -> sqlite3.Connection:
+    conn.isolation_level = None  # explicit BEGIN/COMMIT only
+    conn.execute("PRAGMA foreign_keys=OFF")
+    return conn
+
+
+def create_schema(conn: sqlite3.Connection) -> None:
+    """Create the tables in an empty database and stamp the format version."""
+    conn.executescript(
+        f"BEGIN; {SCHEMA} PRAGMA user_version={FORMAT_VERSION}; "
+        f"PRAGMA application_id={APPLICATION_ID}; "
+        f"INSERT INTO meta VALUES('format', '{FORMAT_VERSION}'); COMMIT;"
+    )
+
+
+def check_format(conn: sqlite3.Connection, where: str) -> bool:
+    """True if the database holds our schema, False if it is empty; raises if foreign/unknown."""
+    try:
+        (version,) = conn.execute("PRAGMA user_version").fetchone()
+        (app,) = conn.execute("PRAGMA application_id").fetchone()
+        (ntables,) = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.DatabaseError as e:
+        raise IndexCorruptError(
+            f"{where} is not a readable index ({e}); rebuild it with `rag index --rebuild`"
+        ) from e
+    if ntables == 0 and version == 0:
+        return False
+    if app != APPLICATION_ID:
+        raise IndexCorruptError(f"{where} is not a ragweb index; rebuild it with `rag index --rebuild`")
+    if version != FORMAT_VERSION:
+        raise IndexCorruptError(
+            f"{where} has index format version {version}, this ragweb reads version "
+            f"{FORMAT_VERSION}; rebuild it with `rag index --rebuild`"
+        )
+    try:
+        row = conn.execute("PRAGMA quick_check").fetchone()
+    except sqlite3.DatabaseError as e:
+        raise IndexCorruptError(f"{where} is corrupt ({e}); rebuild it with `rag index --rebuild`") from e
+    if row[0] != "ok":
+        raise IndexCorruptError(f"{where} is corrupt ({row[0]}); rebuild it with `rag index --rebuild`")
+    return True
+
+
+def open_file(path: Path, create: bool = True, timeout: float = 0.0) -> sqlite3.Connection:
+    """Open (and create when asked) the index file at ``path``.
+
+    WAL mode lets queries read while an index run writes; a crash mid-run leaves the
+    last committed index. ``timeout`` is how long a writer waits for another writer.
+    """
+    path = Path(path)
+    if create:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        conn = _configure(sqlite3.connect(str(path), timeout=timeout))
+        if not check_format(conn, str(path)):
+            if not create:
+                raise IndexCorruptError(f"{path} is empty; run `rag index` first")
+            conn.execute("PRAGMA journal_mode=WAL")
+            create_schema(conn)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+    except sqlite3.OperationalError as e:
+        if "locked" in str(e) or "busy" in str(e):
+            raise IndexBusyError(f"{path} is being written by another rag process; try again") from e
+        raise IndexCorruptError(f"cannot open {path}: {e}; rebuild it with `rag index --rebuild`") from e
+    except sqlite3.DatabaseError as e:
+        raise IndexCorruptError(f"{path} is not a readable index ({e}); rebuild it with `rag index --rebuild`") from e
+    return conn
+
+
+def open_memory(data: bytes | None = None) -> sqlite3.Connection:
+    """An in-memory index, empty or restored from ``serialize()`` bytes."""
+    conn = _configure(sqlite3.connect(":memory:"))
+    if data is not None:
+        if not data.startswith(b"SQLite format 3\x00"):
+            raise IndexCorruptError("stored index is not a SQLite database; clear it and index again")
+        try:
+            conn.deserialize(data)
+        except sqlite3.DatabaseError as e:
+            raise IndexCorruptError(f"stored index is unreadable ({e}); clear it and index again") from e
+        if check_format(conn, "stored index"):
+            return conn
+    create_schema(conn)
+    return conn
