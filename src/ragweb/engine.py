@@ -24,6 +24,7 @@ from ragweb import store
 from ragweb.analysis import Analyzer
 from ragweb.chunking import chunk_lines, is_markdown, split_lines
 from ragweb.config import default_config
+from ragweb.files import GlobSet
 from ragweb.errors import EmptyQueryError, IndexCorruptError, UsageError
 from ragweb.search import bm25_idf, mmr_select
 
@@ -451,9 +452,8 @@ class Engine:
             return []
         allowed = None
         if path_glob:
-            from ragweb.files import compile_glob  # shared with file selection
-            rx = compile_glob(path_glob)
-            allowed = {fid for fid, p in self.conn.execute("SELECT id, path FROM files") if rx.match(p)}
+            globs = GlobSet([path_glob])  # the same glob rules as file selection
+            allowed = {fid for fid, p in self.conn.execute("SELECT id, path FROM files") if globs.matches(p)}
             if not allowed:
                 return []
         pool = pool or max(top_k * 4, 50)

@@ -1,0 +1,396 @@
+"""The `rag` command line: parse arguments, call the library, print results.
+
+Exit codes: 0 success, 1 runtime error (`Error: ...` on stderr, traceback only with
+--debug), 2 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+from ragweb.errors import RagError, UsageError
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+
+
+# --- argument parsing -------------------------------------------------------------------
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-d", "--dir", metavar="ROOT", default=None,
+                   help="root directory of the index (default: current directory)")
+    p.add_argument("--config", metavar="FILE", default=None,
+                   help="config file (default: ROOT/rag.yaml, then ROOT/.rag/config.yaml)")
+    p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+
+
+def _retrieval(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-k", "--top-k", type=int, default=None, metavar="N",
+                   help="number of results (query) or candidate pool (pack); default retrieve.top_k")
+    p.add_argument("--path", metavar="GLOB", default=None,
+                   help="only search files whose relative path matches GLOB (e.g. 'src/**/*.py')")
+    p.add_argument("--batch", metavar="FILE", default=None,
+                   help="read one question per line (text, or JSON with id and question; '-' for stdin) "
+                        "and write one JSON result per line")
+    p.add_argument("--no-auto-index", action="store_true",
+                   help="fail with a message instead of offering to index when there is no index")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="rag", description="Index files and pack cited evidence for a question into a token budget.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser("index", help="index the files under a directory into ROOT/.rag/index.db")
+    p.add_argument("root", nargs="?", default=None, metavar="PATH",
+                   help="directory to index (default: --dir or the current directory)")
+    _common(p)
+    p.add_argument("--rebuild", action="store_true", help="drop the index and index everything again")
+    p.add_argument("--no-gitignore", action="store_true",
+                   help="also index files that .gitignore/.ragignore files exclude")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    p = sub.add_parser("query", help="search the index and print ranked results")
+    p.add_argument("-q", "--query", help="the question (required unless --batch)")
+    _common(p)
+    _retrieval(p)
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--no-mmr", action="store_true", help="rank by relevance only (no diversity)")
+    p.add_argument("-c", "--context", type=int, default=0, metavar="N",
+                   help="widen each hit by N lines before and after, from the indexed text")
+    p.add_argument("--semantic", action="store_true", help="vector search only (needs embeddings)")
+
+    p = sub.add_parser("pack", help="pack the best evidence for a question into a token budget")
+    p.add_argument("-q", "--query", help="the question (required unless --batch)")
+    _common(p)
+    _retrieval(p)
+    p.add_argument("-b", "--budget", type=int, default=None, metavar="TOKENS",
+                   help="token budget (default pack.token_budget); tokens = ceil(chars/4)")
+    p.add_argument("-o", "--output", metavar="FILE", default=None, help="write to FILE instead of stdout")
+    p.add_argument("--format", choices=("json", "markdown", "xml", "text"), default=None,
+                   help="output format (default pack.output)")
+    p.add_argument("--no-compact", action="store_true", help="pack whole chunks only")
+    p.add_argument("--lean", action="store_true", help="trade recall for far fewer tokens")
+
+    p = sub.add_parser("runprompt", help="render a prompt from a packed context file")
+    mode = p.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--runtime", action="store_true", help="answering prompt with citations")
+    mode.add_argument("--builder", action="store_true", help="compression prompt (condense the snippets)")
+    p.add_argument("--ctx", required=True, metavar="FILE", help="packed context JSON (from rag pack)")
+    p.add_argument("-q", "--query", default=None, help="override the question stored in the context")
+    p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+
+    p = sub.add_parser("config", help="print the effective configuration")
+    _common(p)
+
+    p = sub.add_parser("web", help="build the static browser app and serve it on localhost")
+    p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    from ragweb import webbuild
+    webbuild.add_arguments(p)
+    return parser
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+        return version("ragweb")
+    except Exception:  # not installed (running from a source tree)
+        return "0.1.0"
+
+
+# --- helpers ----------------------------------------------------------------------------
+def _root(args) -> Path:
+    root = Path(getattr(args, "root", None) or args.dir or ".")
+    if not root.is_dir():
+        raise UsageError(f"not a directory: {root}")
+    return root
+
+
+def _config(args, root: Path) -> dict:
+    from ragweb.config import load_config
+    cfg, _ = load_config(root, args.config)
+    if cfg["embedding"]["enabled"] or cfg["retrieve"]["hybrid_enabled"]:
+        raise RagError("embedding.enabled / retrieve.hybrid_enabled: vector search is not available "
+                       "in this version of ragweb; set them to false")
+    return cfg
+
+
+def _stdin_is_tty() -> bool:
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (ValueError, OSError):
+        return False
+
+
+def _ask(question: str) -> bool:
+    sys.stderr.write(question)
+    sys.stderr.flush()
+    answer = sys.stdin.readline().strip().lower()
+    return answer in ("", "y", "yes")
+
+
+class _ProgressBar:
+    """A one-line progress bar on a terminal (stderr); silent otherwise."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+        self.t0 = time.perf_counter()
+        self.last = 0.0
+
+    def __call__(self, done: int, total: int, nbytes: int, total_bytes: int) -> None:
+        now = time.perf_counter()
+        if not self.enabled or (now - self.last < 0.1 and done < total):
+            return
+        self.last = now
+        frac = done / total if total else 1.0
+        bar = "#" * int(frac * 30)
+        rate = nbytes / 1e6 / max(now - self.t0, 1e-6)
+        sys.stderr.write(f"\r[{bar:<30}] {done}/{total} files  {nbytes / 1e6:.1f}/{total_bytes / 1e6:.1f} MB"
+                         f"  {rate:.1f} MB/s ")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\r" + " " * 79 + "\r")
+
+
+def _run_index(root: Path, cfg: dict, rebuild=False, use_gitignore=None, quiet=False):
+    from ragweb.indexer import index_root
+    bar = _ProgressBar(not quiet and sys.stderr.isatty())
+    try:
+        report = index_root(root, cfg, rebuild=rebuild, use_gitignore=use_gitignore, progress=bar)
+    finally:
+        bar.close()
+    if report.rebuilt:
+        print(f"rebuilt the index ({report.rebuilt})", file=sys.stderr)
+    for path, message in report.problems[:20]:
+        print(f"warning: {path}: {message}", file=sys.stderr)
+    print(f"indexed {root}: {report.summary()}")
+    return report
+
+
+def _open_for_reading(args, root: Path, cfg: dict):
+    """The engine for ROOT, after checking it exists and is up to date (offering to re-index)."""
+    from ragweb.engine import Engine
+    from ragweb.indexer import index_path, scan_changes
+    path = index_path(root)
+    interactive = _stdin_is_tty() and not args.no_auto_index and not args.batch
+    if not path.exists():
+        msg = f"no index at {path}; run `rag index {root}` first"
+        if interactive and _ask(f"There is no index for {root}. Index it now? [Y/n] "):
+            _run_index(root, cfg)
+        else:
+            raise RagError(msg)
+    engine = Engine.open(path, cfg, create=False)
+    changes = scan_changes(engine, root, cfg)
+    if changes.any:
+        n = len(changes.new) + len(changes.changed) + len(changes.deleted)
+        lines = "\n".join(changes.describe())
+        if interactive:
+            sys.stderr.write(f"{n} file(s) changed since the last index:\n{lines}\n")
+            if _ask("Re-index now? [Y/n] "):
+                engine.close()
+                _run_index(root, cfg)
+                engine = Engine.open(path, cfg, create=False)
+        else:
+            sys.stderr.write(f"note: {n} file(s) changed since the last index; run `rag index {root}`\n")
+    if engine.settings_changed:
+        sys.stderr.write("note: the config's index settings differ from the index's; "
+                         "run `rag index` to rebuild (queries use the index's settings)\n")
+    return engine
+
+
+def _questions(batch: str):
+    """(id, question) pairs from a batch file: plain lines or JSON objects."""
+    stream = sys.stdin if batch == "-" else open(batch, encoding="utf-8")
+    try:
+        for n, line in enumerate(stream, 1):
+            line = line.strip()
+            if not line:
+                continue
+            if line.startswith("{"):
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as e:
+                    raise UsageError(f"{batch} line {n}: invalid JSON ({e.msg})") from None
+                q = obj.get("question", obj.get("query"))
+                if not isinstance(q, str):
+                    raise UsageError(f"{batch} line {n}: a JSON line needs a \"question\" string")
+                yield obj.get("id", n), q
+            else:
+                yield n, line
+    finally:
+        if stream is not sys.stdin:
+            stream.close()
+
+
+def _highlighter(terms: list[str], analyzer):
+    """Wrap words whose terms matched in ANSI bold (terminal output only)."""
+    wanted = set(terms)
+
+    def paint(text: str) -> str:
+        def sub(m):
+            return f"\x1b[1;33m{m.group()}\x1b[0m" if wanted & set(analyzer.word_terms(m.group())) else m.group()
+        return re.sub(r"\w+", sub, text)
+    return paint
+
+
+# --- commands ---------------------------------------------------------------------------
+def cmd_index(args) -> int:
+    root = _root(args)
+    cfg = _config(args, root)
+    _run_index(root, cfg, rebuild=args.rebuild, use_gitignore=False if args.no_gitignore else None,
+               quiet=args.quiet)
+    return EXIT_OK
+
+
+def cmd_query(args) -> int:
+    if args.semantic:
+        raise RagError("--semantic needs embeddings, which this version of ragweb does not compute; "
+                       "drop --semantic to use BM25")
+    root = _root(args)
+    cfg = _config(args, root)
+    if args.context < 0:
+        raise UsageError(f"--context must be 0 or more, got {args.context}")
+    engine = _open_for_reading(args, root, cfg)
+
+    def run(q: str):
+        hits = engine.search(q, top_k=args.top_k, mmr=not args.no_mmr, path_glob=args.path)
+        if args.context:
+            hits = [engine.widen(h, args.context) for h in hits]
+        return hits
+
+    def as_json(q, hits):
+        return {"query": q, "results": [{**h.to_json(), "heading": h.heading, "terms": h.terms}
+                                        for h in hits]}
+
+    if args.batch:
+        for qid, q in _questions(args.batch):
+            try:
+                out = {"id": qid, **as_json(q, run(q))}
+            except RagError as e:
+                out = {"id": qid, "query": q, "error": str(e)}
+            print(json.dumps(out, ensure_ascii=False), flush=True)
+        return EXIT_OK
+    if not args.query:
+        raise UsageError("rag query needs -q QUESTION (or --batch FILE)")
+    hits = run(args.query)
+    if args.json:
+        print(json.dumps(as_json(args.query, hits), ensure_ascii=False, indent=2))
+        return EXIT_OK
+    if not hits:
+        print("no results")
+        return EXIT_OK
+    color = sys.stdout.isatty()
+    for i, h in enumerate(hits, 1):
+        paint = _highlighter(h.terms, engine.analyzer) if color else (lambda t: t)
+        where = f"{h.path}:L{h.start_line}-{h.end_line}"
+        head = f"  ({h.heading})" if h.heading else ""
+        print(f"{i}. {where}  score {h.score:.3f}{head}")
+        for line in h.text.split("\n"):
+            print(f"   {paint(line)}")
+        print()
+    return EXIT_OK
+
+
+def cmd_pack(args) -> int:
+    from ragweb.formats import render
+    root = _root(args)
+    cfg = _config(args, root)
+    fmt = args.format or cfg["pack"]["output"]
+    engine = _open_for_reading(args, root, cfg)
+
+    def run(q: str) -> dict:
+        return engine.pack(q, budget=args.budget, top_k=args.top_k, path_glob=args.path,
+                           compact=False if args.no_compact else None, lean=True if args.lean else None)
+
+    if args.batch:
+        out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
+        try:
+            for qid, q in _questions(args.batch):
+                try:
+                    res = {"id": qid, **run(q)}
+                except RagError as e:
+                    res = {"id": qid, "query": q, "error": str(e)}
+                out.write(json.dumps(res, ensure_ascii=False) + "\n")
+                out.flush()
+        finally:
+            if out is not sys.stdout:
+                out.close()
+        return EXIT_OK
+    if not args.query:
+        raise UsageError("rag pack needs -q QUESTION (or --batch FILE)")
+    text = render(run(args.query), fmt)
+    if args.output:
+        Path(args.output).write_text(text + "\n", encoding="utf-8")
+    else:
+        print(text)
+    return EXIT_OK
+
+
+def cmd_runprompt(args) -> int:
+    from ragweb.prompts import builder_prompt, runtime_prompt
+    try:
+        packed = json.loads(Path(args.ctx).read_text(encoding="utf-8"))
+    except OSError as e:
+        raise RagError(f"cannot read context file {args.ctx}: {e.strerror or e}") from None
+    except json.JSONDecodeError as e:
+        raise RagError(f"{args.ctx} is not packed-context JSON (line {e.lineno}: {e.msg}); "
+                       "make one with `rag pack -q ... -o FILE`") from None
+    if not isinstance(packed, dict) or not isinstance(packed.get("snippets"), list):
+        raise RagError(f"{args.ctx} is not packed-context JSON (no \"snippets\" list)")
+    render = runtime_prompt if args.runtime else builder_prompt
+    print(render(packed, args.query))
+    return EXIT_OK
+
+
+def cmd_config(args) -> int:
+    from ragweb.config import dump_config, load_config
+    root = _root(args)
+    cfg, found = load_config(root, args.config)
+    print(f"# effective config ({'from ' + str(found) if found else 'defaults'})")
+    print(dump_config(cfg), end="")
+    return EXIT_OK
+
+
+def cmd_web(args) -> int:
+    from ragweb import webbuild
+    return webbuild.run(args)
+
+
+COMMANDS = {"index": cmd_index, "query": cmd_query, "pack": cmd_pack, "runprompt": cmd_runprompt,
+            "config": cmd_config, "web": cmd_web}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return COMMANDS[args.command](args) or EXIT_OK
+    except UsageError as e:
+        if args.debug:
+            raise
+        print(f"Error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except RagError as e:
+        if args.debug:
+            raise
+        print(f"Error: {e}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("\ninterrupted; the index is as it was before this run", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+    except OSError as e:
+        if args.debug:
+            raise
+        print(f"Error: {e}", file=sys.stderr)
+        return EXIT_ERROR

@@ -1,0 +1,175 @@
+"""Indexing a directory tree into ROOT/.rag/index.db, incrementally, in one transaction.
+
+Unchanged files (same mtime and size, else same content hash) are skipped, changed files
+are replaced, deleted ones removed. The whole run is one SQLite transaction: an
+interrupted run leaves the previous index as it was.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from ragweb.engine import Engine
+from ragweb.files import FileEntry, iter_files, read_text_file
+
+INDEX_DIR = ".rag"
+INDEX_FILE = "index.db"
+WRITER_WAIT_SECONDS = 10.0  # how long a second `rag index` waits for the first one
+
+
+def index_path(root: str | Path) -> Path:
+    """Where the index of ``root`` lives."""
+    return Path(root) / INDEX_DIR / INDEX_FILE
+
+
+@dataclass
+class Changes:
+    """How the tree differs from the index, by mtime and size only (cheap)."""
+
+    new: list[FileEntry] = field(default_factory=list)
+    changed: list[FileEntry] = field(default_factory=list)
+    unchanged: list[FileEntry] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    problems: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def any(self) -> bool:
+        return bool(self.new or self.changed or self.deleted)
+
+    def describe(self, limit: int = 10) -> list[str]:
+        lines = [f"  new      {e.path}" for e in self.new]
+        lines += [f"  changed  {e.path}" for e in self.changed]
+        lines += [f"  deleted  {p}" for p in self.deleted]
+        if len(lines) > limit:
+            lines = lines[:limit] + [f"  ... and {len(lines) - limit} more"]
+        return lines
+
+
+def scan_changes(engine: Engine, root: str | Path, config: dict,
+                 use_gitignore: bool | None = None) -> Changes:
+    """Compare the files selected under ``root`` with what ``engine`` holds."""
+    ix = config["index"]
+    if use_gitignore is None:
+        use_gitignore = ix["gitignore"]
+    states = engine.file_states()
+    out = Changes()
+    seen = set()
+    for entry in iter_files(root, ix["includes"], ix["excludes"], use_gitignore, out.problems):
+        seen.add(entry.path)
+        old = states.get(entry.path)
+        if old is None:
+            out.new.append(entry)
+        elif old[0] == entry.mtime and old[1] == entry.size:
+            out.unchanged.append(entry)
+        else:
+            out.changed.append(entry)
+    out.deleted = sorted(p for p in states if p not in seen)
+    return out
+
+
+@dataclass
+class IndexReport:
+    """What one `rag index` run did."""
+
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+    unchanged: int = 0
+    binary: int = 0
+    too_large: int = 0
+    chunks: int = 0
+    total_chunks: int = 0
+    files: int = 0
+    bytes: int = 0
+    seconds: float = 0.0
+    rebuilt: str = ""
+    problems: list[tuple[str, str]] = field(default_factory=list)
+
+    def summary(self) -> str:
+        skipped = self.unchanged + self.binary + self.too_large
+        parts = [f"{self.added} added", f"{self.updated} updated", f"{self.removed} removed",
+                 f"{skipped} skipped"]
+        detail = []
+        if self.unchanged:
+            detail.append(f"{self.unchanged} unchanged")
+        if self.binary:
+            detail.append(f"{self.binary} binary")
+        if self.too_large:
+            detail.append(f"{self.too_large} too large")
+        if self.problems:
+            detail.append(f"{len(self.problems)} unreadable")
+        text = ", ".join(parts)
+        if detail:
+            text += f" ({', '.join(detail)})"
+        return (f"{text}; {self.chunks} chunks written, {self.total_chunks} in index; "
+                f"{self.seconds:.2f} s")
+
+
+Progress = Callable[[int, int, int, int], None]  # files done, files total, bytes done, bytes total
+
+
+def index_root(root: str | Path, config: dict, rebuild: bool = False,
+               use_gitignore: bool | None = None, progress: Progress | None = None) -> IndexReport:
+    """Bring ROOT/.rag/index.db up to date with the files under ``root``."""
+    t0 = time.perf_counter()
+    root = Path(root)
+    report = IndexReport()
+    engine = Engine.open(index_path(root), config, timeout=WRITER_WAIT_SECONDS)
+    max_bytes = config["index"]["max_file_bytes"]
+    try:
+        with engine.transaction():
+            if rebuild or engine.settings_changed:
+                report.rebuilt = "requested" if rebuild else "analysis settings changed"
+                engine.reset(config)
+            changes = scan_changes(engine, root, config, use_gitignore)
+            report.problems = changes.problems
+            report.unchanged = len(changes.unchanged)
+            todo = changes.new + changes.changed
+            states = engine.file_states()
+            total_bytes = sum(e.size for e in todo)
+            for path in changes.deleted:
+                engine.remove_document(path)
+                report.removed += 1
+            for i, entry in enumerate(todo):
+                report.bytes += entry.size
+                old = states.get(entry.path)
+                _index_one(engine, entry, old, max_bytes, report)
+                if progress:
+                    progress(i + 1, len(todo), report.bytes, total_bytes)
+            report.files = len(todo) + report.unchanged
+        report.total_chunks = engine.n_chunks
+    finally:
+        engine.close()
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+def _index_one(engine: Engine, entry: FileEntry, old, max_bytes: int, report: IndexReport) -> None:
+    result = read_text_file(entry.abspath, max_bytes)
+    if result.text is None:
+        reason = result.skipped or "unreadable"
+        if reason == "binary":
+            report.binary += 1
+        elif reason.startswith("too large"):
+            report.too_large += 1
+        else:
+            report.problems.append((entry.path, reason))
+        if old is not None:  # it was indexed before: what is there now cannot be, so drop it
+            engine.remove_document(entry.path)
+            report.removed += 1
+        return
+    text = result.text
+    sha = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    if old is not None and old[2] == sha:
+        engine.touch_file(entry.path, entry.mtime, entry.size)
+        report.unchanged += 1
+        return
+    report.chunks += engine.add_document(entry.path, text, entry.mtime, entry.size, sha)
+    if old is None:
+        report.added += 1
+    else:
+        report.updated += 1
