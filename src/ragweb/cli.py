@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import re
+import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -258,6 +259,8 @@ def cmd_query(args) -> int:
     cfg = _config(args, root)
     if args.context < 0:
         raise UsageError(f"--context must be 0 or more, got {args.context}")
+    if not args.query and not args.batch:
+        raise UsageError("rag query needs -q QUESTION (or --batch FILE)")
     engine = _open_for_reading(args, root, cfg)
 
     def run(q: str):
@@ -278,8 +281,6 @@ def cmd_query(args) -> int:
                 out = {"id": qid, "query": q, "error": str(e)}
             print(json.dumps(out, ensure_ascii=False), flush=True)
         return EXIT_OK
-    if not args.query:
-        raise UsageError("rag query needs -q QUESTION (or --batch FILE)")
     hits = run(args.query)
     if args.json:
         print(json.dumps(as_json(args.query, hits), ensure_ascii=False, indent=2))
@@ -304,6 +305,8 @@ def cmd_pack(args) -> int:
     root = _root(args)
     cfg = _config(args, root)
     fmt = args.format or cfg["pack"]["output"]
+    if not args.query and not args.batch:
+        raise UsageError("rag pack needs -q QUESTION (or --batch FILE)")
     engine = _open_for_reading(args, root, cfg)
 
     def run(q: str) -> dict:
@@ -324,8 +327,6 @@ def cmd_pack(args) -> int:
             if out is not sys.stdout:
                 out.close()
         return EXIT_OK
-    if not args.query:
-        raise UsageError("rag pack needs -q QUESTION (or --batch FILE)")
     text = render(run(args.query), fmt)
     if args.output:
         Path(args.output).write_text(text + "\n", encoding="utf-8")
@@ -382,6 +383,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.debug:
             raise
         print(f"Error: {e}", file=sys.stderr)
+        return EXIT_ERROR
+    except sqlite3.DatabaseError as e:
+        if args.debug:
+            raise
+        print(f"Error: the index is damaged ({e}); rebuild it with `rag index --rebuild`", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("\ninterrupted; the index is as it was before this run", file=sys.stderr)

@@ -161,7 +161,8 @@ def _validate(doc: yaml.Node | None, loader: yaml.SafeLoader, name: str) -> dict
         if _is_null(body):  # "index:" with everything commented out
             continue
         if not isinstance(body, yaml.MappingNode):
-            raise fail(body, f"section '{section}' must be a mapping of keys, got {_node_kind(body)}")
+            raise fail(body, f"section '{section}' must be a mapping of keys, "
+                             f"got {_node_kind(body)}")
         for key_node, value_node in _pairs(body, loader):
             key = _key_name(key_node, fail)
             full = f"{section}.{key}"
@@ -171,7 +172,10 @@ def _validate(doc: yaml.Node | None, loader: yaml.SafeLoader, name: str) -> dict
                 raise fail(key_node, f"{full} appears twice (first on line "
                                      f"{nodes[full].start_mark.line + 1})")
             nodes[full] = value_node
-            raw = loader.construct_object(value_node, deep=True)
+            try:
+                raw = loader.construct_object(value_node, deep=True)
+            except yaml.MarkedYAMLError as e:  # e.g. an unknown !!tag
+                raise _syntax_error(e, name) from None
             ok, value = _coerce(section, key, raw)
             if not ok:
                 bad = _bad_list_item(value_node, raw) if SCHEMA[section][key][1] is list else None
@@ -196,9 +200,9 @@ def _coerce(section: str, key: str, value: object) -> tuple[bool, object]:
     """(valid?, normalised value) for one key, per SCHEMA."""
     _, typ, check, _ = SCHEMA[section][key]
     if section == "index" and key == "stemming":
-        if isinstance(value, bool):
-            return True, value
-        return (True, True) if isinstance(value, str) and value.lower() == "porter" else (False, value)
+        if isinstance(value, str) and value.lower() == "porter":
+            return True, True
+        return isinstance(value, bool), value
     if section == "index" and key == "language":
         if isinstance(value, str) and value.lower() in snowball_languages():
             return True, value.lower()
@@ -339,8 +343,9 @@ def dump_config(cfg: dict) -> str:
         out.append(f"{section}:")
         for key, (_, _, _, help_text) in keys.items():
             out.append(f"  # {help_text}")
+            # ASCII output: with allow_unicode, PyYAML writes U+0085 raw and reads it as a newline
             dumped = yaml.safe_dump({key: cfg[section][key]}, sort_keys=False,
-                                    default_flow_style=False, allow_unicode=True, width=10**9)
+                                    default_flow_style=False, width=10**9)
             out.extend("  " + line for line in dumped.splitlines())
     return "\n".join(out) + "\n"
 

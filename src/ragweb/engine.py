@@ -25,7 +25,7 @@ from ragweb.analysis import Analyzer
 from ragweb.chunking import chunk_lines, is_markdown, split_lines
 from ragweb.config import default_config
 from ragweb.files import GlobSet
-from ragweb.errors import EmptyQueryError, IndexCorruptError, UsageError
+from ragweb.errors import EmptyQueryError, IndexBusyError, IndexCorruptError, UsageError
 from ragweb.search import bm25_idf, mmr_select
 
 MAX_SEGMENTS = 12          # merge all segments when there are more than this many
@@ -154,7 +154,11 @@ class Engine:
     @contextmanager
     def transaction(self):
         """One atomic unit of work: everything inside commits together or not at all."""
-        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as e:
+            raise IndexBusyError(f"{self.where} is being written by another process ({e}); "
+                                 "wait for it to finish and try again") from e
         try:
             yield self
             self.flush()

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from ragweb.engine import Engine
+from ragweb.errors import IndexCorruptError
 from ragweb.files import FileEntry, iter_files, read_text_file
 
 INDEX_DIR = ".rag"
@@ -113,12 +114,26 @@ Progress = Callable[[int, int, int, int], None]  # files done, files total, byte
 
 
 def index_root(root: str | Path, config: dict, rebuild: bool = False,
-               use_gitignore: bool | None = None, progress: Progress | None = None) -> IndexReport:
-    """Bring ROOT/.rag/index.db up to date with the files under ``root``."""
+               use_gitignore: bool | None = None, progress: Progress | None = None,
+               wait: float = WRITER_WAIT_SECONDS) -> IndexReport:
+    """Bring ROOT/.rag/index.db up to date with the files under ``root``.
+
+    ``wait`` is how many seconds to wait for another process writing the same index
+    before giving up with IndexBusyError. With ``rebuild`` an unreadable index file is
+    replaced instead of reported.
+    """
     t0 = time.perf_counter()
     root = Path(root)
     report = IndexReport()
-    engine = Engine.open(index_path(root), config, timeout=WRITER_WAIT_SECONDS)
+    db = index_path(root)
+    try:
+        engine = Engine.open(db, config, timeout=wait)
+    except IndexCorruptError:
+        if not rebuild:
+            raise
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(db) + suffix).unlink(missing_ok=True)
+        engine = Engine.open(db, config, timeout=wait)
     max_bytes = config["index"]["max_file_bytes"]
     try:
         with engine.transaction():

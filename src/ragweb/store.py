@@ -84,8 +84,12 @@ def create_schema(conn: sqlite3.Connection) -> None:
     )
 
 
-def check_format(conn: sqlite3.Connection, where: str) -> bool:
-    """True if the database holds our schema, False if it is empty; raises if foreign/unknown."""
+def check_format(conn: sqlite3.Connection, where: str, deep: bool = False) -> bool:
+    """True if the database holds our schema, False if it is empty; raises if foreign/unknown.
+
+    ``deep`` also runs SQLite's quick_check (reads every page: used on restored bytes, not
+    on every CLI open, where a damaged page is reported when a query reaches it).
+    """
     try:
         (version,) = conn.execute("PRAGMA user_version").fetchone()
         (app,) = conn.execute("PRAGMA application_id").fetchone()
@@ -103,6 +107,8 @@ def check_format(conn: sqlite3.Connection, where: str) -> bool:
             f"{where} has index format version {version}, this ragweb reads version "
             f"{FORMAT_VERSION}; rebuild it with `rag index --rebuild`"
         )
+    if not deep:
+        return True
     try:
         row = conn.execute("PRAGMA quick_check").fetchone()
     except sqlite3.DatabaseError as e:
@@ -149,7 +155,7 @@ def open_memory(data: bytes | None = None) -> sqlite3.Connection:
             conn.deserialize(data)
         except sqlite3.DatabaseError as e:
             raise IndexCorruptError(f"stored index is unreadable ({e}); clear it and index again") from e
-        if check_format(conn, "stored index"):
+        if check_format(conn, "stored index", deep=True):
             return conn
     create_schema(conn)
     return conn

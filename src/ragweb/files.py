@@ -1,0 +1,356 @@
+"""File selection and decoding for the indexer (and, for decoding, the browser).
+
+Selection: `iter_files` walks a root in sorted order and yields the files that match an
+include glob and no exclude glob and are not ignored by a `.gitignore` / `.ragignore`.
+Globs use gitignore syntax everywhere: a pattern without a slash (other than a trailing
+one) matches a name at any depth, `**/` matches zero or more directories (so `**/*.md`
+also matches `a.md` at the root), a trailing `/` matches directories only, a leading `/`
+anchors to the directory the pattern belongs to, and excluding a directory excludes
+everything under it.
+
+Decoding: `decode_bytes` applies one set of rules in both targets: BOMs, UTF-16 with or
+without BOM, binary detection by NUL bytes, UTF-8 with replacement, newlines to `\\n`.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import re
+import stat
+from dataclasses import dataclass
+from typing import Iterator
+
+from .errors import UsageError
+
+IGNORE_FILES = (".gitignore", ".ragignore")  # read in this order; later rules win
+SNIFF_BYTES = 8192  # binary detection looks at this many leading bytes
+
+
+@dataclass(frozen=True)
+class FileEntry:
+    """A selected file: `path` relative to the root with '/' separators."""
+
+    path: str
+    abspath: str
+    size: int
+    mtime: float
+
+
+@dataclass(frozen=True)
+class DecodeResult:
+    """Decoded text, or `skipped` with a short reason ("binary", "too large (...)", ...)."""
+
+    text: str | None
+    skipped: str | None = None
+
+
+# ---------------------------------------------------------------------------- globs
+
+@functools.lru_cache(maxsize=4096)
+def glob_to_regex(pattern: str) -> str:
+    """Regex source (for fullmatch) of a gitignore-style glob, without `!` or trailing `/`.
+
+    The result matches paths relative to the pattern's base directory.
+    """
+    anchored = "/" in pattern
+    segments = pattern.removeprefix("/").split("/")
+    parts = [] if anchored else ["(?:.*/)?"]
+    for i, seg in enumerate(segments):
+        last = i == len(segments) - 1
+        if seg == "**":
+            parts.append(".*" if last else "(?:[^/]*/)*")
+        else:
+            parts.append(_segment_regex(seg) + ("" if last else "/"))
+    return "".join(parts)
+
+
+def _segment_regex(seg: str) -> str:
+    out, i, n = [], 0, len(seg)
+    while i < n:
+        c = seg[i]
+        if c == "*":
+            while i + 1 < n and seg[i + 1] == "*":
+                i += 1
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "\\" and i + 1 < n:
+            i += 1
+            out.append(re.escape(seg[i]))
+        elif c == "[":
+            end = _class_end(seg, i)
+            if end < 0:
+                out.append(re.escape(c))
+            else:
+                body = seg[i + 1:end]
+                negate = body[:1] in ("!", "^")
+                body = body[1:] if negate else body
+                body = re.sub(r"([\\\\^\[\]])", r"\\\1", body)
+                out.append(f"[^/{body}]" if negate else f"[{body}]")
+                i = end
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return "".join(out)
+
+
+def _class_end(seg: str, start: int) -> int:
+    """Index of the `]` closing the class opened at `start`, or -1."""
+    j = start + 1
+    if j < len(seg) and seg[j] in "!^":
+        j += 1
+    if j < len(seg) and seg[j] == "]":  # a leading ']' is literal
+        j += 1
+    return seg.find("]", j)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One parsed pattern: compiled regex, negation (`!`), directory-only (trailing `/`)."""
+
+    regex: re.Pattern
+    negate: bool = False
+    dir_only: bool = False
+
+
+@functools.lru_cache(maxsize=4096)
+def parse_rule(pattern: str, allow_negation: bool = True) -> Rule | None:
+    """Parse one gitignore line (or config glob); None for blank lines and comments."""
+    if allow_negation and pattern.startswith("#"):
+        return None
+    pattern = re.sub(r"(?<!\\) +$", "", pattern.rstrip("\r\n"))  # unescaped trailing spaces
+    negate = allow_negation and pattern.startswith("!")
+    pattern = pattern[1:] if negate else pattern
+    dir_only = pattern.endswith("/")
+    pattern = pattern.rstrip("/")
+    if not pattern:
+        return None
+    return Rule(re.compile(glob_to_regex(pattern), re.DOTALL), negate, dir_only)
+
+
+class GlobSet:
+    """Config globs (includes or excludes) compiled into one regex per kind."""
+
+    def __init__(self, patterns: list[str]):
+        rules = [r for r in (parse_rule(p, allow_negation=False) for p in patterns) if r]
+        self._any = _union([r for r in rules if not r.dir_only])
+        self._dirs = _union([r for r in rules if r.dir_only])
+
+    def matches(self, path: str, is_dir: bool = False) -> bool:
+        """True when a glob matches the relative '/'-separated `path`."""
+        if self._any and self._any.fullmatch(path):
+            return True
+        return bool(is_dir and self._dirs and self._dirs.fullmatch(path))
+
+    def covers_dir(self, path: str) -> bool:
+        """True when the directory itself or everything inside it matches (prune it)."""
+        inside = bool(self._any and self._any.fullmatch(path + "/"))  # e.g. "dir/**"
+        return inside or self.matches(path, is_dir=True)
+
+
+def _union(rules: list[Rule]) -> re.Pattern | None:
+    if not rules:
+        return None
+    return re.compile("|".join(f"(?:{r.regex.pattern})" for r in rules), re.DOTALL)
+
+
+def parse_ignore(text: str) -> list[Rule]:
+    """The rules of a .gitignore / .ragignore file, in order."""
+    return [r for r in map(parse_rule, text.splitlines()) if r]
+
+
+# ---------------------------------------------------------------------------- walking
+
+def iter_files(root: str | os.PathLike, includes: list[str], excludes: list[str],
+               use_gitignore: bool = True, problems: list | None = None) -> Iterator[FileEntry]:
+    """Yield the files under `root` to index, in sorted order of their relative paths.
+
+    A file is yielded when it matches an include glob, no exclude glob, and (with
+    `use_gitignore`) no `.gitignore` / `.ragignore` rule of its directory or any parent
+    inside the tree. Excluded and ignored directories are not entered. Symlinked
+    directories are followed once per real path; loops and unreadable entries are
+    appended to `problems` as `(path, message)` and skipped, never raised.
+    """
+    root_path = os.fspath(root)
+    if not os.path.isdir(root_path):
+        raise UsageError(f"not a directory: {root_path}")
+    walker = _Walker(root_path, GlobSet(includes), GlobSet(excludes), use_gitignore,
+                     problems if problems is not None else [])
+    yield from walker.walk(root_path, "", [])
+
+
+class _Walker:
+    def __init__(self, root, includes, excludes, use_gitignore, problems):
+        self.root_real = os.path.realpath(root)
+        self.includes, self.excludes = includes, excludes
+        self.use_gitignore, self.problems = use_gitignore, problems
+        self.chain = [self.root_real]  # real paths of the directories being walked
+        self.linked: dict[str, str] = {}  # real path outside the tree -> path that linked it
+
+    def walk(self, abspath: str, rel: str, ignores: list) -> Iterator[FileEntry]:
+        try:
+            with os.scandir(abspath) as it:
+                entries = list(it)
+        except OSError as e:
+            self.problems.append((rel or ".", f"unreadable directory: {e.strerror or e}"))
+            return
+        if self.use_gitignore:
+            ignores = ignores + self._ignore_rules(abspath, rel, entries)
+        listed = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            # a directory sorts as "name/" so the walk yields paths in plain string order
+            listed.append((entry.name + "/" if is_dir else entry.name, entry, is_dir))
+        listed.sort(key=lambda t: t[0])
+        for _, entry, is_dir in listed:
+            path = f"{rel}/{entry.name}" if rel else entry.name
+            if _ignored(ignores, path, is_dir):
+                continue
+            if is_dir:
+                if not self.excludes.covers_dir(path):
+                    yield from self._walk_dir(entry, path, ignores)
+            elif self.includes.matches(path) and not self.excludes.matches(path):
+                entry_out = self._file(entry, path)
+                if entry_out:
+                    yield entry_out
+
+    def _walk_dir(self, entry: os.DirEntry, path: str, ignores: list) -> Iterator[FileEntry]:
+        real = os.path.realpath(entry.path)
+        if entry.is_symlink():
+            problem = self._link_problem(real)
+            if problem:
+                self.problems.append((path, problem + "; not followed"))
+                return
+            self.linked[real] = path
+        self.chain.append(real)
+        try:
+            yield from self.walk(entry.path, path, ignores)
+        finally:
+            self.chain.pop()
+
+    def _link_problem(self, real: str) -> str | None:
+        """Why a symlinked directory must not be walked, or None."""
+        if any(_within(walking, real) for walking in self.chain):
+            return f"symlink loop: points to {real}, which contains it"
+        if _within(real, self.root_real):  # walked at its real place instead
+            rel = os.path.relpath(real, self.root_real).replace(os.sep, "/")
+            return f"symlink to a directory inside the tree ({rel})"
+        first = next((p for r, p in self.linked.items() if _within(real, r)), None)
+        if first is not None:
+            return f"symlink to {real}, already indexed via {first}"
+        return None
+
+    def _file(self, entry: os.DirEntry, path: str) -> FileEntry | None:
+        try:
+            if not entry.is_file():
+                if entry.is_symlink():
+                    self.problems.append((path, "broken symlink"))
+                return None  # sockets, fifos, devices: never opened
+            st = entry.stat()
+            if not os.access(entry.path, os.R_OK):
+                raise PermissionError(13, "Permission denied")
+        except OSError as e:
+            self.problems.append((path, f"unreadable: {e.strerror or e}"))
+            return None
+        return FileEntry(path, os.path.abspath(entry.path), st.st_size, st.st_mtime)
+
+    def _ignore_rules(self, abspath: str, rel: str, entries) -> list:
+        names = {e.name for e in entries}
+        found = []
+        for name in IGNORE_FILES:
+            if name in names:
+                try:
+                    with open(os.path.join(abspath, name), encoding="utf-8", errors="replace") as f:
+                        found.append((rel, parse_ignore(f.read())))
+                except OSError as e:
+                    where = f"{rel}/{name}" if rel else name
+                    self.problems.append((where, f"unreadable ignore file: {e.strerror or e}"))
+        return found
+
+
+def _ignored(ignores: list[tuple[str, list[Rule]]], path: str, is_dir: bool) -> bool:
+    """Gitignore precedence: the last matching rule wins, deeper files after shallower."""
+    for base, rules in reversed(ignores):
+        sub = path[len(base) + 1:] if base else path
+        for rule in reversed(rules):
+            if (is_dir or not rule.dir_only) and rule.regex.fullmatch(sub):
+                return not rule.negate
+    return False
+
+
+def _within(path: str, parent: str) -> bool:
+    return path == parent or path.startswith(parent.rstrip(os.sep) + os.sep)
+
+
+# ---------------------------------------------------------------------------- decoding
+
+def read_text_file(abspath: str | os.PathLike, max_bytes: int) -> DecodeResult:
+    """Read and decode a file, or say why it was skipped (binary, too large, unreadable)."""
+    try:
+        st = os.stat(abspath)
+        if not stat.S_ISREG(st.st_mode):  # opening a FIFO would block
+            return DecodeResult(None, "unreadable: not a regular file")
+        if st.st_size > max_bytes:
+            return DecodeResult(None, f"too large ({st.st_size} bytes > max_file_bytes {max_bytes})")
+        with open(abspath, "rb") as f:
+            data = f.read(max_bytes + 1)
+    except OSError as e:
+        return DecodeResult(None, f"unreadable: {e.strerror or e}")
+    if len(data) > max_bytes:  # grew since fstat
+        return DecodeResult(None, f"too large ({len(data)}+ bytes > max_file_bytes {max_bytes})")
+    text = decode_bytes(data)
+    return DecodeResult(None, "binary") if text is None else DecodeResult(text)
+
+
+_BOMS = (  # UTF-32 first: its little-endian BOM starts with the UTF-16 one
+    (b"\xff\xfe\x00\x00", "utf-32-le"), (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"),
+)
+
+
+def decode_bytes(data: bytes) -> str | None:
+    """Decode file bytes to text with newlines normalised to `\\n`; None when binary."""
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            text = data[len(bom):].decode(encoding, errors="replace")
+            break
+    else:
+        head = data[:SNIFF_BYTES]
+        if b"\x00" in head:
+            encoding = _utf16_without_bom(head)
+            if encoding is None:
+                return None
+            text = data.decode(encoding, errors="replace")
+        else:
+            text = data.decode("utf-8", errors="replace")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _utf16_without_bom(head: bytes) -> str | None:
+    """'utf-16-le'/'utf-16-be' when the NULs look like UTF-16 text, else None (binary).
+
+    Mostly-Latin UTF-16 text has a NUL in nearly every high byte, all at one parity;
+    binary data has NULs at both parities or decodes to control characters.
+    """
+    even, odd = head[0::2].count(0), head[1::2].count(0)
+    pairs = len(head) // 2
+    if pairs == 0 or min(even, odd) > 0.05 * max(even, odd) or max(even, odd) < 0.1 * pairs:
+        return None
+    encoding = "utf-16-le" if odd > even else "utf-16-be"
+    sample = head[: pairs * 2].decode(encoding, errors="replace")
+    controls = sum(1 for ch in sample if ch < " " and ch not in "\t\n\r\f\v")
+    return encoding if controls <= 0.01 * len(sample) else None
+
+
+def file_sha256(abspath: str | os.PathLike) -> str:
+    """Hex SHA-256 of the file's bytes."""
+    digest = hashlib.sha256()
+    with open(abspath, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

@@ -1,0 +1,62 @@
+from hypothesis import given, settings, strategies as st
+
+from ragweb.chunking import chunk_lines, line_headings, split_lines
+from ragweb.tokens import count_tokens
+
+
+def test_small_text_is_one_chunk():
+    (c,) = chunk_lines("a\nb\nc\n", 512, 50)
+    assert (c.start, c.end) == (1, 3)
+
+
+def test_empty_and_blank_text_have_no_chunks():
+    assert chunk_lines("", 512, 50) == []
+    assert chunk_lines("\n\n  \n", 512, 50) == []
+
+
+def test_nearest_heading_recorded_and_fences_ignored():
+    text = "# Top\nintro\n```\n# not a heading\n```\n## Sub\nbody\n"
+    headings, starts = line_headings(split_lines(text), markdown=True)
+    assert headings == ["Top", "Top", "Top", "Top", "Top", "Sub", "Sub"]
+    assert starts == {0, 5}
+
+
+def test_python_comments_are_not_headings():
+    assert chunk_lines("# comment\nx = 1\n", 512, 50, markdown=False)[0].heading == ""
+
+
+def test_overlong_line_is_split_into_pieces():
+    line = "word " * 1000
+    chunks = chunk_lines(line, 64, 8)
+    assert len(chunks) > 1
+    assert all(c.start == c.end == 1 for c in chunks)
+    assert "".join(line[c.col_start:c.col_end] for c in chunks) == line.rstrip("\n")[: chunks[-1].col_end]
+    assert all(count_tokens(line[c.col_start:c.col_end]) <= 64 for c in chunks)
+
+
+def test_consecutive_chunks_overlap():
+    text = "\n".join(f"line number {i} with some words" for i in range(200))
+    chunks = chunk_lines(text, 64, 16)
+    assert len(chunks) > 3
+    for a, b in zip(chunks, chunks[1:]):
+        assert b.start <= a.end and b.start > a.start
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(alphabet="ab #\n", max_size=120), max_size=60),
+       st.integers(16, 80), st.integers(0, 30), st.booleans())
+def test_chunks_cover_every_nonblank_line_within_budget(lines, size, overlap, md):
+    text = "\n".join(lines)
+    chunks = chunk_lines(text, size, overlap, markdown=md)
+    all_lines = split_lines(text)
+    covered = set()
+    for c in chunks:
+        assert 1 <= c.start <= c.end <= len(all_lines)
+        body = "\n".join(all_lines[c.start - 1:c.end])
+        if c.col_start is not None:
+            body = body[c.col_start:c.col_end]
+        assert count_tokens(body) <= size
+        covered.update(range(c.start, c.end + 1))
+    for i, line in enumerate(all_lines, 1):
+        if line.strip():
+            assert i in covered

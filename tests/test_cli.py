@@ -1,0 +1,172 @@
+"""The `rag` command line, run as a user would: a subprocess on the sample corpus."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ragweb.cli import build_parser
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def rag(*args, cwd=None, stdin=""):
+    return subprocess.run([sys.executable, "-m", "ragweb", *map(str, args)], cwd=cwd, input=stdin,
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture
+def indexed(sample_root):
+    r = rag("index", sample_root)
+    assert r.returncode == 0, r.stderr
+    return sample_root
+
+
+def test_index_prints_a_summary(sample_root):
+    r = rag("index", sample_root)
+    assert r.returncode == 0
+    assert "added" in r.stdout and "chunks" in r.stdout and " s" in r.stdout
+    r = rag("index", "-d", sample_root)
+    assert "0 added" in r.stdout and "unchanged" in r.stdout
+
+
+def test_query_text_output_cites_ranges(indexed):
+    r = rag("query", "-q", "retry backoff", "-d", indexed, "-k", "3")
+    assert r.returncode == 0, r.stderr
+    first = r.stdout.splitlines()[0]
+    assert first.startswith("1. ") and ":L" in first and "score" in first
+
+
+def test_query_json_shape(indexed):
+    r = rag("query", "-q", "parse headers", "-d", indexed, "--json")
+    data = json.loads(r.stdout)
+    assert data["query"] == "parse headers" and data["results"]
+    hit = data["results"][0]
+    assert {"path", "startLine", "endLine", "score", "text"} <= hit.keys()
+    lines = (indexed / hit["path"]).read_text().split("\n")
+    assert hit["text"] == "\n".join(lines[hit["startLine"] - 1:hit["endLine"]])
+
+
+def test_query_context_widens(indexed):
+    plain = json.loads(rag("query", "-q", "retry", "-d", indexed, "--json", "-k", "1").stdout)["results"][0]
+    wide = json.loads(rag("query", "-q", "retry", "-d", indexed, "--json", "-k", "1", "-c", "2").stdout)["results"][0]
+    assert wide["startLine"] == max(1, plain["startLine"] - 2)
+    assert wide["endLine"] >= plain["endLine"]
+
+
+def test_query_path_filter_and_no_mmr(indexed):
+    data = json.loads(rag("query", "-q", "headers", "-d", indexed, "--json", "--path", "docs/**",
+                          "--no-mmr").stdout)
+    assert data["results"] and all(h["path"].startswith("docs/") for h in data["results"])
+
+
+def test_query_batch(indexed, tmp_path):
+    batch = tmp_path / "q.txt"
+    batch.write_text('retry backoff\n{"id": "x1", "question": "parse headers"}\n\nthe of\n')
+    r = rag("query", "--batch", batch, "-d", indexed)
+    rows = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [row["id"] for row in rows] == [1, "x1", 4]
+    assert rows[0]["results"] and "error" in rows[2]
+
+
+def test_no_index_fails_clearly(sample_root):
+    r = rag("query", "-q", "retry", "-d", sample_root, "--no-auto-index")
+    assert r.returncode == 1 and "no index" in r.stderr and "rag index" in r.stderr
+    r = rag("query", "-q", "retry", "-d", sample_root)  # stdin is not a terminal: never prompt
+    assert r.returncode == 1 and "no index" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_changed_files_are_reported(indexed):
+    (indexed / "README.md").write_text("# new\n\nretry everything\n")
+    r = rag("query", "-q", "retry", "-d", indexed)
+    assert r.returncode == 0 and "changed since the last index" in r.stderr
+
+
+def test_pack_json_within_budget(indexed):
+    r = rag("pack", "-q", "how does retry backoff work", "-d", indexed, "-b", "300")
+    data = json.loads(r.stdout)
+    assert {"query", "budget_tokens", "used_tokens", "snippets"} <= data.keys()
+    assert data["budget_tokens"] == 300 and 0 < data["used_tokens"] <= 300
+    s = data["snippets"][0]
+    assert {"path", "range", "why", "text"} <= s.keys() and s["range"].startswith("L")
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "xml", "text"])
+def test_pack_formats_have_citations_and_a_token_line(indexed, fmt, tmp_path):
+    out = tmp_path / "ctx.txt"
+    r = rag("pack", "-q", "retry backoff", "-d", indexed, "-b", "400", "--format", fmt, "-o", out)
+    assert r.returncode == 0, r.stderr
+    text = out.read_text()
+    assert "[" in text and ":L" in text
+    assert text.strip().splitlines()[-1].endswith("/400 tokens")
+
+
+def test_pack_bad_budget_is_a_usage_error(indexed):
+    r = rag("pack", "-q", "retry", "-d", indexed, "-b", "0")
+    assert r.returncode == 2 and "budget" in r.stderr
+
+
+def test_empty_question_is_a_usage_error(indexed):
+    r = rag("query", "-q", "the of and", "-d", indexed)
+    assert r.returncode == 2 and "no indexable words" in r.stderr
+
+
+def test_runprompt(indexed, tmp_path):
+    ctx = tmp_path / "ctx.json"
+    assert rag("pack", "-q", "retry backoff", "-d", indexed, "-o", ctx).returncode == 0
+    r = rag("runprompt", "--runtime", "--ctx", ctx)
+    assert r.returncode == 0 and "retry backoff" in r.stdout and "[" in r.stdout and "cite" in r.stdout.lower()
+    r = rag("runprompt", "--builder", "--ctx", ctx, "-q", "other question")
+    assert "other question" in r.stdout and "Gaps" in r.stdout
+    assert rag("runprompt", "--ctx", ctx).returncode == 2
+    assert rag("runprompt", "--runtime", "--builder", "--ctx", ctx).returncode == 2
+    bad = tmp_path / "bad.json"
+    bad.write_text("{nope")
+    r = rag("runprompt", "--runtime", "--ctx", bad)
+    assert r.returncode == 1 and "not packed-context JSON" in r.stderr
+
+
+def test_malformed_config_names_key_and_line(sample_root):
+    (sample_root / "rag.yaml").write_text("index:\n  chunk_tokens: 512\n  chunk_tokenz: 3\n")
+    r = rag("index", sample_root)
+    assert r.returncode == 1 and "chunk_tokenz" in r.stderr and "line 3" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_config_prints_effective_config(sample_root):
+    (sample_root / "rag.yaml").write_text("retrieve:\n  top_k: 7\n")
+    r = rag("config", "-d", sample_root)
+    assert r.returncode == 0 and "top_k: 7" in r.stdout and "chunk_tokens: 512" in r.stdout
+
+
+def test_corrupt_index_message(indexed):
+    db = indexed / ".rag" / "index.db"
+    for extra in ("index.db-wal", "index.db-shm"):
+        (indexed / ".rag" / extra).unlink(missing_ok=True)
+    db.write_bytes(b"\x00" * 4096)
+    r = rag("query", "-q", "retry", "-d", indexed)
+    assert r.returncode == 1 and "--rebuild" in r.stderr and "Traceback" not in r.stderr
+    assert rag("index", "--rebuild", indexed).returncode == 0
+    assert rag("query", "-q", "retry", "-d", indexed).returncode == 0
+
+
+def test_usage_errors_exit_2():
+    assert rag().returncode == 2
+    assert rag("query").returncode == 2
+    assert rag("nosuchcommand").returncode == 2
+
+
+def test_every_command_and_flag_has_help_and_is_in_the_readme():
+    parser = build_parser()
+    readme = README.read_text()
+    sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    for name, p in sub.choices.items():
+        assert f"rag {name}" in readme, f"`rag {name}` is not documented in README.md"
+        for action in p._actions:
+            if action.help == "==SUPPRESS==" or not action.option_strings:
+                continue
+            assert action.help, f"rag {name} {action.option_strings} has no help text"
+            assert any(opt in readme for opt in action.option_strings), \
+                f"rag {name} {action.option_strings} is not in README.md"

@@ -1,0 +1,353 @@
+"""Tests for ragweb.config: defaults, lookup order, every error kind with its line, dump."""
+
+import re
+
+import pytest
+import snowballstemmer
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from ragweb.config import (DEFAULTS, SCHEMA, config_help, default_config, dump_config,
+                           load_config, parse_config)
+from ragweb.errors import ConfigError
+
+
+def write(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def error_of(text, name="rag.yaml"):
+    with pytest.raises(ConfigError) as info:
+        parse_config(text, name)
+    return str(info.value)
+
+
+# --------------------------------------------------------------------------- defaults
+
+def test_no_config_file_gives_defaults_and_none(tmp_path):
+    cfg, used = load_config(tmp_path)
+    assert used is None
+    assert cfg == DEFAULTS
+    assert cfg["index"]["chunk_tokens"] == 512
+    assert cfg["retrieve"]["top_k"] == 20
+
+
+def test_default_config_is_a_deep_copy():
+    cfg = default_config()
+    cfg["index"]["includes"].append("**/*.xyz")
+    cfg["pack"]["token_budget"] = 1
+    assert "**/*.xyz" not in DEFAULTS["index"]["includes"]
+    assert default_config()["pack"]["token_budget"] == 4000
+
+
+def test_defaults_apply_key_by_key(tmp_path):
+    write(tmp_path / "rag.yaml", "index:\n  chunk_tokens: 256\nretrieve:\n  top_k: 5\n")
+    cfg, _ = load_config(tmp_path)
+    assert cfg["index"]["chunk_tokens"] == 256
+    assert cfg["index"]["chunk_overlap"] == 50
+    assert cfg["index"]["includes"] == DEFAULTS["index"]["includes"]
+    assert cfg["retrieve"]["top_k"] == 5
+    assert cfg["retrieve"]["mmr_lambda"] == 0.7
+    assert cfg["pack"] == DEFAULTS["pack"]
+
+
+@pytest.mark.parametrize("text", ["", "\n\n", "# only a comment\n", "---\n", "~\n"])
+def test_empty_file_gives_defaults(tmp_path, text):
+    path = write(tmp_path / "rag.yaml", text)
+    assert load_config(tmp_path) == (DEFAULTS, path)
+
+
+def test_empty_section_gives_defaults():
+    assert parse_config("index:\n  # chunk_tokens: 100\npack:\n") == DEFAULTS
+
+
+# --------------------------------------------------------------------------- lookup
+
+def test_lookup_prefers_rag_yaml_over_dot_rag_config(tmp_path):
+    write(tmp_path / ".rag" / "config.yaml", "retrieve:\n  top_k: 2\n")
+    cfg, used = load_config(tmp_path)
+    assert used == tmp_path / ".rag" / "config.yaml"
+    assert cfg["retrieve"]["top_k"] == 2
+
+    write(tmp_path / "rag.yaml", "retrieve:\n  top_k: 1\n")
+    cfg, used = load_config(tmp_path)
+    assert used == tmp_path / "rag.yaml"
+    assert cfg["retrieve"]["top_k"] == 1
+
+
+def test_explicit_path_wins_over_root_files(tmp_path):
+    write(tmp_path / "rag.yaml", "retrieve:\n  top_k: 1\n")
+    other = write(tmp_path / "elsewhere" / "custom.yml", "retrieve:\n  top_k: 3\n")
+    cfg, used = load_config(tmp_path, other)
+    assert used == other
+    assert cfg["retrieve"]["top_k"] == 3
+    cfg, used = load_config(str(tmp_path), str(other))  # str paths work too
+    assert cfg["retrieve"]["top_k"] == 3
+
+
+def test_explicit_path_must_exist(tmp_path):
+    write(tmp_path / "rag.yaml", "")
+    with pytest.raises(ConfigError, match=r"config file not found: .*missing\.yaml"):
+        load_config(tmp_path, tmp_path / "missing.yaml")
+
+
+def test_errors_name_the_file_relative_to_root(tmp_path):
+    write(tmp_path / ".rag" / "config.yaml", "\nindex:\n  k1: high\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(tmp_path)
+    assert str(info.value).startswith(".rag/config.yaml line 3: index.k1 must be a number")
+
+
+def test_explicit_file_outside_root_is_named_by_its_path(tmp_path):
+    outside = write(tmp_path / "a" / "conf.yaml", "pack:\n  token_budget: 0\n")
+    (tmp_path / "root").mkdir()
+    with pytest.raises(ConfigError) as info:
+        load_config(tmp_path / "root", outside)
+    assert str(info.value).startswith(f"{outside} line 2: pack.token_budget")
+
+
+# --------------------------------------------------------------------------- errors
+
+def test_documented_example_message():
+    text = "# ragweb\nindex:\n  stemming: true\n  chunk_tokens: abc\n"
+    assert error_of(text) == ("rag.yaml line 4: index.chunk_tokens must be an integer "
+                              "between 16 and 100000, got 'abc'")
+
+
+def test_yaml_syntax_error_carries_line():
+    msg = error_of("index:\n  chunk_tokens: 100\n  includes: [a, b\nretrieve:\n  top_k: 3\n")
+    assert msg.startswith("rag.yaml line ")
+    assert "invalid YAML" in msg
+    line = int(re.match(r"rag\.yaml line (\d+):", msg).group(1))
+    assert line in (4, 5)  # the parser notices the unclosed list on the next lines
+
+
+def test_yaml_mapping_value_error_line():
+    assert error_of("index:\n  chunk_tokens: 1: 2\n").startswith("rag.yaml line 2: invalid YAML")
+
+
+def test_tab_indentation_gets_a_hint():
+    msg = error_of("index:\n\tchunk_tokens: 100\n")
+    assert msg.startswith("rag.yaml line 2: invalid YAML")
+    assert "spaces, not tabs" in msg
+
+
+def test_top_level_must_be_a_mapping():
+    msg = error_of("\n- index\n- retrieve\n")
+    assert msg.startswith("rag.yaml line 2: the top level must be a mapping of sections")
+    assert "got a list" in msg
+
+
+def test_top_level_scalar_is_rejected():
+    assert "got the value 'hello'" in error_of("hello\n")
+
+
+def test_unknown_section_suggests_and_lists_sections():
+    msg = error_of("index:\n  k1: 1\nretreive:\n  top_k: 3\n")
+    assert msg.startswith("rag.yaml line 3: unknown section 'retreive'")
+    assert "did you mean 'retrieve'?" in msg
+    assert msg.endswith("valid sections: " + ", ".join(SCHEMA))
+
+
+def test_key_at_top_level_points_to_its_section():
+    msg = error_of("chunk_tokens: 100\n")
+    assert msg.startswith("rag.yaml line 1: unknown section 'chunk_tokens'")
+    assert "key of section 'index'" in msg
+
+
+def test_unknown_key_suggests_and_lists_keys():
+    msg = error_of("index:\n  chunk_tokens: 100\n  chunk_overlp: 10\n")
+    assert msg.startswith("rag.yaml line 3: unknown key 'chunk_overlp' in section 'index'")
+    assert "did you mean 'chunk_overlap'?" in msg
+    assert msg.endswith("valid keys: " + ", ".join(SCHEMA["index"]))
+
+
+def test_key_in_wrong_section_names_the_right_one():
+    msg = error_of("retrieve:\n  chunk_tokens: 100\n")
+    assert msg.startswith("rag.yaml line 2: unknown key 'chunk_tokens' in section 'retrieve'")
+    assert "belongs in section 'index'" in msg
+
+
+def test_section_must_be_a_mapping():
+    assert error_of("index: 5\n").startswith(
+        "rag.yaml line 1: section 'index' must be a mapping of keys, got the value '5'")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("index:\n  chunk_tokens: true\n",
+     "line 2: index.chunk_tokens must be an integer between 16 and 100000, got true"),
+    ("index:\n  chunk_tokens: 512.5\n",
+     "line 2: index.chunk_tokens must be an integer between 16 and 100000, got 512.5"),
+    ("index:\n  b: yes\n", "line 2: index.b must be a number between 0 and 1, got true"),
+    ("index:\n  gitignore: 1\n", "line 2: index.gitignore must be true or false, got 1"),
+    ("embedding:\n  model: 7\n", "line 2: embedding.model must be a string, got 7"),
+    ("index:\n  includes: '**/*.md'\n",
+     "line 2: index.includes must be a list of strings (globs), got '**/*.md'"),
+    ("retrieve:\n  top_k: [1]\n",
+     "line 2: retrieve.top_k must be an integer between 1 and 10000, got a list"),
+    ("retrieve:\n  top_k:\n",
+     "line 2: retrieve.top_k must be an integer between 1 and 10000, got null"),
+])
+def test_wrong_types(text, message):
+    assert error_of(text) .startswith("rag.yaml " + message)
+
+
+def test_null_value_says_how_to_get_the_default():
+    assert "delete the line to use the default" in error_of("pack:\n  token_budget: ~\n")
+
+
+def test_int_is_accepted_for_float():
+    cfg = parse_config("index:\n  k1: 2\n  b: 0\n")
+    assert cfg["index"]["k1"] == 2.0 and isinstance(cfg["index"]["k1"], float)
+    assert cfg["index"]["b"] == 0.0 and isinstance(cfg["index"]["b"], float)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("index:\n  chunk_tokens: 8\n", "line 2: index.chunk_tokens must be an integer between 16 and 100000, got 8"),
+    ("retrieve:\n  mmr_lambda: 1.5\n", "line 2: retrieve.mmr_lambda must be a number between 0 and 1, got 1.5"),
+    ("index:\n  k1: -0.1\n", "line 2: index.k1 must be a number between 0 and 10, got -0.1"),
+    ("index:\n  k1: .nan\n", "line 2: index.k1 must be a number between 0 and 10, got nan"),
+    ("pack:\n  token_budget: 0\n", "line 2: pack.token_budget must be an integer between 1 and 10000000, got 0"),
+])
+def test_out_of_range(text, message):
+    assert error_of(text).startswith("rag.yaml " + message)
+
+
+def test_range_bounds_are_inclusive():
+    cfg = parse_config("index:\n  chunk_tokens: 16\n  chunk_overlap: 0\n  b: 1\n")
+    assert (cfg["index"]["chunk_tokens"], cfg["index"]["chunk_overlap"], cfg["index"]["b"]) == (16, 0, 1.0)
+
+
+def test_choice_error_lists_every_choice_from_schema():
+    msg = error_of("\npack:\n  output: jsn\n")
+    choices = SCHEMA["pack"]["output"][2]
+    assert msg.startswith(f"rag.yaml line 3: pack.output must be one of: {', '.join(choices)}, got 'jsn'")
+    assert "did you mean 'json'?" in msg
+    msg = error_of("logging:\n  level: loud\n")
+    assert "one of: " + ", ".join(SCHEMA["logging"]["level"][2]) in msg
+
+
+def test_list_item_error_points_at_the_item_line():
+    msg = error_of("index:\n  excludes:\n    - '**/x/**'\n    - 42\n")
+    assert msg == "rag.yaml line 4: index.excludes items must be strings (globs), got 42"
+
+
+def test_duplicate_key_is_an_error():
+    msg = error_of("index:\n  k1: 1\n  k1: 2\n")
+    assert msg == "rag.yaml line 3: index.k1 appears twice (first on line 2)"
+
+
+def test_duplicate_section_is_an_error():
+    assert error_of("pack: {}\nindex: {}\npack: {}\n").startswith(
+        "rag.yaml line 3: section 'pack' appears twice (first on line 1)")
+
+
+def test_overlap_must_be_smaller_than_chunk():
+    msg = error_of("index:\n  chunk_tokens: 40\n")
+    assert msg == ("rag.yaml line 2: index.chunk_overlap (50) must be smaller than "
+                   "index.chunk_tokens (40)")
+    msg = error_of("index:\n  chunk_tokens: 40\n  chunk_overlap: 40\n")
+    assert msg.startswith("rag.yaml line 3: index.chunk_overlap (40)")
+
+
+def test_unsafe_yaml_tags_are_rejected():
+    assert "invalid YAML" in error_of("index:\n  k1: !!python/object:os.system x\n")
+
+
+# --------------------------------------------------------------------------- stemming, language
+
+def test_stemming_accepts_porter_as_english_snowball():
+    cfg = parse_config("index:\n  stemming: porter\n")
+    assert cfg["index"]["stemming"] is True
+    assert cfg["index"]["language"] == "english"
+    assert parse_config("index:\n  stemming: Porter\n")["index"]["stemming"] is True
+    assert parse_config("index:\n  stemming: false\n")["index"]["stemming"] is False
+
+
+def test_porter_with_another_language_is_an_error():
+    msg = error_of("index:\n  language: german\n  stemming: porter\n")
+    assert msg.startswith("rag.yaml line 3: index.stemming 'porter' means English stemming")
+
+
+def test_stemming_language_name_hints_at_language_key():
+    msg = error_of("index:\n  stemming: german\n")
+    assert msg.startswith("rag.yaml line 2: index.stemming must be true, false or 'porter', got 'german'")
+    assert "language: german" in msg
+
+
+def test_language_is_validated_against_snowball():
+    cfg = parse_config("index:\n  language: German\n")
+    assert cfg["index"]["language"] == "german"
+    msg = error_of("index:\n  language: germn\n")
+    assert msg.startswith("rag.yaml line 2: index.language must be one of: ")
+    for lang in snowballstemmer.algorithms():
+        assert lang in msg
+    assert "did you mean 'german'?" in msg
+
+
+# --------------------------------------------------------------------------- dump and help
+
+def test_dump_lists_sections_and_keys_in_schema_order():
+    text = dump_config(default_config())
+    sections = [line[:-1] for line in text.splitlines() if line and not line.startswith(" ")]
+    assert sections == list(SCHEMA)
+    keys = [m.group(1) for m in re.finditer(r"^  (\w+):", text, re.M)]
+    assert keys == [k for section in SCHEMA.values() for k in section]
+    assert "  # max tokens per chunk\n  chunk_tokens: 512\n" in text
+
+
+def test_dump_round_trips_defaults():
+    assert parse_config(dump_config(default_config())) == DEFAULTS
+
+
+def test_dump_round_trips_a_loaded_file(tmp_path):
+    write(tmp_path / "rag.yaml", "index:\n  stemming: porter\n  includes: ['docs/*.md', 'yes']\n"
+                                 "embedding:\n  model: 'null'\n  base_url: 'http://x:1/#a'\n")
+    cfg, _ = load_config(tmp_path)
+    assert cfg["index"]["includes"] == ["docs/*.md", "yes"]
+    assert cfg["embedding"]["model"] == "null"
+    assert parse_config(dump_config(cfg)) == cfg
+
+
+def _value_strategy(section, key):
+    default, typ, check, _ = SCHEMA[section][key]
+    if key == "language":
+        return st.sampled_from(sorted(snowballstemmer.algorithms()))
+    if key == "stemming" or typ is bool:
+        return st.booleans()
+    if typ is list:
+        return st.lists(st.text(max_size=12), max_size=4)
+    if typ is str:
+        return st.sampled_from(check) if check else st.text(max_size=20)
+    lo, hi = check
+    if typ is int:
+        return st.integers(lo, hi)
+    return st.floats(lo, hi, allow_nan=False)
+
+
+config_strategy = st.fixed_dictionaries({
+    section: st.fixed_dictionaries({key: _value_strategy(section, key) for key in keys})
+    for section, keys in SCHEMA.items()
+})
+
+
+@settings(max_examples=60, deadline=None)
+@given(config_strategy)
+def test_dump_then_parse_is_identity(cfg):
+    assume(cfg["index"]["chunk_overlap"] < cfg["index"]["chunk_tokens"])
+    assert parse_config(dump_config(cfg)) == cfg
+
+
+def test_config_help_documents_every_key():
+    text = config_help()
+    lines = text.splitlines()
+    assert lines[0] == "| key | default | valid values | meaning |"
+    for section, keys in SCHEMA.items():
+        for key, (_, _, _, help_text) in keys.items():
+            row = next(line for line in lines if line.startswith(f"| `{section}.{key}` |"))
+            assert help_text in row
+    assert "| `index.chunk_tokens` | `512` | an integer between 16 and 100000 |" in text
+    assert "| `pack.output` | `json` | one of: json, markdown, xml, text |" in text
+    assert len(lines) == 2 + sum(len(keys) for keys in SCHEMA.values())

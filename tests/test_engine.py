@@ -1,0 +1,246 @@
+import math
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from ragweb import engine as engine_mod
+from ragweb.chunking import split_lines
+from ragweb.config import default_config
+from ragweb.engine import Engine
+from ragweb.errors import EmptyQueryError, IndexCorruptError, UsageError
+from ragweb.store import FORMAT_VERSION
+
+from conftest import sample_documents
+
+WORDS = ["alpha", "beta", "gamma", "delta", "parseHeaders", "retry_policy", "socket", "timeout",
+         "header", "budget", "token", "cache", "queue", "worker", "index"]
+QUERIES = ["alpha beta", "parse headers", "retry policy timeout", "socket", "cache queue worker",
+           "token budget index", "gamma delta header"]
+
+
+def results(eng, q, **kw):
+    return [(h.path, h.start_line, h.end_line, h.score, h.text) for h in eng.search(q, **kw)]
+
+
+def fresh(docs: dict, config=None):
+    eng = Engine.memory(config)
+    for path in sorted(docs):
+        eng.add_document(path, docs[path])
+    return eng
+
+
+doc_text = st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=12).map(" ".join),
+                    min_size=1, max_size=40).map("\n".join)
+ops = st.lists(st.tuples(st.sampled_from(["add", "remove", "flush"]),
+                         st.sampled_from([f"f{i}.txt" for i in range(6)]), doc_text), max_size=25)
+
+
+@settings(max_examples=40, deadline=None)
+@given(ops)
+def test_incremental_index_gives_identical_results_to_fresh(monkeypatch_ops):
+    cfg = default_config()
+    cfg["index"]["chunk_tokens"] = 32
+    cfg["index"]["chunk_overlap"] = 8
+    eng = Engine.memory(cfg)
+    docs = {}
+    for op, path, text in monkeypatch_ops:
+        if op == "add":
+            eng.add_document(path, text)
+            docs[path] = text
+        elif op == "remove":
+            assert eng.remove_document(path) == (path in docs)
+            docs.pop(path, None)
+        else:
+            eng.flush()
+    ref = fresh(docs, cfg)
+    for q in QUERIES:
+        assert results(eng, q, top_k=10) == results(ref, q, top_k=10)
+        assert results(eng, q, top_k=10, mmr=False) == results(ref, q, top_k=10, mmr=False)
+    st_a, st_b = eng.stats(), ref.stats()
+    assert st_a == st_b
+    assert st_a["totalChunks"] == eng.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+
+
+def test_many_flushes_merge_segments_and_keep_results(monkeypatch):
+    docs = {p: t for p, t in sample_documents()}
+    eng = Engine.memory()
+    for round_ in range(3):
+        for path, text in docs.items():
+            eng.add_document(path, text)
+            eng.flush()
+    assert eng.n_segs <= engine_mod.MAX_SEGMENTS
+    ref = fresh(docs)
+    for q in QUERIES + ["configure the client", "pigeon post"]:
+        assert results(eng, q) == results(ref, q)
+
+
+def test_replaced_text_no_longer_matches():
+    eng = Engine.memory()
+    eng.add_document("a.md", "the zebra crossing")
+    assert results(eng, "zebra")
+    eng.add_document("a.md", "the giraffe")
+    assert results(eng, "zebra") == []
+    assert [r[0] for r in results(eng, "giraffe")] == ["a.md"]
+
+
+def brute_force_bm25(docs, query, k1=1.2, b=0.75):
+    """Plain BM25 over every chunk, straight from the formula (reference §3)."""
+    eng = Engine.memory()
+    for p in sorted(docs):
+        eng.add_document(p, docs[p])
+    rows = eng.conn.execute("SELECT c.id, f.path, c.start_line, c.end_line, c.heading, f.text FROM chunks c "
+                            "JOIN files f ON f.id=c.file_id").fetchall()
+    chunks = []
+    for cid, path, s, e, heading, text in rows:
+        body = "\n".join(split_lines(text)[s - 1:e])
+        if heading and not split_lines(text)[s - 1].lstrip().startswith("#"):
+            body = heading + "\n" + body
+        chunks.append(((path, s, e), Counter(eng.analyzer.terms(body))))
+    n = len(chunks)
+    avgdl = sum(sum(c.values()) for _, c in chunks) / n
+    scores = {}
+    for key, counts in chunks:
+        dl = sum(counts.values())
+        s = 0.0
+        for t in eng.analyzer.query_terms(query):
+            df = sum(1 for _, c in chunks if t in c)
+            if t in counts:
+                idf = math.log((n - df + 0.5) / (df + 0.5) + 1)
+                tf = counts[t]
+                s += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))
+        if s > 0:
+            scores[key] = s
+    return scores
+
+
+def test_bm25_matches_the_plain_formula():
+    docs = dict(sample_documents())
+    cfg = default_config()
+    cfg["retrieve"]["path_boost_weight"] = 0.0
+    eng = fresh(docs, cfg)
+    for q in ["retry backoff", "parse headers", "configuration file timeout", "pigeon"]:
+        ref = brute_force_bm25(docs, q)
+        got = {(h.path, h.start_line, h.end_line): h.score for h in eng.search(q, top_k=1000, mmr=False)}
+        assert got.keys() == ref.keys()
+        for key in ref:
+            assert got[key] == pytest.approx(ref[key], rel=1e-9)
+
+
+def test_path_boost_lifts_files_named_like_the_query():
+    eng = Engine.memory()
+    for i in range(8):
+        eng.add_document(f"notes/filler{i}.md", "unrelated words about cooking")
+    eng.add_document("notes/a.md", "retry the request later")
+    eng.add_document("notes/retry.md", "retry the request later")
+    hits = eng.search("retry", mmr=False)
+    assert [h.path for h in hits] == ["notes/retry.md", "notes/a.md"]
+    assert hits[0].bm25 == hits[1].bm25 and hits[0].path_boost > 0 == hits[1].path_boost
+
+
+def test_hit_text_is_exactly_the_file_lines():
+    docs = dict(sample_documents())
+    eng = fresh(docs)
+    for q in QUERIES + ["retry backoff jitter", "headers"]:
+        for h in eng.search(q, top_k=20):
+            lines = split_lines(docs[h.path].replace("\r\n", "\n"))
+            assert h.text == "\n".join(lines[h.start_line - 1:h.end_line])
+
+
+def test_min_score_threshold_drops_weak_hits():
+    cfg = default_config()
+    cfg["retrieve"]["min_score_threshold"] = 1e6
+    eng = fresh(dict(sample_documents()), cfg)
+    assert eng.search("retry") == []
+
+
+def test_path_glob_restricts_results():
+    eng = fresh(dict(sample_documents()))
+    hits = eng.search("retry headers", top_k=50, path_glob="**/*.py")
+    assert hits and all(h.path.endswith(".py") for h in hits)
+
+
+def test_mmr_drops_near_duplicates():
+    eng = Engine.memory()
+    text = "alpha beta gamma delta epsilon zeta"
+    eng.add_document("a.txt", text)
+    eng.add_document("b.txt", text)
+    eng.add_document("c.txt", "alpha something different here")
+    assert sorted(h.path for h in eng.search("alpha", mmr=False)) == ["a.txt", "b.txt", "c.txt"]
+    assert sorted(h.path for h in eng.search("alpha")) == ["a.txt", "c.txt"]
+
+
+def test_widen_adds_context_lines():
+    eng = Engine.memory()
+    eng.add_document("a.txt", "\n".join(f"line {i}" for i in range(1, 2001)) + "\nneedle here\n")
+    h = eng.search("needle")[0]
+    w = eng.widen(h, 3)
+    assert w.start_line == max(1, h.start_line - 3) and w.end_line == h.end_line
+    assert w.text.endswith("needle here")
+
+
+def test_empty_question_is_a_clear_error():
+    eng = fresh(dict(sample_documents()))
+    for q in ["", "the of and", "?!", "a b c"]:
+        with pytest.raises(EmptyQueryError, match="no indexable words"):
+            eng.search(q)
+
+
+def test_bad_arguments():
+    eng = Engine.memory()
+    with pytest.raises(UsageError):
+        eng.add_document("", "text")
+    with pytest.raises(UsageError):
+        eng.add_document("a", b"bytes")
+    with pytest.raises(UsageError):
+        eng.search("x y", top_k=0)
+
+
+def test_empty_index_returns_nothing():
+    assert Engine.memory().search("anything") == []
+
+
+def test_bytes_round_trip_keeps_results():
+    docs = dict(sample_documents())
+    eng = fresh(docs)
+    copy = Engine.from_bytes(eng.to_bytes())
+    for q in QUERIES:
+        assert results(copy, q) == results(eng, q)
+    assert copy.stats() == eng.stats()
+    copy.add_document("new.md", "brand new pelican text")
+    assert results(copy, "pelican")
+
+
+@pytest.mark.parametrize("data", [b"", b"garbage" * 100, b"SQLite format 3\x00" + b"\x00" * 50])
+def test_corrupt_bytes_are_refused(data):
+    with pytest.raises(IndexCorruptError):
+        Engine.from_bytes(data)
+
+
+def test_truncated_bytes_are_refused():
+    docs = dict(sample_documents())
+    data = fresh(docs).to_bytes()
+    with pytest.raises(IndexCorruptError):
+        Engine.from_bytes(data[: len(data) // 2])
+
+
+def test_unknown_format_version_is_refused():
+    eng = fresh(dict(sample_documents()))
+    eng.conn.execute(f"PRAGMA user_version={FORMAT_VERSION + 1}")
+    with pytest.raises(IndexCorruptError, match="format version"):
+        Engine.from_bytes(eng.conn.serialize())
+
+
+def test_file_backed_index_transaction_rolls_back(tmp_path):
+    db = tmp_path / "index.db"
+    eng = Engine.open(db)
+    with eng.transaction():
+        eng.add_document("a.md", "kept text")
+    with pytest.raises(RuntimeError):
+        with eng.transaction():
+            eng.add_document("b.md", "lost text")
+            raise RuntimeError("boom")
+    eng.close()
+    again = Engine.open(db)
+    assert again.stats()["files"] == ["a.md"]
+    assert again.search("lost") == []

@@ -1,0 +1,423 @@
+"""Tests for ragweb.files: glob matching, ignore files, walking, decoding."""
+
+import hashlib
+import os
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ragweb.config import DEFAULT_EXCLUDES, DEFAULT_INCLUDES
+from ragweb.errors import UsageError
+from ragweb.files import (DecodeResult, FileEntry, GlobSet, decode_bytes, file_sha256,
+                          iter_files, parse_ignore, read_text_file)
+
+ALL = ["**"]
+
+
+def make(root, files):
+    """Create files from {relative path: str or bytes}."""
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+
+
+def walk(root, includes=ALL, excludes=(), use_gitignore=True):
+    problems = []
+    paths = [e.path for e in iter_files(root, list(includes), list(excludes), use_gitignore, problems)]
+    return paths, problems
+
+
+def paths_of(root, **kw):
+    paths, problems = walk(root, **kw)
+    assert problems == []
+    return paths
+
+
+# --------------------------------------------------------------------------- globs
+
+@pytest.mark.parametrize("pattern, path, expected", [
+    ("**/*.md", "a.md", True),  # root level too
+    ("**/*.md", "x/y/a.md", True),
+    ("**/*.md", "a.mdx", False),
+    ("**/*.md", "a.md/b.txt", False),
+    ("*.md", "x/a.md", True),  # no slash: any depth
+    ("*.md", "a.md", True),
+    ("docs/*.md", "docs/a.md", True),  # a slash anchors to the root
+    ("docs/*.md", "docs/x/a.md", False),
+    ("docs/*.md", "x/docs/a.md", False),
+    ("/a.md", "a.md", True),
+    ("/a.md", "x/a.md", False),
+    ("a/**/b", "a/b", True),
+    ("a/**/b", "a/x/y/b", True),
+    ("a/**/b", "ab", False),
+    ("a/**", "a/x/y", True),
+    ("a/**", "a", False),
+    ("**/node_modules/**", "node_modules/x/y.js", True),
+    ("**/node_modules/**", "a/b/node_modules/x.js", True),
+    ("**/node_modules/**", "a/node_modules_x/x.js", False),
+    ("a*b", "a/b", False),  # * never crosses a slash
+    ("a*b", "axxb", True),
+    ("?.md", "a.md", True),
+    ("?.md", "ab.md", False),
+    ("[a-c].md", "b.md", True),
+    ("[a-c].md", "d.md", False),
+    ("[!a-c].md", "b.md", False),
+    ("[!a-c].md", "d.md", True),
+    ("[!a-c].md", "/.md", False),
+    ("x[ab", "x[ab", True),  # unclosed bracket is literal
+    ("\\*.md", "*.md", True),
+    ("\\*.md", "a.md", False),
+    ("a.md", "a_md", False),  # dots are literal
+    ("*.MD", "a.md", False),  # case-sensitive, like git
+])
+def test_glob_matching(pattern, path, expected):
+    assert GlobSet([pattern]).matches(path) is expected
+
+
+def test_dir_only_glob_matches_directories_only():
+    globs = GlobSet(["build/"])
+    assert globs.matches("x/build", is_dir=True)
+    assert not globs.matches("x/build")
+
+
+def test_globset_matches_any_pattern():
+    globs = GlobSet(["*.md", "src/**/*.py"])
+    assert globs.matches("a/b.md") and globs.matches("src/x/y.py") and globs.matches("src/y.py")
+    assert not globs.matches("lib/y.py")
+    assert not GlobSet([]).matches("a.md")
+
+
+@pytest.mark.parametrize("path, covered", [
+    ("node_modules", True), ("a/node_modules", True), (".git", True), ("x/.rag", True),
+    ("src", False), ("node_modules_old", False), ("builds", False),
+])
+def test_default_excludes_cover_whole_directories(path, covered):
+    assert GlobSet(DEFAULT_EXCLUDES).covers_dir(path) is covered
+
+
+def test_parse_ignore_skips_comments_and_blanks_and_trailing_spaces():
+    rules = parse_ignore("# comment\n\n   \n*.log   \n!keep.log\nout/\n\\#hash\n\\!bang\n")
+    assert [(r.negate, r.dir_only) for r in rules] == [
+        (False, False), (True, False), (False, True), (False, False), (False, False)]
+    assert rules[0].regex.fullmatch("a/b.log")
+    assert rules[3].regex.fullmatch("#hash")
+    assert rules[4].regex.fullmatch("!bang")
+
+
+# --------------------------------------------------------------------------- walking
+
+def test_includes_and_excludes(tmp_path):
+    make(tmp_path, {"a.md": "", "b.txt": "", "c.py": "", "docs/d.md": "", "docs/deep/e.md": "",
+                    "node_modules/pkg/readme.md": "", "x.min.js": "", "y.js": ""})
+    assert paths_of(tmp_path, includes=["**/*.md"]) == [
+        "a.md", "docs/d.md", "docs/deep/e.md", "node_modules/pkg/readme.md"]
+    assert paths_of(tmp_path, includes=["docs/*.md"]) == ["docs/d.md"]
+    assert paths_of(tmp_path, includes=DEFAULT_INCLUDES, excludes=DEFAULT_EXCLUDES) == [
+        "a.md", "b.txt", "c.py", "docs/d.md", "docs/deep/e.md", "y.js"]
+    only_md = dict(includes=["**/*.md"])
+    assert paths_of(tmp_path, **only_md, excludes=["docs/", "node_modules"]) == ["a.md"]
+    assert paths_of(tmp_path, **only_md, excludes=["docs/*", "**/pkg/**"]) == ["a.md"]
+    assert paths_of(tmp_path, **only_md, excludes=["deep/"]) == [
+        "a.md", "docs/d.md", "node_modules/pkg/readme.md"]
+
+
+def test_order_is_sorted_by_relative_path(tmp_path):
+    make(tmp_path, {"a.md": "", "a/b.md": "", "a-b.md": "", "B.md": "", "a/a/z.md": "", "ab.md": ""})
+    paths = paths_of(tmp_path)
+    assert paths == sorted(paths)
+    assert len(paths) == 6
+
+
+def test_file_entry_fields(tmp_path):
+    make(tmp_path, {"sub/f.txt": "hello"})
+    (entry,) = iter_files(tmp_path, ALL, [])
+    st_ = os.stat(tmp_path / "sub" / "f.txt")
+    assert entry == FileEntry("sub/f.txt", str(tmp_path / "sub" / "f.txt"), 5, st_.st_mtime)
+    assert os.path.isabs(entry.abspath)
+
+
+def test_relative_root_gives_absolute_abspath(tmp_path, monkeypatch):
+    make(tmp_path, {"r/f.md": "x"})
+    monkeypatch.chdir(tmp_path)
+    (entry,) = iter_files("r", ALL, [])
+    assert entry.abspath == str(tmp_path / "r" / "f.md")
+
+
+def test_root_must_be_a_directory(tmp_path):
+    with pytest.raises(UsageError, match="not a directory"):
+        list(iter_files(tmp_path / "nope", ALL, []))
+
+
+def test_excluded_directory_is_not_entered(tmp_path):
+    make(tmp_path, {"a.md": "", "node_modules/x.md": ""})
+    # a loop inside node_modules would be reported if the walk went in there
+    os.symlink("..", tmp_path / "node_modules" / "loop")
+    paths, problems = walk(tmp_path, excludes=["**/node_modules/**"])
+    assert paths == ["a.md"]
+    assert problems == []
+
+
+def test_nested_gitignore_with_negation_and_dir_only(tmp_path):
+    make(tmp_path, {
+        ".gitignore": "# comment\n\n*.log\n!keep.log\nout/\n/top.md\n",
+        "a.log": "", "keep.log": "", "top.md": "", "x.md": "",
+        "out/gen.md": "",
+        "sub/.gitignore": "!a.log\n*.md\n",
+        "sub/a.log": "", "sub/b.log": "", "sub/top.md": "", "sub/c.txt": "",
+        "sub/out": "",  # a file named like the dir-only pattern is kept
+        "sub/deeper/out/gen.md": "", "sub/deeper/k.log": "",
+    })
+    assert paths_of(tmp_path, includes=["**/*.md", "**/*.log", "**/*.txt", "**/out"]) == [
+        "keep.log", "sub/a.log", "sub/c.txt", "sub/out", "x.md"]
+
+
+def test_nested_gitignore_applies_only_to_its_subtree(tmp_path):
+    make(tmp_path, {"a/.gitignore": "*.md\n", "a/x.md": "", "b/x.md": "", "x.md": ""})
+    assert paths_of(tmp_path) == ["a/.gitignore", "b/x.md", "x.md"]
+
+
+def test_anchored_pattern_in_nested_gitignore_is_relative_to_it(tmp_path):
+    make(tmp_path, {"sub/.gitignore": "/gen/\nlib/x.md\n", "sub/gen/a.md": "", "sub/q/gen/a.md": "",
+                    "sub/lib/x.md": "", "sub/q/lib/x.md": "", "gen/a.md": ""})
+    assert paths_of(tmp_path, includes=["**/*.md"]) == [
+        "gen/a.md", "sub/q/gen/a.md", "sub/q/lib/x.md"]
+
+
+def test_negation_cannot_reinclude_inside_ignored_dir(tmp_path):
+    make(tmp_path, {".gitignore": "logs/\n!logs/a.md\n", "logs/a.md": "", "b.md": ""})
+    assert paths_of(tmp_path, includes=["**/*.md"]) == ["b.md"]
+
+
+def test_double_star_ignore_allows_reinclusion(tmp_path):
+    make(tmp_path, {".gitignore": "logs/**\n!logs/a.md\n", "logs/a.md": "", "logs/b.md": ""})
+    assert paths_of(tmp_path, includes=["**/*.md"]) == ["logs/a.md"]
+
+
+def test_escaped_hash_and_trailing_spaces(tmp_path):
+    make(tmp_path, {".gitignore": "\\#notes.md\nspace.md   \n", "#notes.md": "", "space.md": "",
+                    "other.md": ""})
+    assert paths_of(tmp_path, includes=["**/*.md"]) == ["other.md"]
+
+
+def test_ragignore_works_and_overrides_gitignore(tmp_path):
+    make(tmp_path, {".gitignore": "*.md\n", ".ragignore": "!keep.md\nsecret/\n",
+                    "keep.md": "", "drop.md": "", "secret/s.txt": "", "sub/.ragignore": "*.txt\n",
+                    "sub/a.txt": "", "b.txt": ""})
+    assert paths_of(tmp_path, includes=["**/*.md", "**/*.txt"]) == ["b.txt", "keep.md"]
+
+
+def test_use_gitignore_false_ignores_ignore_files(tmp_path):
+    make(tmp_path, {".gitignore": "*.md\n", ".ragignore": "*.txt\n", "a.md": "", "b.txt": "",
+                    "sub/.gitignore": "*\n", "sub/c.md": ""})
+    assert paths_of(tmp_path, includes=["**/*.md", "**/*.txt"], use_gitignore=False) == [
+        "a.md", "b.txt", "sub/c.md"]
+
+
+def test_ignored_directory_is_not_entered(tmp_path):
+    make(tmp_path, {".gitignore": "cache/\n", "cache/x.md": "", "a.md": ""})
+    os.symlink("..", tmp_path / "cache" / "loop")
+    paths, problems = walk(tmp_path, includes=["**/*.md"])
+    assert (paths, problems) == (["a.md"], [])
+
+
+# --------------------------------------------------------------------------- symlinks and problems
+
+def test_symlink_loop_is_reported_not_fatal(tmp_path):
+    make(tmp_path, {"a/x.md": "", "b.md": ""})
+    os.symlink("..", tmp_path / "a" / "up")
+    os.symlink(".", tmp_path / "a" / "self")
+    paths, problems = walk(tmp_path, includes=["**/*.md"])
+    assert paths == ["a/x.md", "b.md"]
+    assert [p for p, _ in problems] == ["a/self", "a/up"]
+    assert all("symlink loop" in message for _, message in problems)
+
+
+def test_symlink_to_outside_dir_is_followed_once(tmp_path):
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    make(outside, {"o.md": "", "back/.keep": ""})
+    make(root, {"r.md": ""})
+    os.symlink(outside, root / "link1")
+    os.symlink(outside, root / "link2")
+    os.symlink(root, outside / "back" / "to_root")  # a loop through the outside dir
+    paths, problems = walk(root, includes=["**/*.md"])
+    assert paths == ["link1/o.md", "r.md"]
+    assert problems[0][0] == "link1/back/to_root" and "symlink loop" in problems[0][1]
+    assert problems[1][0] == "link2" and "already indexed via link1" in problems[1][1]
+
+
+def test_symlink_inside_tree_is_not_followed(tmp_path):
+    make(tmp_path, {"real/a.md": ""})
+    os.symlink("real", tmp_path / "alias")
+    paths, problems = walk(tmp_path, includes=["**/*.md"])
+    assert paths == ["real/a.md"]
+    assert problems == [("alias", "symlink to a directory inside the tree (real); not followed")]
+
+
+def test_symlinked_file_is_yielded_and_broken_symlink_reported(tmp_path):
+    make(tmp_path, {"a.md": "hello"})
+    os.symlink("a.md", tmp_path / "b.md")
+    os.symlink("missing.md", tmp_path / "c.md")
+    paths, problems = walk(tmp_path)
+    assert paths == ["a.md", "b.md"]
+    assert problems == [("c.md", "broken symlink")]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs mkfifo")
+def test_fifo_is_skipped_without_opening(tmp_path):
+    make(tmp_path, {"a.md": ""})
+    os.mkfifo(tmp_path / "pipe.md")
+    assert paths_of(tmp_path) == ["a.md"]
+
+
+def test_too_long_paths_are_problems_not_exceptions(tmp_path):
+    # Paths past PATH_MAX fail with ENAMETOOLONG even for root, like an unreadable entry.
+    fd = os.open(tmp_path, os.O_RDONLY)
+    rel, length = [], len(str(tmp_path))
+    try:
+        while length + 201 < 4096:
+            name = "d" * 200
+            os.mkdir(name, dir_fd=fd)
+            new_fd = os.open(name, os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd, length = new_fd, length + 201
+            rel.append(name)
+        os.close(os.open("f" * 250 + ".md", os.O_CREAT | os.O_WRONLY, dir_fd=fd))
+        os.mkdir("e" * 250, dir_fd=fd)
+    finally:
+        os.close(fd)
+    make(tmp_path, {"ok.md": ""})
+    paths, problems = walk(tmp_path)
+    prefix = "/".join(rel)
+    assert paths == ["ok.md"]
+    assert sorted(problems) == [
+        (f"{prefix}/{'e' * 250}", "unreadable directory: File name too long"),
+        (f"{prefix}/{'f' * 250}.md", "unreadable: File name too long"),
+    ]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can read anything")
+def test_unreadable_directory_and_file_are_problems(tmp_path):
+    make(tmp_path, {"locked/a.md": "", "secret.md": "", "ok.md": ""})
+    os.chmod(tmp_path / "locked", 0)
+    os.chmod(tmp_path / "secret.md", 0)
+    try:
+        paths, problems = walk(tmp_path)
+    finally:
+        os.chmod(tmp_path / "locked", 0o755)
+    assert paths == ["ok.md"]
+    assert problems == [("locked", "unreadable directory: Permission denied"),
+                        ("secret.md", "unreadable: Permission denied")]
+
+
+# --------------------------------------------------------------------------- decoding
+
+def read(tmp_path, data, max_bytes=1000):
+    path = tmp_path / "f"
+    path.write_bytes(data)
+    return read_text_file(path, max_bytes)
+
+
+def test_plain_utf8(tmp_path):
+    assert read(tmp_path, "héllo\nwörld".encode()) == DecodeResult("héllo\nwörld", None)
+
+
+def test_empty_file_is_empty_text(tmp_path):
+    assert read(tmp_path, b"") == DecodeResult("", None)
+
+
+def test_crlf_and_lone_cr_normalised(tmp_path):
+    assert read(tmp_path, b"a\r\nb\rc\n\r\nd").text == "a\nb\nc\n\nd"
+
+
+def test_utf8_bom_stripped(tmp_path):
+    assert read(tmp_path, b"\xef\xbb\xbfhi\r\n").text == "hi\n"
+
+
+def test_invalid_utf8_replaced(tmp_path):
+    assert read(tmp_path, b"ok \xff\xfe bad \xc3").text == "ok \ufffd\ufffd bad \ufffd"
+
+
+def test_nul_byte_means_binary(tmp_path):
+    assert read(tmp_path, b"\x7fELF\x02\x01\x01\x00\x00\x00\x00\x03\x00>\x00\x01") == DecodeResult(None, "binary")
+    assert decode_bytes(bytes(range(256)) * 8) is None
+
+
+def test_nul_after_sniff_window_is_not_binary(tmp_path):
+    data = b"a" * 9000 + b"\x00b"
+    assert read(tmp_path, data, max_bytes=10_000).text == "a" * 9000 + "\x00b"
+
+
+def test_size_limit(tmp_path):
+    assert read(tmp_path, b"x" * 100, max_bytes=50) == DecodeResult(
+        None, "too large (100 bytes > max_file_bytes 50)")
+    assert read(tmp_path, b"x" * 50, max_bytes=50).text == "x" * 50
+
+
+def test_unreadable_file(tmp_path):
+    result = read_text_file(tmp_path / "missing", 100)
+    assert result == DecodeResult(None, "unreadable: No such file or directory")
+    assert read_text_file(tmp_path, 100).skipped == "unreadable: not a regular file"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs mkfifo")
+def test_reading_a_fifo_does_not_block(tmp_path):
+    os.mkfifo(tmp_path / "pipe")
+    assert read_text_file(tmp_path / "pipe", 100) == DecodeResult(None, "unreadable: not a regular file")
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be"])
+@pytest.mark.parametrize("bom", [True, False])
+def test_utf16_with_and_without_bom(tmp_path, encoding, bom):
+    text = "Grüße, мир!\r\nline two\rthree"
+    data = text.encode(encoding)
+    if bom and encoding != "utf-16":  # "utf-16" writes its own BOM
+        data = "\ufeff".encode(encoding) + data
+    if not bom and encoding == "utf-16":
+        data = data[2:]
+    assert read(tmp_path, data).text == "Grüße, мир!\nline two\nthree"
+
+
+def test_utf16_without_bom_mostly_cyrillic():
+    text = "Привет мир, как дела? Всё хорошо."
+    assert decode_bytes(text.encode("utf-16-le")) == text
+    assert decode_bytes(text.encode("utf-16-be")) == text
+
+
+def test_utf32_with_bom():
+    assert decode_bytes("hi\r\n€".encode("utf-32")) == "hi\n€"
+
+
+def test_binary_with_nuls_at_one_parity_but_control_chars_is_binary():
+    data = bytes([1, 0, 2, 0, 3, 0, 4, 0] * 100)
+    assert decode_bytes(data) is None
+
+
+def test_decode_bytes_matches_read_text_file(tmp_path):
+    for data in [b"a\r\nb", "x\r\ny".encode("utf-16-le"), b"\x00\x01", b"\xef\xbb\xbfz"]:
+        result = read(tmp_path, data)
+        assert result.text == decode_bytes(data)
+
+
+@given(st.text())
+def test_utf8_text_round_trips(text):
+    expected = text.replace("\r\n", "\n").replace("\r", "\n")
+    data = text.encode("utf-8")
+    if "\x00" in text or text.startswith("\ufeff"):
+        return  # NUL means binary; a leading U+FEFF is read as a BOM
+    assert decode_bytes(data) == expected
+
+
+@given(st.text(), st.sampled_from(["utf-16", "utf-32", "utf-8-sig"]))
+def test_text_with_bom_round_trips(text, encoding):
+    assert decode_bytes(text.encode(encoding)) == text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def test_file_sha256(tmp_path):
+    data = os.urandom(3 << 20)
+    (tmp_path / "f").write_bytes(data)
+    assert file_sha256(tmp_path / "f") == hashlib.sha256(data).hexdigest()

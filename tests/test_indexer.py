@@ -1,0 +1,159 @@
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ragweb.config import default_config
+from ragweb.engine import Engine
+from ragweb.errors import IndexBusyError, IndexCorruptError
+from ragweb.indexer import index_path, index_root
+
+
+def search_paths(root, q):
+    eng = Engine.open(index_path(root), create=False)
+    try:
+        return [(h.path, h.start_line, h.end_line, h.score) for h in eng.search(q, top_k=50)]
+    finally:
+        eng.close()
+
+
+def test_first_run_adds_everything(sample_root):
+    r = index_root(sample_root, default_config())
+    n = sum(1 for p in sample_root.rglob("*") if p.is_file() and ".rag" not in p.parts)
+    assert r.added == n and r.updated == r.removed == r.unchanged == 0
+    assert r.chunks == r.total_chunks > 0
+    assert "added" in r.summary() and "chunks" in r.summary()
+
+
+def test_second_run_skips_unchanged(sample_root):
+    index_root(sample_root, default_config())
+    r = index_root(sample_root, default_config())
+    assert r.added == r.updated == r.removed == 0 and r.unchanged > 0 and r.chunks == 0
+
+
+def test_touched_but_same_content_is_skipped_by_hash(sample_root):
+    index_root(sample_root, default_config())
+    f = sample_root / "README.md"
+    os.utime(f, (time.time() + 100, time.time() + 100))
+    r = index_root(sample_root, default_config())
+    assert r.updated == 0 and r.unchanged > 0
+
+
+def test_changed_and_deleted_files(sample_root):
+    index_root(sample_root, default_config())
+    (sample_root / "README.md").write_text("# Renamed\nflamingo plumage\n")
+    (sample_root / "CHANGELOG.md").unlink()
+    (sample_root / "new.txt").write_text("a brand new okapi\n")
+    r = index_root(sample_root, default_config())
+    assert (r.added, r.updated, r.removed) == (1, 1, 1)
+    assert [p[0] for p in search_paths(sample_root, "flamingo")] == ["README.md"]
+    assert [p[0] for p in search_paths(sample_root, "okapi")] == ["new.txt"]
+    eng = Engine.open(index_path(sample_root))
+    assert "CHANGELOG.md" not in eng.stats()["files"]
+
+
+def test_incremental_equals_fresh(sample_root, tmp_path):
+    index_root(sample_root, default_config())
+    (sample_root / "docs" / "headers.md").write_text("# Headers\nheaders are parsed by parse_headers\n")
+    index_root(sample_root, default_config())
+    import shutil
+    copy = tmp_path / "copy"
+    shutil.copytree(sample_root, copy, ignore=shutil.ignore_patterns(".rag"))
+    index_root(copy, default_config())
+    for q in ["parse headers", "retry backoff", "configuration timeout"]:
+        assert search_paths(sample_root, q) == search_paths(copy, q)
+
+
+def test_binary_and_large_files_are_skipped_and_counted(sample_root):
+    (sample_root / "blob.txt").write_bytes(b"\x00\x01\x02binary" * 10)
+    (sample_root / "huge.txt").write_text("word " * 3000)
+    cfg = default_config()
+    cfg["index"]["max_file_bytes"] = 10_000
+    r = index_root(sample_root, cfg)
+    assert r.binary == 1 and r.too_large == 1
+    assert "1 binary" in r.summary() and "1 too large" in r.summary()
+    eng = Engine.open(index_path(sample_root))
+    assert "blob.txt" not in eng.stats()["files"] and "huge.txt" not in eng.stats()["files"]
+
+
+def test_file_that_becomes_binary_is_removed(sample_root):
+    index_root(sample_root, default_config())
+    (sample_root / "README.md").write_bytes(b"\x00\x00\x00 now binary")
+    r = index_root(sample_root, default_config())
+    assert r.removed == 1 and r.binary == 1
+
+
+def test_empty_folder(tmp_path):
+    r = index_root(tmp_path, default_config())
+    assert r.added == 0 and r.total_chunks == 0
+    assert search_paths(tmp_path, "anything") == []
+
+
+def test_changed_analysis_settings_rebuild(sample_root):
+    index_root(sample_root, default_config())
+    cfg = default_config()
+    cfg["index"]["stemming"] = False
+    r = index_root(sample_root, cfg)
+    assert r.rebuilt == "analysis settings changed" and r.added > 0
+
+
+def test_corrupt_index_is_reported_and_rebuild_recovers(sample_root):
+    index_root(sample_root, default_config())
+    db = index_path(sample_root)
+    for suffix in ("-wal", "-shm"):
+        Path(str(db) + suffix).unlink(missing_ok=True)
+    db.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(IndexCorruptError, match="--rebuild"):
+        index_root(sample_root, default_config())
+    r = index_root(sample_root, default_config(), rebuild=True)
+    assert r.added > 0 and search_paths(sample_root, "retry")
+
+
+HOLDER = r"""
+import sys, time
+from ragweb.config import default_config
+from ragweb.indexer import index_root
+def progress(done, total, nbytes, total_bytes):
+    if done == 1:
+        print("HOLDING", flush=True)
+        time.sleep(60)
+index_root(sys.argv[1], default_config(), progress=progress)
+"""
+
+
+def _start_holder(root):
+    proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(root)], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "HOLDING"
+    return proc
+
+
+def test_kill_9_mid_index_leaves_previous_index_intact(sample_root):
+    index_root(sample_root, default_config())
+    before = search_paths(sample_root, "retry headers")
+    for p in list(sample_root.rglob("*.md")):
+        p.write_text(p.read_text() + "\nappended zebra text\n")
+    proc = _start_holder(sample_root)
+    # the run is mid-transaction: a reader still sees the previous index
+    assert search_paths(sample_root, "retry headers") == before
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert search_paths(sample_root, "retry headers") == before
+    assert search_paths(sample_root, "zebra") == []
+    r = index_root(sample_root, default_config())
+    assert r.updated > 0 and search_paths(sample_root, "zebra")
+
+
+def test_second_writer_waits_then_refuses(sample_root):
+    index_root(sample_root, default_config())
+    (sample_root / "README.md").write_text("changed\n" * 3)
+    proc = _start_holder(sample_root)
+    try:
+        with pytest.raises(IndexBusyError, match="another process"):
+            index_root(sample_root, default_config(), wait=0.5)
+    finally:
+        proc.kill()
+        proc.wait()
