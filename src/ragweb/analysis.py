@@ -60,6 +60,7 @@ class Analyzer:
             self._stem = snowballstemmer.stemmer(algorithm).stemWord
         self._stop = STOPWORDS if language == "english" else frozenset()
         self._memo: dict[str, tuple[str, ...]] = {}
+        self._stems: dict[str, str] = {}  # identifier parts recur across many raw words
 
     @property
     def settings(self) -> dict:
@@ -69,7 +70,12 @@ class Analyzer:
     def _term(self, word: str) -> str | None:
         if len(word) < 2 or word in self._stop:
             return None
-        return self._stem(word) if self._stem else word
+        if self._stem is None:
+            return word
+        stem = self._stems.get(word)
+        if stem is None:
+            stem = self._stems[word] = self._stem(word)
+        return stem
 
     def _analyze_word(self, raw: str) -> tuple[str, ...]:
         terms: list[str] = []

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import re
 import sqlite3
@@ -116,6 +117,13 @@ def _root(args) -> Path:
 def _config(args, root: Path) -> dict:
     from ragweb.config import load_config
     cfg, _ = load_config(root, args.config)
+    level = "debug" if args.debug else cfg["logging"]["level"]
+    logger = logging.getLogger("ragweb")
+    if not logger.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
+        logger.addHandler(handler)
+    logger.setLevel(level.upper())
     if cfg["embedding"]["enabled"] or cfg["retrieve"]["hybrid_enabled"]:
         raise RagError("embedding.enabled / retrieve.hybrid_enabled: vector search is not available "
                        "in this version of ragweb; set them to false")

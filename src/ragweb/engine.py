@@ -135,7 +135,9 @@ class Engine:
         self._post: dict[int, array] = {}
         self._df_delta: dict[int, int] = {}
         self._new_terms: dict[int, str] = {}
-        self._pending_chunks: set[int] = set()
+        # Chunk ids only grow, so the chunks whose postings are still in _post are those
+        # numbered from here on.
+        self._pending_from = self.next_chunk
         self._pending_dead: set[int] = set()
         self._dirty = False
 
@@ -221,6 +223,25 @@ class Engine:
             counts = analyzer.term_counts(body)
             prepared.append((ch, counts, sum(counts.values())))
 
+        # Term ids (vocabulary ids start at 1, so `or` can fall through to a new id).
+        new_terms: dict[str, int] = {}
+        next_id = self._next_term
+
+        def new_id(term: str) -> int:
+            tid = new_terms.get(term)
+            if tid is None:
+                tid = new_terms[term] = next_id + len(new_terms)
+            return tid
+
+        vget = vocab.get
+        first = self.next_chunk
+        id_lists = []
+        rows = []
+        for cid, (ch, counts, length) in enumerate(prepared, first):
+            tids = [vget(t) or new_id(t) for t in counts]
+            id_lists.append((cid, tids, list(counts.values()), length))
+            rows.append((cid, None, ch.start, ch.end, ch.col_start, ch.col_end, ch.heading,
+                         length, store.ints_to_blob(sorted(tids))))
         self._savepoint_begin()
         try:
             self._remove(path)
@@ -228,25 +249,8 @@ class Engine:
                 "INSERT INTO files(path, mtime, size, sha256, text) VALUES(?,?,?,?,?)",
                 (path, mtime, size, sha256, text))
             file_id = cur.lastrowid
-            rows = []
-            cid = self.next_chunk
-            new_terms: dict[str, int] = {}
-            posting_adds = []
-            for ch, counts, length in prepared:
-                tids = []
-                for term, tf in counts.items():
-                    tid = vocab.get(term)
-                    if tid is None:
-                        tid = new_terms.get(term)
-                        if tid is None:
-                            tid = new_terms[term] = self._next_term + len(new_terms)
-                    tids.append(tid)
-                    posting_adds.append((tid, cid, tf, length))
-                tids.sort()
-                rows.append((cid, file_id, ch.start, ch.end, ch.col_start, ch.col_end, ch.heading,
-                             length, store.ints_to_blob(tids)))
-                cid += 1
-            self.conn.executemany("INSERT INTO chunks VALUES(?,?,?,?,?,?,?,?,?)", rows)
+            self.conn.executemany("INSERT INTO chunks VALUES(?,?,?,?,?,?,?,?,?)",
+                                  [(r[0], file_id) + r[2:] for r in rows])
             self._savepoint_end()
         except BaseException:
             self._savepoint_rollback()
@@ -256,17 +260,17 @@ class Engine:
             vocab[term] = tid
             self._new_terms[tid] = term
         self._next_term += len(new_terms)
-        post, df = self._post, self._df_delta
-        for tid, c, tf, length in posting_adds:
-            arr = post.get(tid)
-            if arr is None:
-                arr = post[tid] = array("i")
-            arr.append(c)
-            arr.append(tf)
-            arr.append(length)
-            df[tid] = df.get(tid, 0) + 1
-        self._pending_chunks.update(range(self.next_chunk, cid))
-        self.next_chunk = cid
+        post = self._post
+        pget = post.get
+        for cid, tids, tfs, length in id_lists:
+            for tid, tf in zip(tids, tfs):
+                arr = pget(tid)
+                if arr is None:
+                    post[tid] = array("i", (cid, tf, length))
+                else:
+                    arr.extend((cid, tf, length))
+        last = first + len(prepared)
+        self.next_chunk = last
         self.n_chunks += len(prepared)
         self.total_len += sum(p[2] for p in prepared)
         self._dirty = True
@@ -296,7 +300,7 @@ class Engine:
                 df[tid] = df.get(tid, 0) - 1
             self.n_chunks -= 1
             self.total_len -= length
-            if cid in self._pending_chunks:
+            if cid >= self._pending_from:
                 self._pending_dead.add(cid)
             else:
                 dead_rows.append((cid,))
@@ -324,10 +328,15 @@ class Engine:
             return
         conn = self.conn
         new = self._new_terms
+        # df change per term: postings added in this batch (each chunk once per term),
+        # plus the decrements recorded by removals.
+        delta = self._df_delta
+        for tid, arr in self._post.items():
+            delta[tid] = delta.get(tid, 0) + len(arr) // 3
         conn.executemany("INSERT INTO terms VALUES(?,?,?)",
-                         [(tid, term, self._df_delta.get(tid, 0)) for tid, term in new.items()])
+                         [(tid, term, delta.get(tid, 0)) for tid, term in new.items()])
         conn.executemany("UPDATE terms SET df = df + ? WHERE id = ?",
-                         [(d, tid) for tid, d in self._df_delta.items() if d and tid not in new])
+                         [(d, tid) for tid, d in delta.items() if d and tid not in new])
         dead = self._pending_dead
         seg = self.next_seg
         rows = []

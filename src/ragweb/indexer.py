@@ -8,6 +8,7 @@ interrupted run leaves the previous index as it was.
 from __future__ import annotations
 
 import hashlib
+import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,7 @@ from ragweb.files import FileEntry, iter_files, read_text_file
 INDEX_DIR = ".rag"
 INDEX_FILE = "index.db"
 WRITER_WAIT_SECONDS = 10.0  # how long a second `rag index` waits for the first one
+log = logging.getLogger("ragweb.index")
 
 
 def index_path(root: str | Path) -> Path:
@@ -167,6 +169,7 @@ def _index_one(engine: Engine, entry: FileEntry, old, max_bytes: int, report: In
     result = read_text_file(entry.abspath, max_bytes)
     if result.text is None:
         reason = result.skipped or "unreadable"
+        log.debug("skipped %s: %s", entry.path, reason)
         if reason == "binary":
             report.binary += 1
         elif reason.startswith("too large"):
@@ -180,10 +183,13 @@ def _index_one(engine: Engine, entry: FileEntry, old, max_bytes: int, report: In
     text = result.text
     sha = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
     if old is not None and old[2] == sha:
+        log.debug("unchanged content, new mtime: %s", entry.path)
         engine.touch_file(entry.path, entry.mtime, entry.size)
         report.unchanged += 1
         return
-    report.chunks += engine.add_document(entry.path, text, entry.mtime, entry.size, sha)
+    n = engine.add_document(entry.path, text, entry.mtime, entry.size, sha)
+    log.debug("%s %s: %d chunks", "updated" if old else "added", entry.path, n)
+    report.chunks += n
     if old is None:
         report.added += 1
     else:
