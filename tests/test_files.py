@@ -4,7 +4,7 @@ import hashlib
 import os
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from ragweb.config import DEFAULT_EXCLUDES, DEFAULT_INCLUDES
@@ -398,6 +398,8 @@ def test_utf8_text_round_trips(text):
 
 @given(st.text(), st.sampled_from(["utf-16", "utf-32", "utf-8-sig"]))
 def test_text_with_bom_round_trips(text, encoding):
+    # A UTF-16 LE BOM followed by U+0000 is byte for byte the UTF-32 LE BOM: inherently ambiguous.
+    assume(not (encoding == "utf-16" and text.startswith("\x00")))
     assert decode_bytes(text.encode(encoding)) == text.replace("\r\n", "\n").replace("\r", "\n")
 
 

@@ -11,7 +11,7 @@ is what makes pure-Python analysis fast (the stemmer dominates otherwise).
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import _count_elements  # C helper behind Counter.update
 
 import snowballstemmer
 
@@ -111,16 +111,19 @@ class Analyzer:
             terms = self._memo[raw] = self._analyze_word(raw)
         return terms
 
-    def term_counts(self, text: str) -> Counter:
+    def term_counts(self, text: str) -> dict[str, int]:
         """Term -> frequency for a text (counts raw words first, then analyses each once)."""
         memo = self._memo
-        counts: Counter = Counter()
-        for raw, n in Counter(WORD_RE.findall(text)).items():
+        raw_counts: dict[str, int] = {}
+        _count_elements(raw_counts, WORD_RE.findall(text))
+        counts: dict[str, int] = {}
+        get = counts.get
+        for raw, n in raw_counts.items():
             terms = memo.get(raw)
             if terms is None:
                 terms = memo[raw] = self._analyze_word(raw)
             for t in terms:
-                counts[t] += n
+                counts[t] = get(t, 0) + n
         return counts
 
     def terms(self, text: str) -> list[str]:

@@ -129,6 +129,7 @@ class Engine:
         self.next_chunk = max(max_chunk or 0, max_dead or 0, self._meta("next_chunk", 0)) + 1
         self._vocab: dict[str, int] | None = None
         self._next_term = 0
+        self._path_terms: dict[str, frozenset] = {}
         self._reset_pending()
 
     def _reset_pending(self) -> None:
@@ -202,7 +203,11 @@ class Engine:
         if not isinstance(text, str):
             raise UsageError(f"the content of {path!r} must be text")
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-        data = text.encode("utf-8", "surrogatepass")
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # lone surrogates (possible from JavaScript strings)
+            text = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+            data = text.encode("utf-8")
         if size is None:
             size = len(data)
         if sha256 is None:
@@ -210,18 +215,26 @@ class Engine:
         settings = self.settings
         chunks = chunk_lines(text, settings["chunk_tokens"], settings["chunk_overlap"], is_markdown(path))
         lines = split_lines(text)
+        starts = [0] * len(lines)  # character offset of each line in text
+        pos = 0
+        for i, line in enumerate(lines):
+            starts[i] = pos
+            pos += len(line) + 1
         vocab = self._load_vocab()
         analyzer = self.analyzer
         prepared = []
         for ch in chunks:
-            body = "\n".join(lines[ch.start - 1:ch.end])
+            first = starts[ch.start - 1]
             if ch.col_start is not None:
-                body = body[ch.col_start:ch.col_end]
+                span = (first + ch.col_start, first + ch.col_end)
+            else:
+                span = (first, starts[ch.end - 1] + len(lines[ch.end - 1]))
+            body = text[span[0]:span[1]]
             # The heading names what a continuation chunk is about: index it with the chunk.
             if ch.heading and not lines[ch.start - 1].lstrip().startswith("#"):
                 body = ch.heading + "\n" + body
             counts = analyzer.term_counts(body)
-            prepared.append((ch, counts, sum(counts.values())))
+            prepared.append((ch, counts, sum(counts.values()), span))
 
         # Term ids (vocabulary ids start at 1, so `or` can fall through to a new id).
         new_terms: dict[str, int] = {}
@@ -237,11 +250,11 @@ class Engine:
         first = self.next_chunk
         id_lists = []
         rows = []
-        for cid, (ch, counts, length) in enumerate(prepared, first):
+        for cid, (ch, counts, length, span) in enumerate(prepared, first):
             tids = [vget(t) or new_id(t) for t in counts]
             id_lists.append((cid, tids, list(counts.values()), length))
-            rows.append((cid, None, ch.start, ch.end, ch.col_start, ch.col_end, ch.heading,
-                         length, store.ints_to_blob(sorted(tids))))
+            rows.append((cid, None, ch.start, ch.end, ch.col_start, ch.col_end, span[0], span[1],
+                         ch.heading, length, store.ints_to_blob(sorted(tids))))
         self._savepoint_begin()
         try:
             self._remove(path)
@@ -249,7 +262,7 @@ class Engine:
                 "INSERT INTO files(path, mtime, size, sha256, text) VALUES(?,?,?,?,?)",
                 (path, mtime, size, sha256, text))
             file_id = cur.lastrowid
-            self.conn.executemany("INSERT INTO chunks VALUES(?,?,?,?,?,?,?,?,?)",
+            self.conn.executemany("INSERT INTO chunks VALUES(?,?,?,?,?,?,?,?,?,?,?)",
                                   [(r[0], file_id) + r[2:] for r in rows])
             self._savepoint_end()
         except BaseException:
@@ -439,8 +452,8 @@ class Engine:
         avgdl = self.total_len / n if n else 1.0
         dead = ({c for (c,) in self.conn.execute("SELECT chunk FROM dead")} if self.n_dead else None)
         scores: dict[int, float] = {}
-        matched: dict[int, list[str]] = {}
         idfs: dict[str, float] = {}
+        term_of: dict[int, str] = {}
         k1p1 = k1 + 1.0
         norm_a = k1 * (1.0 - b)
         norm_b = k1 * b / avgdl if avgdl else 0.0
@@ -448,6 +461,7 @@ class Engine:
             if df <= 0:
                 continue
             idf = idfs[term] = bm25_idf(n, df)
+            term_of[tid] = term
             w = idf * k1p1
             get = scores.get
             for (blob,) in self.conn.execute("SELECT data FROM postings WHERE term=? ORDER BY seg", (tid,)):
@@ -456,11 +470,6 @@ class Engine:
                     if dead and c in dead:
                         continue
                     scores[c] = get(c, 0.0) + w * tf / (tf + norm_a + norm_b * ln)
-                    m = matched.get(c)
-                    if m is None:
-                        matched[c] = [term]
-                    else:
-                        m.append(term)
         if not scores:
             return []
         allowed = None
@@ -474,27 +483,32 @@ class Engine:
             ids = list(scores)
             file_of = dict(self._chunk_files(ids))
             scores = {c: s for c, s in scores.items() if file_of.get(c) in allowed}
-        best = heapq.nlargest(pool, scores.items(), key=lambda kv: kv[1])
-        if len(best) == pool:  # keep ties at the cut so results never depend on chunk ids
-            cut = best[-1][1]
-            best = [kv for kv in scores.items() if kv[1] >= cut]
-        rows = self._chunk_rows([c for c, _ in best])
+        if len(scores) > pool:
+            # Keep ties at the cut too, so results never depend on chunk ids.
+            cut = heapq.nlargest(pool, scores.values())[-1]
+            best = [c for c, v in scores.items() if v >= cut]
+        else:
+            best = list(scores)
+        rows = self._chunk_rows(best)
         boost_w = rc["path_boost_weight"]
         cands = []
         for cid, fid, start, end, cs, ce, heading, blob, path in rows:
             bm = scores[cid]
+            ids = store.blob_to_ints(blob)
+            matched = sorted(term_of[t] for t in ids if t in term_of)
             boost = 0.0
             if boost_w and idfs:
-                pterms = self.analyzer.term_counts(path)
+                pterms = self._path_terms.get(path)
+                if pterms is None:
+                    pterms = self._path_terms[path] = frozenset(self.analyzer.term_counts(path))
                 boost = boost_w * sum(v for t, v in idfs.items() if t in pterms)
-            hit = Hit(path, start, end, bm + boost, "", heading, sorted(set(matched[cid])), bm, boost,
-                      cid, fid, cs, ce)
-            cands.append((hit, blob))
+            hit = Hit(path, start, end, bm + boost, "", heading, matched, bm, boost, cid, fid, cs, ce)
+            cands.append((hit, ids))
         threshold = rc["min_score_threshold"]
         cands = [hc for hc in cands if hc[0].score >= threshold]
         cands.sort(key=lambda hc: (-hc[0].score, hc[0].path, hc[0].start_line, hc[0].col_start or 0))
         if mmr:
-            sets = [frozenset(store.blob_to_ints(blob)) for _, blob in cands]
+            sets = [frozenset(ids) for _, ids in cands]
             order = mmr_select([h.score for h, _ in cands], sets, top_k, rc["mmr_lambda"], rc["dedup_jaccard"])
             hits = [cands[i][0] for i in order]
         else:
@@ -533,10 +547,16 @@ class Engine:
 
     def fill_text(self, hits: list[Hit]) -> None:
         """Set each hit's text to exactly its stored lines (or its piece of one long line)."""
-        lines = self.file_lines(h.file_id for h in hits)
+        ids = [h.chunk_id for h in hits]
+        texts = {}
+        for i in range(0, len(ids), 900):
+            part = ids[i:i + 900]
+            texts.update(self.conn.execute(
+                "SELECT c.id, substr(f.text, c.char_start + 1, c.char_end - c.char_start) "
+                "FROM chunks c JOIN files f ON f.id = c.file_id "
+                f"WHERE c.id IN ({','.join('?' * len(part))})", part))
         for h in hits:
-            body = "\n".join(lines[h.file_id][h.start_line - 1:h.end_line])
-            h.text = body[h.col_start:h.col_end] if h.col_start is not None else body
+            h.text = texts[h.chunk_id]
 
     def widen(self, hit: Hit, context: int) -> Hit:
         """A copy of ``hit`` widened by ``context`` lines before and after (from the stored text)."""
@@ -555,8 +575,12 @@ class Engine:
 
 
 def _drop_dead(arr: array, dead: set[int]) -> array:
+    """The (chunk, tf, len) triples of ``arr`` whose chunk is not in ``dead``."""
+    if dead.isdisjoint(arr[0::3]):
+        return arr
     out = array("i")
-    for i in range(0, len(arr), 3):
-        if arr[i] not in dead:
-            out.extend(arr[i:i + 3])
+    it = iter(arr)
+    for c, tf, ln in zip(it, it, it):
+        if c not in dead:
+            out.extend((c, tf, ln))
     return out

@@ -7,6 +7,7 @@ Beyond" (2009), with the Lucene-style non-negative IDF; MMR as in Carbonell & Go
 
 from __future__ import annotations
 
+import heapq
 import math
 
 
@@ -34,32 +35,36 @@ def mmr_select(scores: list[float], sets: list[frozenset], k: int, lam: float,
 
     ``scores`` are in descending order; relevance is normalised to [0, 1] by the
     maximum; candidates whose Jaccard with a picked one is >= ``dedup`` are dropped.
-    Ties keep the input order, so the result is deterministic.
+    Among equal values the earlier item wins, so the result is deterministic.
+
+    Evaluated lazily: an item's MMR value can only fall as items are picked, so a
+    stale value is an upper bound and similarities are computed only for items that
+    reach the top of the heap (the result is the same as the eager loop's).
     """
-    if not scores:
+    if not scores or k <= 0:
         return []
     top = scores[0] or 1.0
-    rel = [s / top for s in scores]
-    max_sim = [0.0] * len(scores)
-    alive = list(range(len(scores)))
+    heap = [(-lam * s / top, i, 0, 0.0) for i, s in enumerate(scores)]  # (-value, i, n_seen, max_sim)
+    heapq.heapify(heap)
     picked: list[int] = []
-    while alive and len(picked) < k:
-        best_i, best_v = -1, -math.inf
-        for i in alive:
-            v = lam * rel[i] - (1.0 - lam) * max_sim[i]
-            if v > best_v:
-                best_i, best_v = i, v
-        picked.append(best_i)
-        chosen = sets[best_i]
-        still = []
-        for i in alive:
-            if i == best_i:
+    while heap and len(picked) < k:
+        neg, i, seen, max_sim = heapq.heappop(heap)
+        if seen < len(picked):
+            mine = sets[i]
+            drop = False
+            for j in picked[seen:]:
+                sim = jaccard(mine, sets[j])
+                if sim >= dedup:
+                    drop = True
+                    break
+                if sim > max_sim:
+                    max_sim = sim
+            if drop:
                 continue
-            sim = jaccard(sets[i], chosen)
-            if sim >= dedup:
+            value = lam * scores[i] / top - (1.0 - lam) * max_sim
+            entry = (-value, i, len(picked), max_sim)
+            if heap and entry > heap[0]:
+                heapq.heappush(heap, entry)
                 continue
-            if sim > max_sim[i]:
-                max_sim[i] = sim
-            still.append(i)
-        alive = still
+        picked.append(i)
     return picked

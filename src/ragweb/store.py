@@ -34,6 +34,8 @@ CREATE TABLE chunks(
     end_line INTEGER NOT NULL,
     col_start INTEGER,
     col_end INTEGER,
+    char_start INTEGER NOT NULL,
+    char_end INTEGER NOT NULL,
     heading TEXT NOT NULL,
     len INTEGER NOT NULL,
     terms BLOB NOT NULL

@@ -1,0 +1,56 @@
+import math
+
+from hypothesis import given, settings, strategies as st
+
+from ragweb.search import bm25_idf, bm25_term, jaccard, mmr_select
+
+
+def test_idf_never_negative_and_decreasing():
+    assert bm25_idf(10, 10) > 0
+    assert bm25_idf(100, 1) > bm25_idf(100, 50) > bm25_idf(100, 100)
+
+
+def test_bm25_term_formula():
+    got = bm25_term(2.0, 3, 100, 50.0, 1.2, 0.75)
+    assert math.isclose(got, 2.0 * 3 * 2.2 / (3 + 1.2 * (1 - 0.75 + 0.75 * 100 / 50.0)))
+
+
+def test_jaccard():
+    assert jaccard(frozenset(), frozenset()) == 0.0
+    assert jaccard(frozenset({1, 2}), frozenset({2, 3})) == 1 / 3
+
+
+def eager_mmr(scores, sets, k, lam, dedup):
+    """The textbook loop: every round, recompute every remaining item's MMR value."""
+    top = scores[0] or 1.0
+    max_sim = [0.0] * len(scores)
+    alive, picked = list(range(len(scores))), []
+    while alive and len(picked) < k:
+        best = max(alive, key=lambda i: (lam * scores[i] / top - (1 - lam) * max_sim[i], -i))
+        picked.append(best)
+        still = []
+        for i in alive:
+            if i == best:
+                continue
+            sim = jaccard(sets[i], sets[best])
+            if sim < dedup:
+                max_sim[i] = max(max_sim[i], sim)
+                still.append(i)
+        alive = still
+    return picked
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([1.0, 2.0, 3.0, 0.5, 4.25]),
+                          st.frozensets(st.integers(0, 10), max_size=8)), min_size=1, max_size=25),
+       st.integers(1, 12), st.sampled_from([0.0, 0.3, 0.7, 1.0]), st.sampled_from([0.5, 0.8, 1.0]))
+def test_lazy_mmr_equals_the_eager_loop(items, k, lam, dedup):
+    items.sort(key=lambda it: -it[0])
+    scores = [s for s, _ in items]
+    sets = [t for _, t in items]
+    assert mmr_select(scores, sets, k, lam, dedup) == eager_mmr(scores, sets, k, lam, dedup)
+
+
+def test_mmr_pure_relevance_keeps_order():
+    sets = [frozenset({1}), frozenset({1, 2}), frozenset({3})]
+    assert mmr_select([3.0, 2.0, 1.0], sets, 3, 1.0, 1.01) == [0, 1, 2]
