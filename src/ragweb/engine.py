@@ -21,7 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ragweb import store
-from ragweb.analysis import Analyzer
+from collections import _count_elements  # C helper behind Counter.update
+
+from ragweb.analysis import WORD_RE, Analyzer
 from ragweb.chunking import chunk_lines, is_markdown, split_lines
 from ragweb.config import default_config
 from ragweb.files import GlobSet
@@ -128,6 +130,7 @@ class Engine:
         self.analyzer = Analyzer(self.settings["stemming"], self.settings["language"])
         self.next_chunk = max(max_chunk or 0, max_dead or 0, self._meta("next_chunk", 0)) + 1
         self._vocab: dict[str, int] | None = None
+        self._raw_ids: dict[str, tuple[int, ...]] = {}  # raw word -> term ids
         self._next_term = 0
         self._path_terms: dict[str, frozenset] = {}
         self._reset_pending()
@@ -220,10 +223,11 @@ class Engine:
         for i, line in enumerate(lines):
             starts[i] = pos
             pos += len(line) + 1
-        vocab = self._load_vocab()
-        analyzer = self.analyzer
-        prepared = []
-        for ch in chunks:
+        id_counts = self._id_counts
+        first_id = self.next_chunk
+        id_lists = []
+        rows = []
+        for cid, ch in enumerate(chunks, first_id):
             first = starts[ch.start - 1]
             if ch.col_start is not None:
                 span = (first + ch.col_start, first + ch.col_end)
@@ -233,28 +237,12 @@ class Engine:
             # The heading names what a continuation chunk is about: index it with the chunk.
             if ch.heading and not lines[ch.start - 1].lstrip().startswith("#"):
                 body = ch.heading + "\n" + body
-            counts = analyzer.term_counts(body)
-            prepared.append((ch, counts, sum(counts.values()), span))
-
-        # Term ids (vocabulary ids start at 1, so `or` can fall through to a new id).
-        new_terms: dict[str, int] = {}
-        next_id = self._next_term
-
-        def new_id(term: str) -> int:
-            tid = new_terms.get(term)
-            if tid is None:
-                tid = new_terms[term] = next_id + len(new_terms)
-            return tid
-
-        vget = vocab.get
-        first = self.next_chunk
-        id_lists = []
-        rows = []
-        for cid, (ch, counts, length, span) in enumerate(prepared, first):
-            tids = [vget(t) or new_id(t) for t in counts]
-            id_lists.append((cid, tids, list(counts.values()), length))
+            counts = id_counts(body)
+            tfs = list(counts.values())
+            length = sum(tfs)
+            id_lists.append((cid, list(counts), tfs, length))
             rows.append((cid, None, ch.start, ch.end, ch.col_start, ch.col_end, span[0], span[1],
-                         ch.heading, length, store.ints_to_blob(sorted(tids))))
+                         ch.heading, length, store.ints_to_blob(sorted(counts))))
         self._savepoint_begin()
         try:
             self._remove(path)
@@ -268,11 +256,8 @@ class Engine:
         except BaseException:
             self._savepoint_rollback()
             raise
-        # In-memory state changes only after the database accepted the document.
-        for term, tid in new_terms.items():
-            vocab[term] = tid
-            self._new_terms[tid] = term
-        self._next_term += len(new_terms)
+        # Postings change only after the database accepted the document. (Terms it added
+        # to the vocabulary stay; unused ones get df 0, are ignored and purged on merge.)
         post = self._post
         pget = post.get
         for cid, tids, tfs, length in id_lists:
@@ -282,12 +267,35 @@ class Engine:
                     post[tid] = array("i", (cid, tf, length))
                 else:
                     arr.extend((cid, tf, length))
-        last = first + len(prepared)
-        self.next_chunk = last
-        self.n_chunks += len(prepared)
-        self.total_len += sum(p[2] for p in prepared)
+        self.next_chunk = first_id + len(rows)
+        self.n_chunks += len(rows)
+        self.total_len += sum(r[3] for r in id_lists)
         self._dirty = True
-        return len(prepared)
+        return len(rows)
+
+    def _id_counts(self, text: str) -> dict[int, int]:
+        """Term id -> frequency for a text; new terms get ids (memoised per raw word)."""
+        raw_counts: dict[str, int] = {}
+        _count_elements(raw_counts, WORD_RE.findall(text))
+        counts: dict[int, int] = {}
+        get = counts.get
+        memo = self._raw_ids
+        for raw, n in raw_counts.items():
+            ids = memo.get(raw)
+            if ids is None:
+                ids = memo[raw] = tuple(self._term_id(t) for t in self.analyzer.word_terms(raw))
+            for tid in ids:
+                counts[tid] = get(tid, 0) + n
+        return counts
+
+    def _term_id(self, term: str) -> int:
+        vocab = self._load_vocab()
+        tid = vocab.get(term)
+        if tid is None:
+            tid = vocab[term] = self._next_term
+            self._new_terms[tid] = term
+            self._next_term += 1
+        return tid
 
     def remove_document(self, path: str) -> bool:
         """Remove a document; False if it was not indexed."""
@@ -392,6 +400,7 @@ class Engine:
         conn.executemany("INSERT INTO postings VALUES(?,?,?)", merged)
         conn.execute("DELETE FROM terms WHERE df <= 0")
         self._vocab = None
+        self._raw_ids = {}
         self.n_dead = 0
         self.next_seg = 1
         self.n_segs = 1 if merged else 0
