@@ -1,23 +1,67 @@
 """Packing: the best evidence for a question inside a hard token budget (reference §3-4).
 
-Candidates come from `Engine.search`. Utility is score / tokens; chunks are taken greedily
-by utility while the budget allows; chunks of one file that touch or overlap are merged
-into one snippet (no repeated lines); snippets are ordered by score. `used_tokens` is the
-budget counter (`ragweb.tokens.count_tokens`) summed over the snippet texts, and never
-exceeds `budget_tokens`.
+`pack_context` is what `Engine.pack`, `rag pack` (and `--batch`) and `ragPack` call.
+
+1. Candidates come from `Engine.search` (BM25 + path boost, MMR; ``top_k`` is the pool).
+2. Whole chunks (``compact=False``, or when every candidate fits the budget whole):
+   utility = score / tokens; chunks are taken greedily by utility while the budget
+   allows; chunks of one file that touch or overlap merge into one snippet (no repeated
+   lines); snippets are ordered by score. Each ``text`` is exactly the lines of ``range``.
+3. Compaction (the default, config ``pack.compact``): when the candidates do not all fit
+   whole, the regions of the best `COMPACT_CHUNKS` candidates (grown to whole paragraphs)
+   are cut into units -- sentences, list items, headings, table rows, code lines -- which
+   are scored against the question and the best fill the same budget (`ragweb.compact`).
+
+   **Gaps are marked by snippet boundaries**: selected units with only whitespace between
+   them form one run, and each run is one snippet, so every snippet is one exact span of
+   its file and two snippets never share text:
+
+   - ``range`` ``Ls-e`` covers exactly the lines of the run;
+   - ``text`` is exactly the file text of that span. When the run starts or ends inside a
+     line (a sentence of a long paragraph line) the snippet also has ``"cols": [c0, c1]``:
+     the text starts at column ``c0`` (0-based) of line ``s`` and ends before column ``c1``
+     of line ``e``; without ``cols`` it is the whole lines. So ``text`` can always be
+     checked against the file: it is ``"\n".join(lines[s-1:e])[c0 : len - (len(line e) - c1)]``;
+   - snippets of one file are in document order (units keep their order); files are in
+     order of their best unit's score; ``why`` names the units and matched terms.
+
+   ``lean`` (config ``pack.lean``) trades recall for tokens: sharper term weights
+   (`compact.LEAN_IDF_POWER`), a higher score floor (`compact.LEAN_MIN_RELATIVE`) and at
+   most `LEAN_BUDGET_SHARE` of the budget; lean always compacts, even when everything
+   would fit whole (with ``compact=False`` it packs whole chunks into that share).
+4. Evidence (`assess_evidence`): ``"evidence"`` is ``"sufficient"``, ``"weak"`` or
+   ``"none"`` and ``"evidence_score"`` (0..1) the share of the question's information
+   (IDF-weighted terms, see `compact.evidence_weights`) that the packed text of the
+   best-covering file contains.
+   An empty pack is ``"none"`` with score 0.
+
+``used_tokens`` is the budget counter (`ragweb.tokens.count_tokens`) summed over the
+snippet texts, and never exceeds ``budget_tokens``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ragweb import compact as cp
+from ragweb.chunking import is_markdown
 from ragweb.errors import UsageError
 from ragweb.tokens import count_tokens
+
+COMPACT_CHUNKS = 20        # at most this many of the best candidates are compacted (>= 1)
+LEAN_BUDGET_SHARE = 0.6    # lean mode fills at most this share of the budget (0..1]
+EXPAND_LINES = 12          # a compacted region grows by up to this many lines to paragraph ends
+SUFFICIENT = 0.6           # evidence_score at or above this: "sufficient" (0..1)
+WEAK = 0.4                 # evidence_score at or above this: "weak"; below: "none" (0..1)
 
 
 @dataclass
 class Snippet:
-    """A packed span of one file: lines start..end, its text and why it was chosen."""
+    """A packed span of one file: lines start..end, its text and why it was chosen.
+
+    ``col_start``/``col_end`` are set when the span starts/ends inside a line: the text
+    starts at column ``col_start`` of line ``start`` and ends before ``col_end`` of line ``end``.
+    """
 
     path: str
     start: int
@@ -35,8 +79,11 @@ class Snippet:
         return count_tokens(self.text)
 
     def to_json(self) -> dict:
-        return {"path": self.path, "range": f"L{self.start}-{self.end}", "why": self.why,
-                "text": self.text, "score": round(self.score, 4)}
+        out = {"path": self.path, "range": f"L{self.start}-{self.end}", "why": self.why,
+               "text": self.text, "score": round(self.score, 4)}
+        if self.col_start is not None:
+            out["cols"] = [self.col_start, self.col_end]
+        return out
 
 
 def _merge(group: list[Snippet], lines: list[str]) -> list[Snippet]:
@@ -84,17 +131,129 @@ def merge_all(snippets: list[Snippet], lines_of: dict[int, list[str]]) -> list[S
     return out
 
 
+def _regions(hits, lines: list[str]) -> list[tuple[int, int]]:
+    """Union of the hits' line ranges, each grown to paragraph boundaries (blank lines)."""
+    spans = sorted((h.start_line, h.end_line) for h in hits)
+    out: list[list[int]] = []
+    n = len(lines)
+    for s, e in spans:
+        k = 0
+        while s > 1 and k < EXPAND_LINES and lines[s - 2].strip():
+            s -= 1
+            k += 1
+        k = 0
+        while e < n and k < EXPAND_LINES and lines[e].strip():
+            e += 1
+            k += 1
+        if out and s <= out[-1][1] + 1:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([s, e])
+    return [(s, e) for s, e in out]
+
+
+def lean_budget(budget: int) -> int:
+    """The budget lean mode fills at most: `LEAN_BUDGET_SHARE` of the given one."""
+    return max(1, int(budget * LEAN_BUDGET_SHARE))
+
+
+def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snippet]:
+    """Units of the best hits' regions, scored and selected within ``budget`` (module doc)."""
+    top = hits[:COMPACT_CHUNKS]
+    qterms = engine.analyzer.query_terms(query)
+    if not top or not qterms:
+        return []
+    lines_of = engine.file_lines(h.file_id for h in top)
+    best = max(h.score for h in top) or 1.0
+    by_file: dict[int, list] = {}
+    for h in top:
+        by_file.setdefault(h.file_id, []).append(h)
+    units: list[cp.Unit] = []
+    paths = {}
+    region = 0
+    for fid, group in by_file.items():
+        lines = lines_of[fid]
+        paths[fid] = group[0].path
+        md = is_markdown(group[0].path)
+        for s, e in _regions(group, lines):
+            region += 1
+            for u in cp.split_units(lines, s, e, md, cp.file_context(lines, s, md)):
+                u.file, u.region = fid, region
+                u.prior = max((h.score / best for h in group
+                               if h.start_line <= u.end and u.start <= h.end_line), default=0.0)
+                units.append(u)
+    vocab = cp.prepare_units(units, engine.analyzer)
+    related = cp.related_terms(qterms, vocab)
+    idf = engine.idf_of(sorted(set(qterms) | {t for rel in related.values() for t in rel}))
+    weights = cp.query_weights(idf, qterms, related, cp.LEAN_IDF_POWER if lean else 1.0)
+    if not weights:
+        return []
+    cp.score_units(units, weights, engine.analyzer, related)
+    if lean:
+        chosen = cp.select_units(units, lean_budget(budget), lines_of, cp.LEAN_MIN_RELATIVE)
+    else:
+        chosen = cp.select_units(units, budget, lines_of, cp.MIN_RELATIVE)
+    snippets = []
+    file_rank: dict[int, float] = {}
+    for fid in sorted({u.file for u in chosen}):
+        lines = lines_of[fid]
+        for r in cp.join_runs(lines, [u for u in chosen if u.file == fid]):
+            score = max(u.score for u in r.units)
+            terms = sorted(set().union(*(u.terms for u in r.units)))
+            partial = r.col_start != 0 or r.col_end != len(lines[r.end - 1])
+            why = (f"compacted: {len(r.units)} unit{'s' if len(r.units) > 1 else ''}, "
+                   f"best score {score:.2f}, terms: {', '.join(terms) or '(context)'}")
+            snippets.append(Snippet(paths[fid], r.start, r.end, score, r.text, fid, why, terms,
+                                    r.col_start if partial else None, r.col_end if partial else None))
+            file_rank[fid] = max(file_rank.get(fid, 0.0), score)
+    snippets.sort(key=lambda s: (-file_rank[s.file_id], s.path, s.start, s.col_start or 0))
+    return snippets
+
+
+def assess_evidence(engine, query: str, snippets: list[Snippet]) -> tuple[str, float]:
+    """("sufficient" | "weak" | "none", score 0..1) for the packed snippets.
+
+    The score is the share of the question's information that the packed text of one
+    file holds (the best file: terms scattered over unrelated files do not add up): each
+    question term weighs its IDF in the index, and a term no chunk contains weighs more,
+    most of all a name, number or identifier (`compact.evidence_weights`). The levels are
+    the thresholds `SUFFICIENT` and `WEAK`.
+    """
+    qterms = engine.analyzer.query_terms(query)
+    if not qterms or not snippets:
+        return "none", 0.0
+    weights = cp.evidence_weights(query, qterms, engine.idf_of(qterms), engine.n_chunks, engine.analyzer)
+    total = sum(weights.values())
+    found: dict[str, set] = {}  # file -> question terms its snippets contain
+    for s in snippets:
+        found.setdefault(s.path, set()).update(cp.text_terms(engine.analyzer, s.text, weights))
+    score = round(max(sum(weights[t] for t in ts) for ts in found.values()) / total, 4) if total > 0 else 0.0
+    if score >= SUFFICIENT:
+        return "sufficient", score
+    if score >= WEAK:
+        return "weak", score
+    return "none", score
+
+
 def pack_context(engine, query: str, budget: int | None = None, top_k: int | None = None,
                  path_glob: str | None = None, compact: bool | None = None,
                  lean: bool | None = None) -> dict:
-    """Search, then pack within ``budget``; returns the reference §4 dict."""
+    """Search, then pack within ``budget``; returns the reference §4 dict plus evidence."""
     pc = engine.config["pack"]
     budget = pc["token_budget"] if budget is None else budget
     if not isinstance(budget, int) or isinstance(budget, bool) or budget <= 0:
         raise UsageError(f"the token budget must be a positive whole number, got {budget!r}")
+    compact = pc.get("compact", True) if compact is None else bool(compact)
+    lean = pc.get("lean", False) if lean is None else bool(lean)
     hits = engine.search(query, top_k=top_k, path_glob=path_glob)
-    snippets = select_whole(hits, budget, engine)
+    if compact and (lean or sum(count_tokens(h.text) for h in hits) > budget):
+        snippets = compact_hits(engine, query, hits, budget, lean)
+    else:
+        snippets = select_whole(hits, lean_budget(budget) if lean else budget, engine)
     used = sum(s.tokens for s in snippets)
-    assert used <= budget
+    while used > budget:  # cannot happen (selection counts exactly); the budget is a hard limit
+        used -= snippets.pop().tokens
+    level, score = assess_evidence(engine, query, snippets)
     return {"query": query, "budget_tokens": budget, "used_tokens": used,
+            "evidence": level, "evidence_score": score,
             "snippets": [s.to_json() for s in snippets]}

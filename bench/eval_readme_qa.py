@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""readme-qa: required-evidence recall of `rag pack --batch`, next to the shared BM25 baseline.
+
+    .venv/bin/python bench/eval_readme_qa.py [--budget 1400] [--split all|development|holdout]
+                                             [--eval-dir ../shared/eval/readme-qa] [--in-process]
+                                             [--keep DIR] [--json FILE]
+
+For each README of ``eval/readme-qa`` (each indexed on its own, as the data set's README
+says) this makes a temporary root holding the fixture as ``README.md``, runs ``rag index``
+on it, then ``rag pack --batch`` over that source's questions (JSON lines with ``id`` and
+``question``) at the budget, once per system:
+
+- ``ragweb``               the default (passage compaction on)
+- ``ragweb --lean``        fewer tokens
+- ``ragweb --no-compact``  whole chunks only (the reference packing)
+
+and, in the same run, ``baseline_bm25.py --out`` from the shared folder as a subprocess.
+Recall is computed by the data set's own ``score.py`` (imported, not re-implemented), so it
+is exactly the scorer's number: RESULTS maps case id -> ``{"texts": [snippet texts],
+"tokens": N}`` with N = sum of ``ceil(len(text) / 4)`` over the snippets (the peer's counter,
+reference §3; the script checks it equals ragweb's own ``used_tokens``).
+
+Refusals: a pack refuses when its ``evidence`` is ``"none"``; the table also shows the
+counts for "not sufficient" (``"weak"`` or ``"none"``), which is when the CLI and the
+page show a warning. The baseline has no such signal.
+
+``--split development`` asks only the development questions (for tuning: the holdout split
+is meant to be run once). ``--in-process`` uses ``Engine`` directly instead of the CLI (same
+engine, no subprocess per system). Nothing here is a test: it prints measurements.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_EVAL = REPO.parent / "shared" / "eval" / "readme-qa"
+SYSTEMS = [("ragweb", []), ("ragweb --lean", ["--lean"]), ("ragweb --no-compact", ["--no-compact"])]
+
+
+def load_scorer(eval_dir: Path):
+    """The data set's score.py as a module (its `score`, `load_dataset`)."""
+    sys.path.insert(0, str(eval_dir))
+    try:
+        import score  # noqa: PLC0415  (the shared scorer, found on eval_dir)
+    finally:
+        sys.path.pop(0)
+    return score
+
+
+def peer_tokens(texts: list[str]) -> int:
+    """The peer's counter: ceil(chars / 4) per packed text, summed."""
+    return sum(math.ceil(len(t) / 4) for t in texts)
+
+
+def run_baseline(eval_dir: Path, work: Path) -> tuple[dict, float]:
+    """RESULTS of the shared plain-BM25 baseline (run as a subprocess) and its seconds."""
+    out = work / "baseline_results.json"
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "baseline_bm25.py", "--out", str(out)], cwd=eval_dir,
+                   check=True, stdout=subprocess.DEVNULL)
+    return json.loads(out.read_text(encoding="utf-8")), time.perf_counter() - t0
+
+
+def rag(*args: str) -> subprocess.CompletedProcess:
+    """Run the real `rag` command line (this interpreter's ragweb)."""
+    return subprocess.run([sys.executable, "-m", "ragweb", *args], check=True,
+                          capture_output=True, text=True)
+
+
+def prepare_roots(dataset: dict, cases: list[dict], eval_dir: Path, work: Path,
+                  in_process: bool) -> dict:
+    """source name -> (root dir or Engine, questions file, [cases]); indexes each README."""
+    out = {}
+    for src in dataset["sources"]:
+        mine = [c for c in cases if c["source"] == src["name"]]
+        if not mine:
+            continue
+        text = (eval_dir / src["file"]).read_text(encoding="utf-8")
+        if in_process:
+            from ragweb.engine import Engine
+            engine = Engine.memory()
+            engine.add_document("README.md", text)
+            out[src["name"]] = (engine, None, mine)
+            continue
+        root = work / src["name"]
+        root.mkdir(parents=True, exist_ok=True)
+        (root / "README.md").write_text(text, encoding="utf-8")
+        rag("index", str(root))
+        qfile = work / f"{src['name']}.questions.jsonl"
+        qfile.write_text("".join(json.dumps({"id": c["id"], "question": c["question"]}) + "\n"
+                                 for c in mine), encoding="utf-8")
+        out[src["name"]] = (root, qfile, mine)
+    return out
+
+
+def run_system(roots: dict, flags: list[str], budget: int, work: Path, in_process: bool,
+               name: str) -> tuple[dict, dict, float]:
+    """(RESULTS, {case id: packed dict}, seconds) for one system over every source."""
+    results, packs = {}, {}
+    t0 = time.perf_counter()
+    for src, (root, qfile, mine) in roots.items():
+        if in_process:
+            lean = "--lean" in flags
+            compact = False if "--no-compact" in flags else None
+            for c in mine:
+                packs[c["id"]] = {"id": c["id"], **root.pack(c["question"], budget, compact=compact,
+                                                             lean=True if lean else None)}
+            continue
+        out = work / f"{src}.{name.replace(' ', '').replace('-', '')}.jsonl"
+        rag("pack", "--batch", str(qfile), "-b", str(budget), "-d", str(root), "-o", str(out), *flags)
+        for line in out.read_text(encoding="utf-8").splitlines():
+            rec = json.loads(line)
+            packs[rec["id"]] = rec
+    seconds = time.perf_counter() - t0
+    for cid, p in packs.items():
+        if "error" in p:
+            raise SystemExit(f"{name}: case {cid} failed: {p['error']}")
+        texts = [s["text"] for s in p["snippets"]]
+        tokens = peer_tokens(texts)
+        if tokens != p["used_tokens"] or tokens > budget:
+            raise SystemExit(f"{name}: case {cid}: used_tokens {p['used_tokens']} but the texts "
+                             f"count {tokens} (budget {budget})")
+        results[cid] = {"texts": texts, "tokens": tokens}
+    return results, packs, seconds
+
+
+def refusals(cases: list[dict], packs: dict | None) -> dict:
+    """Counts of unanswerable / answerable cases whose evidence is none, or not sufficient."""
+    if packs is None:
+        return {}
+    un = [c for c in cases if not c["answerable"]]
+    an = [c for c in cases if c["answerable"]]
+    ev = {cid: p.get("evidence") for cid, p in packs.items()}
+    return {"U": len(un), "A": len(an),
+            "U_none": sum(ev[c["id"]] == "none" for c in un),
+            "A_none": sum(ev[c["id"]] == "none" for c in an),
+            "U_notsuff": sum(ev[c["id"]] != "sufficient" for c in un),
+            "A_notsuff": sum(ev[c["id"]] != "sufficient" for c in an)}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--budget", type=int, default=1400)
+    ap.add_argument("--split", choices=("all", "development", "holdout"), default="all")
+    ap.add_argument("--eval-dir", type=Path, default=DEFAULT_EVAL)
+    ap.add_argument("--in-process", action="store_true", help="use Engine directly, not the rag CLI")
+    ap.add_argument("--keep", type=Path, help="work in this directory and keep its files")
+    ap.add_argument("--json", type=Path, help="also write the summary as JSON")
+    args = ap.parse_args()
+
+    eval_dir = args.eval_dir.resolve()
+    scorer = load_scorer(eval_dir)
+    dataset = scorer.load_dataset(eval_dir / "dataset.json")
+    cases = [c for c in dataset["cases"] if args.split == "all" or c["split"] == args.split]
+    splits = ["development", "holdout"] if args.split == "all" else [args.split]
+    scored_cases = {c["id"] for c in cases}
+
+    tmp = None
+    if args.keep:
+        work = args.keep.resolve()
+        work.mkdir(parents=True, exist_ok=True)
+    else:
+        tmp = tempfile.TemporaryDirectory(prefix="ragweb-readme-qa-")
+        work = Path(tmp.name)
+    try:
+        rows = []
+        base, base_s = run_baseline(eval_dir, work)
+        base = {k: v for k, v in base.items() if k in scored_cases}
+        rows.append(("baseline_bm25 (shared)", base, None, base_s))
+        t0 = time.perf_counter()
+        roots = prepare_roots(dataset, cases, eval_dir, work, args.in_process)
+        index_s = time.perf_counter() - t0
+        for name, flags in SYSTEMS:
+            results, packs, secs = run_system(roots, flags, args.budget, work, args.in_process, name)
+            rows.append((name, results, packs, secs))
+    finally:
+        if tmp is not None:
+            tmp.cleanup()
+
+    summary = []
+    print(f"readme-qa at budget {args.budget} tokens (ceil(chars/4)); {len(cases)} questions "
+          f"({sum(c['answerable'] for c in cases)} answerable); "
+          f"{'in-process Engine' if args.in_process else 'rag index + rag pack --batch'}; "
+          f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs")
+    head = f"{'system':<24}" + "".join(f"{s + ' recall':>20}" for s in splits)
+    head += f"{'all recall':>12}{'mean tokens':>13}{'U refused':>11}{'A refused':>11}{'U !suff':>9}{'A !suff':>9}{'seconds':>9}"
+    print(head)
+    for name, results, packs, secs in rows:
+        sm = scorer.score(dataset, results)
+        full = scorer.score(dataset, results, include_mismatched=True)
+        rf = refusals(cases, packs)
+        line = f"{name:<24}"
+        for s in splits:
+            g = sm.get(s)
+            line += f"{100 * g['recall']:>11.1f}% ({g['complete']:>2}/{g['n']:>2})" if g else f"{'-':>20}"
+        g = sm["all"] if args.split == "all" else sm[args.split]
+        toks = [r["tokens"] for r in results.values()]
+        line += f"{100 * full['all']['recall']:>11.1f}%" if args.split == "all" else f"{'-':>12}"
+        line += f"{g['mean_tokens']:>13.0f}"
+        if rf:
+            line += (f"{rf['U_none']:>5}/{rf['U']:<5}{rf['A_none']:>5}/{rf['A']:<5}"
+                     f"{rf['U_notsuff']:>4}/{rf['U']:<4}{rf['A_notsuff']:>4}/{rf['A']:<4}")
+        else:
+            line += f"{'-':>11}{'-':>11}{'-':>9}{'-':>9}"
+        line += f"{secs:>9.2f}"
+        print(line)
+        summary.append({"system": name, "summary": sm, "summary_incl_flagged": full, "refusals": rf,
+                        "mean_tokens_all_cases": sum(toks) / len(toks) if toks else None,
+                        "seconds": secs})
+    print(f"\nrecall: mean over answerable cases, as score.py computes it (its default skips the 2 ky "
+          f"cases whose quote is missing from the fixture; 'all recall' counts them, as upstream did).")
+    print("mean tokens: over the scored answerable cases (score.py's mean_tokens). U refused / A refused: "
+          "evidence == 'none'; !suff: evidence != 'sufficient' (the CLI warns).")
+    print(f"ragweb indexing: {index_s:.2f} s for {len(roots)} READMEs; seconds = wall time of each "
+          f"system's {'calls' if args.in_process else 'rag pack --batch runs'} (including process start).")
+    if args.json:
+        args.json.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

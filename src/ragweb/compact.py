@@ -1,0 +1,630 @@
+"""Passage compaction: the parts of the top chunks that answer the question (reference §3).
+
+A 500-token chunk usually holds one or two sentences that matter to a question. When the
+ranked chunks do not fit the budget whole, `ragweb.pack` cuts the regions they cover into
+*units* (`split_units`), scores them (`score_units`) and packs the best (`select_units`):
+
+- a Markdown heading line, a table row, a short group of code lines (between blank lines,
+  up to `CODE_GROUP_TOKENS`) or else one code line; in a non-Markdown file the same for
+  every line;
+- a sentence of a paragraph or list item: a paragraph wrapped over several lines gives
+  sentences that span lines, a long one-line paragraph gives sentences within the line.
+  A Markdown hard break (a line ending in ``\\``) also ends a unit.
+
+Every unit is an exact span of the stored text: ``(start, col_start) .. (end, col_end)``
+with 1-based lines and 0-based, end-exclusive columns. A unit that starts at the first
+non-blank character of its line starts at column 0 (its indentation is kept) and one that
+reaches the last non-blank character of its line ends at the line end, so units are whole
+lines wherever the text allows. Units never overlap and every non-blank character of a
+region except code-fence lines is in exactly one unit.
+
+Scoring. Each question term ``t`` weighs ``w(t)``, its IDF in the index (`query_weights`).
+A unit *matches* ``t`` with strength 1 when it contains the term, or with a smaller strength
+when it contains a related form (`related_terms`: "10" for "ten", "timeout" for "time",
+"max" for "maximum"). Its score is
+
+    (direct + (heading + neighbour) * content) * (1 + RANK_BONUS * prior)
+
+- ``direct``: the matched weight, times `KIND_WEIGHT` of its kind (code lines and table of
+  contents entries count less), divided by the square root of a length norm (`LENGTH_NORM`:
+  a long sentence matches more terms by chance);
+- ``heading``: `HEADING_BONUS` times the weight of question terms in its section heading
+  that it does not contain itself, plus `PARENT_HEADING_BONUS` for the parent headings
+  (the "Type:" line under ``#### retries`` is about retries);
+- ``neighbour``: `NEIGHBOUR_BONUS` times the best ``direct`` of the units just before and
+  after it in the same section (a sentence continuing a matching one);
+- ``content``: `KIND_WEIGHT` again, capped by how much text it holds (`CONTENT_CHARS`),
+  so a bare ``}`` inherits nothing from its heading;
+- ``prior``: the BM25 score of the best chunk containing it over the best chunk's.
+
+Selection (`select_units`): units in order of score while they fit the budget, counted
+exactly (touching units form one run, counted once); units scoring below `MIN_RELATIVE`
+of the best unit are not taken, so a pack with one clear answer stays small and a pack
+for a vague question spends more. Lean mode weighs terms by IDF ** `LEAN_IDF_POWER` (the
+rarest question terms decide) and takes only units above `LEAN_MIN_RELATIVE` of the best.
+
+Evidence weights (`evidence_weights`) for the answerability signal live here too, since
+they read the question the same way.
+
+Everything is pure Python and linear in the size of the compacted regions.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from dataclasses import dataclass, field
+
+from ragweb.search import bm25_idf
+from ragweb.tokens import CHARS_PER_TOKEN, count_tokens
+
+# --- tunables: what each one means, its default, and its range ------------------------------
+HEADING_BONUS = 0.5          # x weight of question terms in the unit's own section heading (>= 0)
+PARENT_HEADING_BONUS = 0.25  # x weight of question terms in the headings above that (>= 0)
+NEIGHBOUR_BONUS = 0.5        # x best `direct` of the adjacent units of the same section (>= 0)
+RANK_BONUS = 0.5             # score x (1 + this x chunk score / best chunk score) (>= 0)
+LENGTH_NORM = 0.5            # 0: no length normalisation of `direct`, 1: full (0..1)
+KIND_WEIGHT = {"code": 0.6, "toc": 0.2, "row": 1.0, "heading": 1.0, "text": 1.0}  # (0..1]
+CONTENT_CHARS = 15           # units with fewer word characters get proportionally less bonus
+PREFIX_MATCH = 0.5           # match strength of a longer word starting with the term (0..1)
+PREFIX_MIN = 4               # ... only for terms of at least this many characters
+ABBREV_MATCH = 0.5           # match strength of a word abbreviating the term, "max" (0..1)
+ABBREV_MIN_QUERY = 5         # ... only for terms of at least this many characters
+CODE_GROUP_TOKENS = 30       # code lines between blank lines up to this many tokens: one unit
+MIN_RELATIVE = 0.15          # take no unit scoring below this share of the best unit (0..1)
+LEAN_MIN_RELATIVE = 0.27     # the same in lean mode (0..1)
+LEAN_IDF_POWER = 1.5         # lean mode weighs question terms by IDF ** this (>= 1: rare terms count more)
+HEADING_CONTEXT = False      # also pack the heading line of each selected unit's section, if it fits
+UNSEEN_WEIGHT = 0.3          # evidence: a question term no chunk contains, x an unseen term's IDF
+UNSEEN_ENTITY_WEIGHT = 3.0   # ... when it comes from a name, number or identifier (`entity_words`)
+
+_FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_HEADING_RE = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
+_ITEM_RE = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+")
+# A sentence ends at . ! or ? (plus closing quotes/brackets/emphasis) followed by whitespace.
+_SENT_END_RE = re.compile(r"[.!?][\"')\]*_`]*(?=\s)")
+# A list item that is only a link to a heading of the page: a table of contents entry.
+_TOC_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[^\]]*\]\(#[^)]*\)\s*$")
+_WORD_RE = re.compile(r"\w+")
+_CODE_SPAN_RE = re.compile(r"`([^`]+)`")
+_ABBREV = frozenset("e.g i.e etc vs cf approx no fig al resp incl".split())
+
+
+@dataclass
+class Unit:
+    """One span of a file: lines ``start``..``end`` (1-based), columns ``col_start`` in the
+    first line to ``col_end`` (exclusive) in the last line, and what kind of text it is."""
+
+    start: int
+    col_start: int
+    end: int
+    col_end: int
+    text: str
+    kind: str                     # heading | code | row | text
+    headings: tuple = ()          # the section headings above it, innermost last
+    file: int = 0                 # which file (a key of the caller's lines), set by the caller
+    region: int = 0               # which compacted region of the file, set by the caller
+    head: int = -1                # index of its section's heading unit in the scored list, or -1
+    terms: frozenset = frozenset()
+    match: dict = field(default_factory=dict)  # query term -> match strength (1 or PREFIX_MATCH)
+    all_terms: set | None = None  # every search term of the text (set by `prepare_units`)
+    content: int = 0              # word characters in the text
+    score: float = 0.0
+    direct: float = 0.0           # weight of the query terms it contains
+    prior: float = 0.0            # relevance of the best chunk containing it (0..1)
+    parts: dict = field(default_factory=dict)
+
+    @property
+    def key(self) -> tuple[int, int]:
+        return (self.start, self.col_start)
+
+
+def span_text(lines: list[str], start: int, col_start: int, end: int, col_end: int) -> str:
+    """The exact text from (start, col_start) to (end, col_end) of ``lines`` (1-based lines)."""
+    if start == end:
+        return lines[start - 1][col_start:col_end]
+    parts = [lines[start - 1][col_start:]]
+    parts.extend(lines[start:end - 1])
+    parts.append(lines[end - 1][:col_end])
+    return "\n".join(parts)
+
+
+def heading_of(line: str) -> str | None:
+    """The text of a Markdown ATX heading line, or None."""
+    if not line.lstrip(" ").startswith("#"):
+        return None
+    m = _HEADING_RE.match(line)
+    return m.group(2) if m else None
+
+
+def file_context(lines: list[str], upto: int, markdown: bool) -> tuple[bool, tuple]:
+    """(inside a code fence?, heading stack) just before 1-based line ``upto``."""
+    in_fence = False
+    stack: list[tuple[int, str]] = []
+    if not markdown:
+        return False, ()
+    for i in range(upto - 1):
+        line = lines[i]
+        c = line.lstrip(" ")[:1]
+        if c == "`" or c == "~":
+            if _FENCE_RE.match(line):
+                in_fence = not in_fence
+        elif c == "#" and not in_fence:
+            m = _HEADING_RE.match(line)
+            if m:
+                level = len(m.group(1))
+                while stack and stack[-1][0] >= level:
+                    stack.pop()
+                stack.append((level, m.group(2)))
+    return in_fence, tuple(stack)
+
+
+def _sentence_spans(text: str) -> list[tuple[int, int]]:
+    """[start, end) spans of the sentences of ``text`` (stripped of surrounding whitespace)."""
+    spans = []
+    pos = 0
+    n = len(text)
+    for m in _SENT_END_RE.finditer(text):
+        end = m.end()
+        # not after an abbreviation or a single letter ("e.g.", "U.S.")
+        j = m.start()
+        k = j
+        while k > 0 and (text[k - 1].isalnum() or text[k - 1] == "."):
+            k -= 1
+        word = text[k:j].lower()
+        if word in _ABBREV or len(word) == 1:
+            continue
+        nxt = end
+        while nxt < n and text[nxt].isspace():
+            nxt += 1
+        if nxt < n and text[nxt].islower():
+            continue
+        spans.append((pos, end))
+        pos = nxt
+    if pos < n:
+        spans.append((pos, n))
+    out = []
+    for a, b in spans:
+        while a < b and text[a].isspace():
+            a += 1
+        while b > a and text[b - 1].isspace():
+            b -= 1
+        if b > a:
+            out.append((a, b))
+    return out
+
+
+def _hard_breaks(block: list[tuple[int, str]]) -> list[list[tuple[int, str]]]:
+    """Split a paragraph at Markdown hard line breaks (a line ending in a backslash)."""
+    parts, cur = [], []
+    for ln, line in block:
+        cur.append((ln, line))
+        if line.endswith("\\"):
+            parts.append(cur)
+            cur = []
+    if cur:
+        parts.append(cur)
+    return parts
+
+
+def split_units(lines: list[str], first: int, last: int, markdown: bool,
+                context: tuple[bool, tuple] | None = None) -> list[Unit]:
+    """The units of lines ``first``..``last`` (1-based, inclusive), in document order.
+
+    ``context`` is `file_context(lines, first, markdown)` (computed when None).
+    """
+    in_fence, stack = context if context is not None else file_context(lines, first, markdown)
+    stack = list(stack)
+    units: list[Unit] = []
+    para: list[tuple[int, str]] = []
+
+    def heads() -> tuple:
+        return tuple(h for _, h in stack)
+
+    code: list[tuple[int, str]] = []
+
+    def flush_para():
+        nonlocal para
+        if not para:
+            return
+        h = heads()
+        for piece in _hard_breaks(para):
+            _paragraph_units(piece, units, h)
+        para = []
+
+    def flush_code():
+        # a short group of code lines (between blank lines) is one unit, a long one is lines
+        nonlocal code
+        if not code:
+            return
+        h = heads()
+        if len(code) > 1 and count_tokens("\n".join(t for _, t in code)) <= CODE_GROUP_TOKENS:
+            (s, _), (e, last_line) = code[0], code[-1]
+            units.append(Unit(s, 0, e, len(last_line), "\n".join(t for _, t in code), "code", h))
+        else:
+            units.extend(Unit(ln, 0, ln, len(t), t, "code", h) for ln, t in code)
+        code = []
+
+    for ln in range(first, last + 1):
+        line = lines[ln - 1]
+        stripped = line.strip()
+        if not markdown:
+            if stripped:
+                code.append((ln, line))
+            else:
+                flush_code()
+            continue
+        if _FENCE_RE.match(line):
+            flush_para()
+            flush_code()
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            if stripped:
+                code.append((ln, line))
+            else:
+                flush_code()
+            continue
+        if not stripped:
+            flush_para()
+            continue
+        h = heading_of(line)
+        if h is not None:
+            flush_para()
+            level = len(line.lstrip(" ")) - len(line.lstrip(" ").lstrip("#"))
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, h))
+            units.append(Unit(ln, 0, ln, len(line), line, "heading", heads()[:-1]))
+            continue
+        if stripped.startswith("|"):
+            flush_para()
+            units.append(Unit(ln, 0, ln, len(line), line, "row", heads()))
+            continue
+        if _ITEM_RE.match(line):
+            flush_para()
+        para.append((ln, line))
+    flush_para()
+    flush_code()
+    return units
+
+
+def _paragraph_units(block: list[tuple[int, str]], out: list[Unit], heads: tuple):
+    """Sentence units of one paragraph (lines joined with newlines)."""
+    flat = "\n".join(line for _, line in block)
+    starts = []
+    pos = 0
+    for _, line in block:
+        starts.append(pos)
+        pos += len(line) + 1
+
+    def locate(offset: int) -> tuple[int, int]:
+        # the line holding ``offset`` (an offset at a line end stays on that line)
+        i = len(starts) - 1
+        while i > 0 and starts[i] > offset:
+            i -= 1
+        return i, offset - starts[i]
+
+    for a, b in _sentence_spans(flat):
+        i, ca = locate(a)
+        j, cb = locate(b)
+        la, lb = block[i][1], block[j][1]
+        if not la[:ca].strip():
+            ca = 0
+        if not lb[cb:].strip():
+            cb = len(lb)
+        text = span_text([la] if i == j else [line for _, line in block[i:j + 1]],
+                         1, ca, j - i + 1, cb)
+        out.append(Unit(block[i][0], ca, block[j][0], cb, text, "text", heads))
+
+
+def gap_is_blank(lines: list[str], a: Unit, b: Unit) -> bool:
+    """True when only whitespace lies between unit ``a`` and the later unit ``b``."""
+    return not span_text(lines, a.end, a.col_end, b.start, b.col_start).strip()
+
+
+@dataclass
+class Run:
+    """Consecutive selected units of one file joined into one exact span."""
+
+    start: int
+    col_start: int
+    end: int
+    col_end: int
+    text: str
+    units: list
+
+    @property
+    def tokens(self) -> int:
+        return count_tokens(self.text)
+
+
+def join_runs(lines: list[str], units: list[Unit]) -> list[Run]:
+    """Join units (any order) of one file into runs; units separated by whitespace only merge."""
+    out: list[Run] = []
+    for u in sorted(units, key=lambda u: u.key):
+        if out:
+            last = out[-1]
+            lu = last.units[-1]
+            if (u.start, u.col_start) < (lu.end, lu.col_end):  # overlap: cannot happen for units of one split
+                continue
+            if gap_is_blank(lines, lu, u):
+                last.end, last.col_end = u.end, u.col_end
+                last.text = span_text(lines, last.start, last.col_start, last.end, last.col_end)
+                last.units.append(u)
+                continue
+        out.append(Run(u.start, u.col_start, u.end, u.col_end, u.text, [u]))
+    return out
+
+
+NUMBER_WORDS = {w: str(i) for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty".split())}
+NUMBER_WORDS.update({"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "hundred": "100",
+                     "thousand": "1000"})
+
+
+def prepare_units(units: list[Unit], analyzer) -> set:
+    """Set each unit's ``all_terms`` and ``content``; return the union of their terms."""
+    vocab: set = set()
+    for u in units:
+        words = _WORD_RE.findall(u.text)
+        u.content = sum(map(len, words))
+        terms: set = set()
+        for raw in set(words):
+            terms.update(analyzer.word_terms(raw))
+        u.all_terms = terms
+        vocab |= terms
+    return vocab
+
+
+def related_terms(qterms, vocab) -> dict[str, dict[str, float]]:
+    """Query term -> {text term: match strength} for terms that are not the query term
+    itself but say the same: the digits of a number word ("ten" -> "10", strength 1), a
+    longer word it starts ("time" -> "timeout", `PREFIX_MATCH`), and an alphabetic
+    abbreviation of it ("maximum" -> "max", "argument" -> "arg", `ABBREV_MATCH`).
+    ``vocab`` holds the terms of the text being compacted."""
+    ordered = sorted(vocab)
+    out: dict[str, dict[str, float]] = {}
+    for q in qterms:
+        rel: dict[str, float] = {}
+        digits = NUMBER_WORDS.get(q)
+        if digits and digits in vocab:
+            rel[digits] = 1.0
+        if PREFIX_MATCH and len(q) >= PREFIX_MIN:
+            i = bisect.bisect_right(ordered, q)
+            while i < len(ordered) and ordered[i].startswith(q):
+                rel[ordered[i]] = max(rel.get(ordered[i], 0.0), PREFIX_MATCH)
+                i += 1
+        if ABBREV_MATCH and len(q) >= ABBREV_MIN_QUERY:
+            for n in range(3, len(q)):
+                t = q[:n]
+                if t in vocab and t.isalpha():
+                    rel[t] = max(rel.get(t, 0.0), ABBREV_MATCH)
+        if rel:
+            out[q] = rel
+    return out
+
+
+def term_set(analyzer, text: str) -> set:
+    """The distinct search terms of ``text``."""
+    out: set = set()
+    for raw in set(_WORD_RE.findall(text)):
+        out.update(analyzer.word_terms(raw))
+    return out
+
+
+def unit_terms(analyzer, text: str, weights: dict[str, float],
+               related: dict[str, dict[str, float]] | None = None,
+               counts: set | None = None) -> dict[str, float]:
+    """Query term -> match strength in ``text``: 1 for the term itself, else the best
+    strength of its `related_terms` found in the text. ``counts``: the text's `term_set`."""
+    if counts is None:
+        counts = term_set(analyzer, text)
+    out = {t: 1.0 for t in counts if t in weights}
+    if related and len(out) < len(weights):
+        for q, rel in related.items():
+            if q in out or q not in weights:
+                continue
+            best = 0.0
+            for t, m in rel.items():
+                if m > best and t in counts:
+                    best = m
+            if best:
+                out[q] = best
+    return out
+
+
+def score_units(units: list[Unit], weights: dict[str, float], analyzer,
+                related: dict[str, dict[str, float]] | None = None) -> None:
+    """Set ``match``, ``terms``, ``direct``, ``score`` and ``parts`` of each unit (module doc).
+
+    ``units`` are in document order per file and region (attributes ``file``, ``region``;
+    both default to 0) and may carry ``prior`` (0..1).
+    """
+    if any(u.all_terms is None for u in units):
+        prepare_units(units, analyzer)
+    head_cache: dict[str, dict] = {}
+
+    def head_terms(text: str) -> dict:
+        t = head_cache.get(text)
+        if t is None:
+            t = head_cache[text] = unit_terms(analyzer, text, weights, related)
+        return t
+
+    for u in units:
+        u.match = unit_terms(analyzer, u.text, weights, related, u.all_terms)
+        u.terms = frozenset(u.match)
+    avg = sum(len(u.text) for u in units) / len(units) if units else 1.0
+    content_w = []
+    for u in units:
+        kind = "toc" if u.kind == "text" and _TOC_RE.match(u.text) else u.kind
+        kw = KIND_WEIGHT.get(kind, 1.0)
+        norm = 1.0 - LENGTH_NORM + LENGTH_NORM * max(len(u.text), 1) / avg
+        u.direct = kw * sum(weights[t] * m for t, m in u.match.items()) / math.sqrt(norm)
+        content_w.append(kw * min(1.0, u.content / CONTENT_CHARS) if CONTENT_CHARS else kw)
+    # sections: units from one heading to the next, within one file and region
+    section = []
+    prev = None
+    head = -1
+    for i, u in enumerate(units):
+        new = prev is None or u.kind == "heading" or u.file != prev.file or u.region != prev.region
+        if new:
+            head = i if u.kind == "heading" else -1
+        section.append((section[-1] + 1 if section else 0) if new else section[-1])
+        u.head = head if head != i else -1
+        prev = u
+    n = len(units)
+    for i, u in enumerate(units):
+        hb = 0.0
+        if u.headings:
+            inner = head_terms(u.headings[-1])
+            hb = HEADING_BONUS * sum(weights[t] * m for t, m in inner.items() if t not in u.match)
+            if len(u.headings) > 1:
+                outer: dict[str, float] = {}
+                for h in u.headings[:-1]:
+                    for t, m in head_terms(h).items():
+                        if t not in u.match and t not in inner and m > outer.get(t, 0.0):
+                            outer[t] = m
+                hb += PARENT_HEADING_BONUS * sum(weights[t] * m for t, m in outer.items())
+        nb = NEIGHBOUR_BONUS * max((units[j].direct for j in (i - 1, i + 1)
+                                    if 0 <= j < n and section[j] == section[i] and units[j].kind != "heading"),
+                                   default=0.0)
+        u.parts = {"terms": u.direct, "heading": hb, "neighbour": nb, "prior": u.prior}
+        u.score = (u.direct + (hb + nb) * content_w[i]) * (1.0 + RANK_BONUS * u.prior)
+
+
+def link_lengths(units: list[Unit], lines_of: dict) -> list[int | None]:
+    """For each unit, the length of the whitespace-only gap to the next unit of the list
+    (same file), or None when other text lies between them (they cannot join)."""
+    out: list[int | None] = []
+    for u, v in zip(units, units[1:]):
+        if u.file != v.file or (v.start, v.col_start) < (u.end, u.col_end):
+            out.append(None)
+            continue
+        gap = span_text(lines_of[u.file], u.end, u.col_end, v.start, v.col_start)
+        out.append(None if gap.strip() else len(gap))
+    out.append(None)
+    return out
+
+
+def tokens_of_length(n_chars: int) -> int:
+    """`count_tokens` of a text of ``n_chars`` characters."""
+    return -(-n_chars // CHARS_PER_TOKEN)
+
+
+def select_units(units: list[Unit], budget: int, lines_of: dict,
+                 min_relative: float = MIN_RELATIVE) -> list[Unit]:
+    """The best units (by score, ties in document order) that fit ``budget`` tokens.
+
+    ``units`` are in document order per file and carry a ``file`` attribute (a key of
+    ``lines_of``) and scores. The cost is exact: selected units with only whitespace
+    between them form one run, whose text (units and the whitespace) is counted once,
+    as `join_runs` and the pack will count it. Units scoring 0 or below ``min_relative``
+    times the best score are never taken.
+    """
+    best = max((u.score for u in units), default=0.0)
+    if best <= 0:
+        return []
+    floor = max(min_relative * best, 1e-12)
+    link = link_lengths(units, lines_of)
+    lens = [len(u.text) for u in units]
+    run_end: dict[int, int] = {}     # first unit index of a run -> last unit index
+    run_start: dict[int, int] = {}   # last unit index -> first
+    run_len: dict[int, int] = {}     # first unit index -> characters
+    order = sorted((i for i, u in enumerate(units) if u.score >= floor),
+                   key=lambda i: (-units[i].score, units[i].file, units[i].key))
+    chosen: list[int] = []
+    used = 0
+
+    def add(i: int) -> bool:
+        nonlocal used
+        first, last, length, delta = i, i, lens[i], 0
+        if i > 0 and link[i - 1] is not None and (i - 1) in run_start:
+            first = run_start[i - 1]
+            delta -= tokens_of_length(run_len[first])
+            length += run_len[first] + link[i - 1]
+        if link[i] is not None and (i + 1) in run_end:
+            last = run_end[i + 1]
+            delta -= tokens_of_length(run_len[i + 1])
+            length += run_len[i + 1] + link[i]
+        delta += tokens_of_length(length)
+        if used + delta > budget:
+            return False
+        used += delta
+        if first != i:
+            del run_end[first], run_start[i - 1]
+        if last != i:
+            del run_start[last], run_end[i + 1], run_len[i + 1]
+        run_end[first], run_start[last], run_len[first] = last, first, length
+        chosen.append(i)
+        return True
+
+    for i in order:
+        add(i)
+    if HEADING_CONTEXT:
+        taken = set(chosen)
+        for i in list(chosen):
+            h = units[i].head
+            if h >= 0 and h not in taken and add(h):
+                taken.add(h)
+    return [units[i] for i in chosen]
+
+
+def query_weights(idf: dict[str, float], qterms: list[str],
+                  related: dict[str, dict[str, float]] | None = None,
+                  power: float = 1.0) -> dict[str, float]:
+    """Weight of each query term for unit scoring: its IDF to the ``power``; a term absent
+    from the index takes the highest IDF of its related terms; terms with neither drop out.
+    A power above 1 sharpens the weights: rare terms dominate (lean mode, `LEAN_IDF_POWER`)."""
+    out = {}
+    for t in qterms:
+        w = idf.get(t, 0.0)
+        if w <= 0 and related and t in related:
+            w = max((idf.get(r, 0.0) for r in related[t]), default=0.0)
+        if w > 0:
+            out[t] = w ** power
+    return out
+
+
+def entity_words(question: str) -> list[str]:
+    """Words of a question that name something: with a digit ("c7g", "2026"), in capitals
+    ("SLA"), with an inner capital ("GraphQL"), capitalised but not first in a sentence
+    ("Redis"), or inside backticks."""
+    out = []
+    for m in _WORD_RE.finditer(question):
+        w = m.group()
+        before = question[:m.start()].rstrip()
+        starts_sentence = not before or before[-1] in ".?!:"
+        if (any(c.isdigit() for c in w) or (len(w) > 1 and w.isupper())
+                or any(c.isupper() for c in w[1:]) or (w[0].isupper() and not starts_sentence)):
+            out.append(w)
+    for m in _CODE_SPAN_RE.finditer(question):
+        out.extend(_WORD_RE.findall(m.group(1)))
+    return out
+
+
+def evidence_weights(question: str, qterms: list[str], idf: dict[str, float], n_chunks: int,
+                     analyzer) -> dict[str, float]:
+    """Weight of each question term for the evidence signal: its IDF in the index; a term
+    no chunk contains gets the IDF of an unseen term times `UNSEEN_WEIGHT`, or times
+    `UNSEEN_ENTITY_WEIGHT` when it comes from an `entity_words` word (a name or number the
+    index never mentions is strong evidence that the question is not answered here)."""
+    unseen = bm25_idf(max(n_chunks, 1), 0)  # the IDF of a term no chunk contains
+    ent = set()
+    for w in entity_words(question):
+        ent.update(analyzer.word_terms(w))
+        ent.update(analyzer.word_terms(w.lower()))
+    out = {}
+    for t in qterms:
+        if idf.get(t, 0.0) > 0:
+            out[t] = idf[t]
+        else:
+            out[t] = unseen * (UNSEEN_ENTITY_WEIGHT if t in ent else UNSEEN_WEIGHT)
+    return out
+
+
+def text_terms(analyzer, text: str, weights: dict[str, float]) -> set:
+    """The terms of ``weights`` that occur in ``text``."""
+    return set(analyzer.term_counts(text)) & weights.keys()

@@ -1,0 +1,285 @@
+"""Passage compaction: units, exact spans, joining, selection within a budget, evidence weights."""
+
+from hypothesis import given, settings, strategies as st
+
+from ragweb import compact as cp
+from ragweb.analysis import Analyzer
+from ragweb.chunking import split_lines
+from ragweb.tokens import count_tokens
+
+DOC = """# Tool
+
+Intro line one. It has two sentences.
+
+## Options
+
+### retries
+
+Type: `number`\\
+Default: `10`
+
+The maximum amount of times to retry. Must be an integer, e.g. 3 or more. See the notes.
+
+- First item of a list
+- Second item that wraps
+  over two lines. It ends here.
+
+```js
+const a = 1;
+const b = 2;
+
+// a comment before the call
+run(a, b);
+```
+
+| key | value |
+|---|---|
+"""
+
+
+def offset(lines, line, col):
+    """Character offset of (1-based line, col) in "\\n".join(lines)."""
+    return sum(len(x) + 1 for x in lines[:line - 1]) + col
+
+
+def exact(lines, u):
+    whole = "\n".join(lines)
+    return whole[offset(lines, u.start, u.col_start):offset(lines, u.end, u.col_end)]
+
+
+def units_of(text, markdown=True):
+    lines = split_lines(text)
+    return lines, cp.split_units(lines, 1, len(lines), markdown)
+
+
+def test_every_unit_is_the_exact_text_of_its_span():
+    lines, units = units_of(DOC)
+    assert units
+    for u in units:
+        assert u.text == exact(lines, u) == cp.span_text(lines, u.start, u.col_start, u.end, u.col_end)
+        assert u.text.strip()
+
+
+def test_units_are_in_document_order_and_do_not_overlap():
+    lines, units = units_of(DOC)
+    for a, b in zip(units, units[1:]):
+        assert (a.end, a.col_end) <= (b.start, b.col_start)
+
+
+def test_kinds_headings_code_rows_and_sentences():
+    lines, units = units_of(DOC)
+    kinds = {u.text: u.kind for u in units}
+    assert kinds["## Options"] == "heading"
+    assert kinds["| key | value |"] == "row"
+    assert kinds["Intro line one."] == "text"
+    assert kinds["It has two sentences."] == "text"
+    # a short group of code lines between blank lines is one unit
+    assert kinds["const a = 1;\nconst b = 2;"] == "code"
+    assert kinds["// a comment before the call\nrun(a, b);"] == "code"
+
+
+def test_sentences_split_inside_a_line_with_columns():
+    lines, units = units_of(DOC)
+    first, second = [u for u in units if u.start == 3]
+    assert (first.col_start, first.col_end) == (0, len("Intro line one."))
+    assert second.col_start == len("Intro line one. ") and second.col_end == len(lines[2])
+
+
+def test_abbreviation_and_lowercase_do_not_end_a_sentence():
+    lines, units = units_of(DOC)
+    texts = [u.text for u in units]
+    assert "Must be an integer, e.g. 3 or more." in texts
+
+
+def test_hard_line_break_splits_and_list_items_are_separate():
+    lines, units = units_of(DOC)
+    texts = [u.text for u in units]
+    assert "Type: `number`\\" in texts and "Default: `10`" in texts
+    assert "- First item of a list" in texts
+    wrapped = next(u for u in units if u.text.startswith("- Second item"))
+    assert wrapped.text == "- Second item that wraps\n  over two lines." and wrapped.end == wrapped.start + 1
+
+
+def test_headings_above_a_unit_are_recorded():
+    lines, units = units_of(DOC)
+    u = next(u for u in units if u.text.startswith("The maximum amount"))
+    assert u.headings == ("Tool", "Options", "retries")
+
+
+def test_region_starting_inside_a_code_fence_knows_it():
+    lines = split_lines(DOC)
+    inside = next(i for i, x in enumerate(lines, 1) if x == "const b = 2;")
+    ctx = cp.file_context(lines, inside, True)
+    assert ctx[0] is True and [h for _, h in ctx[1]] == ["Tool", "Options", "retries"]
+    units = cp.split_units(lines, inside, inside, True, ctx)
+    assert [(u.kind, u.text) for u in units] == [("code", "const b = 2;")]
+
+
+def test_non_markdown_lines_are_code_units():
+    lines, units = units_of("def f():\n    return 1\n\n" + "x = 1  # " + "long " * 60 + "\n", markdown=False)
+    assert [u.kind for u in units] == ["code", "code"]
+    assert units[0].text == "def f():\n    return 1"
+
+
+def test_join_runs_merges_only_across_whitespace():
+    lines, units = units_of(DOC)
+    for u in units:
+        u.file = 0
+    a, b = [u for u in units if u.start == 3]
+    item1 = next(u for u in units if u.text == "- First item of a list")
+    runs = cp.join_runs(lines, [b, a, item1])
+    assert [r.text for r in runs] == ["Intro line one. It has two sentences.", "- First item of a list"]
+    assert runs[0].col_start == 0 and runs[0].col_end == len(lines[2])
+
+
+def test_join_runs_spans_blank_lines_between_paragraphs():
+    lines, units = units_of("First para.\n\nSecond para.\n")
+    runs = cp.join_runs(lines, units)
+    assert len(runs) == 1 and runs[0].text == "First para.\n\nSecond para." and runs[0].end == 3
+
+
+def _scored(text, question, markdown=True):
+    an = Analyzer()
+    lines, units = units_of(text, markdown)
+    for u in units:
+        u.file = 0
+    qterms = an.query_terms(question)
+    vocab = set()
+    for u in units:
+        vocab.update(an.term_counts(u.text))
+    related = cp.related_terms(qterms, vocab)
+    weights = {t: 1.0 for t in qterms}
+    cp.score_units(units, weights, an, related)
+    return lines, units, weights
+
+
+def test_the_unit_with_the_answer_scores_best():
+    lines, units, _ = _scored(DOC, "what is the maximum number of retries")
+    best = max(units, key=lambda u: u.score)
+    assert best.text.startswith("The maximum amount")
+
+
+def test_neighbour_and_heading_bonus_lift_the_default_line():
+    lines, units, _ = _scored(DOC, "retries maximum amount")
+    default = next(u for u in units if u.text == "Default: `10`")
+    unrelated = next(u for u in units if u.text == "- First item of a list")
+    assert default.direct == 0 and default.score > unrelated.score
+
+
+def test_related_terms_number_words_prefixes_and_abbreviations():
+    rel = cp.related_terms(["ten", "time", "maximum", "use"], {"10", "timeout", "max", "user", "us"})
+    assert rel["ten"] == {"10": 1.0}
+    assert rel["time"] == {"timeout": cp.PREFIX_MATCH}
+    assert rel["maximum"] == {"max": cp.ABBREV_MATCH}
+    assert "use" not in rel  # "user" starts with it but "use" is too short to be a prefix match
+
+
+def test_select_units_respects_the_budget_exactly():
+    lines, units, weights = _scored(DOC, "maximum retries list items code run comment")
+    for budget in (1, 3, 10, 25, 60, 1000):
+        chosen = cp.select_units(units, budget, {0: lines}, 0.0)
+        cost = sum(r.tokens for r in cp.join_runs(lines, chosen))
+        assert cost <= budget
+
+
+def test_select_units_takes_nothing_when_no_unit_fits():
+    lines, units, weights = _scored(DOC, "maximum retries")
+    smallest = min(count_tokens(u.text) for u in units if u.score > 0)
+    assert cp.select_units(units, smallest - 1, {0: lines}, 0.0) == [] or smallest == 1
+
+
+def test_select_units_nothing_when_nothing_matches():
+    lines, units, weights = _scored(DOC, "zebra")
+    assert cp.select_units(units, 1000, {0: lines}, 0.0) == []
+
+
+def test_min_relative_drops_weak_units():
+    lines, units, weights = _scored(DOC, "maximum retries list")
+    everything = cp.select_units(units, 10_000, {0: lines}, 0.0)
+    strong = cp.select_units(units, 10_000, {0: lines}, 0.9)
+    assert 0 < len(strong) < len(everything)
+    best = max(u.score for u in units)
+    assert all(u.score >= 0.9 * best for u in strong)
+
+
+def test_entity_words():
+    q = "What SLA does Redis give on AWS c7g in 2026, and does `onIdle` or GraphQL help? Python too."
+    assert cp.entity_words(q) == ["SLA", "Redis", "AWS", "c7g", "2026", "onIdle", "GraphQL", "onIdle"]
+
+
+def test_evidence_weights_rank_unseen_names_over_unseen_words_over_common_terms():
+    an = Analyzer()
+    q = "does the queue support redis persistence with Redis"
+    qterms = an.query_terms(q)
+    w = cp.evidence_weights(q, qterms, {"queue": 0.1, "support": 1.0}, 50, an)
+    assert w["redi"] > w["persist"] > w["support"] > w["queue"]
+
+
+# --- properties -------------------------------------------------------------------------
+LINE = st.one_of(
+    st.just(""), st.just("```"), st.just("```js"), st.just("# Title"), st.just("### sub heading"),
+    st.just("| a | b |"), st.just("- item one. Item two!"), st.just("  - nested e.g. this"),
+    st.just("\\"), st.just("    indented code"),
+    st.text(st.sampled_from(list("ab c.!?`\\-*#|\t")), max_size=60),
+    st.lists(st.sampled_from(["word", "Next.", "end?", "i.e.", "x", "  ", "U.S.", "42.", "`c`."]),
+             max_size=15).map(" ".join),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(LINE, min_size=1, max_size=30), st.booleans(), st.data())
+def test_units_are_exact_ordered_and_disjoint_for_any_text(raw, markdown, data):
+    lines = raw
+    first = data.draw(st.integers(1, len(lines)))
+    last = data.draw(st.integers(first, len(lines)))
+    units = cp.split_units(lines, first, last, markdown)
+    prev = (first, 0)
+    for u in units:
+        assert first <= u.start <= u.end <= last
+        assert u.text == exact(lines, u) and u.text.strip()
+        assert (u.start, u.col_start) >= prev
+        prev = (u.end, u.col_end)
+    # every non-blank character of the region outside fence lines is in some unit
+    covered = sum(len("".join(u.text.split())) for u in units)
+    region = [x for x in lines[first - 1:last] if not (markdown and cp._FENCE_RE.match(x))]
+    assert covered == len("".join("".join(region).split()))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(LINE, min_size=1, max_size=30), st.integers(1, 200),
+       st.lists(st.sampled_from(["word", "item", "title", "code", "next", "end"]), min_size=1, max_size=4))
+def test_selection_cost_is_exact_and_within_budget(lines, budget, words):
+    an = Analyzer()
+    units = cp.split_units(lines, 1, len(lines), True)
+    for u in units:
+        u.file = 0
+    qterms = an.query_terms(" ".join(words))
+    weights = {t: 1.0 for t in qterms}
+    cp.score_units(units, weights, an, {})
+    chosen = cp.select_units(units, budget, {0: lines}, 0.0)
+    runs = cp.join_runs(lines, chosen)
+    assert sum(count_tokens(r.text) for r in runs) <= budget
+    for r in runs:
+        assert r.text == cp.span_text(lines, r.start, r.col_start, r.end, r.col_end)
+
+
+def test_query_weights_power_sharpens_and_related_terms_stand_in():
+    idf = {"rare": 4.0, "common": 1.0, "max": 2.0}
+    flat = cp.query_weights(idf, ["rare", "common", "maximum", "unknown"], {"maximum": {"max": 0.5}})
+    assert flat == {"rare": 4.0, "common": 1.0, "maximum": 2.0}
+    sharp = cp.query_weights(idf, ["rare", "common"], None, 1.5)
+    assert sharp["rare"] / sharp["common"] == 8.0
+
+
+def test_heading_context_adds_the_section_heading_of_a_selected_unit(monkeypatch):
+    lines, units, weights = _scored(DOC, "maximum amount")
+    best = max(units, key=lambda u: u.score)
+    assert best.text.startswith("The maximum amount")
+    floor = 0.99  # only the best unit passes
+    without = cp.select_units(units, 1000, {0: lines}, floor)
+    monkeypatch.setattr(cp, "HEADING_CONTEXT", True)
+    with_heading = cp.select_units(units, 1000, {0: lines}, floor)
+    assert [u.text for u in without] == [best.text]
+    assert sorted(u.text for u in with_heading) == sorted([best.text, "### retries"])
+    tight = cp.select_units(units, count_tokens(best.text), {0: lines}, floor)
+    assert [u.text for u in tight] == [best.text]  # the heading only comes when it fits

@@ -1,0 +1,261 @@
+"""Packing: exact citations, hard budgets, compaction, lean mode and the evidence signal."""
+
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from ragweb import pack as pack_mod
+from ragweb.chunking import split_lines
+from ragweb.config import default_config
+from ragweb.engine import Engine
+from ragweb.errors import UsageError
+from ragweb.tokens import count_tokens
+
+from conftest import sample_documents
+
+KEYS = {"query", "budget_tokens", "used_tokens", "snippets", "evidence", "evidence_score"}
+
+# A longer Markdown document (many chunks, long paragraph lines, lists, code, a table).
+SECTIONS = []
+for i in range(24):
+    SECTIONS.append(
+        f"## Section {i}: topic{i}\n\n"
+        f"This paragraph introduces topic{i} with words about widgets and gadgets. "
+        f"It explains how option{i} changes the behaviour of the frobnicator when it is enabled. "
+        f"A third sentence mentions nothing special, only filler text for the paragraph number {i}.\n\n"
+        f"- item {i}a describes the default value of option{i}\n"
+        f"- item {i}b describes what happens on error{i}\n\n"
+        f"```js\nconst x{i} = frob({{option{i}: true}});\n\nif (x{i}.failed) {{\n  retry(x{i});\n}}\n```\n\n"
+        f"| option{i} | default |\n|---|---|\n| on | {i} |\n")
+LONG_DOC = "# Frobnicator\n\n" + "\n".join(SECTIONS)
+
+
+@pytest.fixture(scope="module")
+def sample_engine():
+    eng = Engine.memory()
+    for path, text in sample_documents():
+        eng.add_document(path, text)
+    eng.add_document("docs/long.md", LONG_DOC)
+    eng.flush()
+    return eng
+
+
+def claimed_text(lines, snippet):
+    """The file text a snippet claims: whole lines of its range, or the cols span."""
+    m = re.fullmatch(r"L(\d+)-(\d+)", snippet["range"])
+    start, end = int(m.group(1)), int(m.group(2))
+    assert 1 <= start <= end <= len(lines)
+    whole = "\n".join(lines[start - 1:end])
+    if "cols" not in snippet:
+        return whole, (start, 0, end, len(lines[end - 1]))
+    c0, c1 = snippet["cols"]
+    assert 0 <= c0 <= len(lines[start - 1]) and 0 <= c1 <= len(lines[end - 1])
+    tail = len(lines[end - 1]) - c1
+    return whole[c0:len(whole) - tail], (start, c0, end, c1)
+
+
+def check_pack(eng, packed, budget):
+    assert KEYS <= packed.keys()
+    assert packed["budget_tokens"] == budget
+    assert packed["used_tokens"] == sum(count_tokens(s["text"]) for s in packed["snippets"])
+    assert packed["used_tokens"] <= budget
+    assert packed["evidence"] in ("sufficient", "weak", "none")
+    assert 0.0 <= packed["evidence_score"] <= 1.0
+    spans = {}
+    for s in packed["snippets"]:
+        assert {"path", "range", "why", "text"} <= s.keys()
+        lines = split_lines(eng.file_text(s["path"]))
+        text, span = claimed_text(lines, s)
+        assert s["text"] == text
+        assert s["text"].strip()
+        spans.setdefault(s["path"], []).append(span)
+    for path, group in spans.items():  # no text is packed twice
+        group.sort()
+        for a, b in zip(group, group[1:]):
+            assert (a[2], a[3]) <= (b[0], b[1])
+
+
+QUESTION_WORDS = ["retry", "backoff", "header", "parse", "timeout", "jitter", "proxy", "rate", "limit",
+                  "option", "default", "error", "widgets", "frobnicator", "topic7", "option12", "gadget",
+                  "how", "what", "does", "the", "zebra", "Redis", "2026"]
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(QUESTION_WORDS), min_size=1, max_size=6), st.integers(1, 3000),
+       st.sampled_from([None, True, False]), st.sampled_from([None, True, False]))
+def test_every_snippet_is_exactly_the_text_it_cites_and_the_budget_holds(
+        sample_engine, words, budget, compact, lean):
+    q = " ".join(words)
+    if not sample_engine.analyzer.query_terms(q):
+        return
+    packed = sample_engine.pack(q, budget, compact=compact, lean=lean)
+    check_pack(sample_engine, packed, budget)
+
+
+def test_compacted_snippets_are_in_document_order_within_a_file(sample_engine):
+    packed = sample_engine.pack("option7 default value error7 topic7", 120)
+    check_pack(sample_engine, packed, 120)
+    long_ones = [s for s in packed["snippets"] if s["path"] == "docs/long.md"]
+    assert len(long_ones) >= 2
+    starts = [(int(s["range"][1:].split("-")[0]), s.get("cols", [0])[0]) for s in long_ones]
+    assert starts == sorted(starts)
+    assert any("option7" in s["text"] for s in long_ones)
+
+
+def test_compaction_packs_more_of_the_answer_than_whole_chunks(sample_engine):
+    q = "what is the default value of option19 and what happens on error19"
+    whole = sample_engine.pack(q, 80, compact=False)  # the section's chunk (~125 tokens) does not fit
+    compacted = sample_engine.pack(q, 80)
+    assert not any("error19" in s["text"] for s in whole["snippets"])
+    assert any("item 19b describes what happens on error19" in s["text"] for s in compacted["snippets"])
+    assert any("cols" in s or s["why"].startswith("compacted") for s in compacted["snippets"])
+
+
+def test_sentences_of_a_long_line_carry_columns(sample_engine):
+    packed = sample_engine.pack("how option5 changes the frobnicator behaviour", 60)
+    check_pack(sample_engine, packed, 60)
+    hit = [s for s in packed["snippets"] if "option5 changes" in s["text"]]
+    assert hit and "cols" in hit[0]
+    assert hit[0]["text"].startswith("It explains how option5")
+
+
+def test_chunks_that_fit_whole_stay_whole(sample_engine):
+    q = "exponential backoff jitter"
+    whole = sample_engine.pack(q, 100_000, compact=False)
+    default = sample_engine.pack(q, 100_000)
+    assert default["snippets"] == whole["snippets"]
+    assert all("cols" not in s for s in default["snippets"])
+
+
+def test_no_compact_gives_whole_lines_only(sample_engine):
+    packed = sample_engine.pack("retry backoff jitter header", 400, compact=False)
+    check_pack(sample_engine, packed, 400)
+    assert packed["snippets"] and all("cols" not in s for s in packed["snippets"])
+    assert not any(s["why"].startswith("compacted") for s in packed["snippets"])
+
+
+def test_lean_uses_fewer_tokens(sample_engine):
+    q = "how does the retry policy use exponential backoff and jitter"
+    default = sample_engine.pack(q, 1400)
+    lean = sample_engine.pack(q, 1400, lean=True)
+    check_pack(sample_engine, lean, 1400)
+    assert 0 < lean["used_tokens"] < default["used_tokens"]
+
+
+def test_config_keys_pack_lean_and_pack_compact():
+    docs = dict(sample_documents())
+    q = "how does the retry policy use exponential backoff and jitter"
+    base = Engine.memory()
+    for p, t in docs.items():
+        base.add_document(p, t)
+    cfg = default_config()
+    cfg["pack"]["lean"] = True
+    lean_cfg = Engine.memory(cfg)
+    for p, t in docs.items():
+        lean_cfg.add_document(p, t)
+    assert lean_cfg.pack(q, 1400) == base.pack(q, 1400, lean=True)
+    cfg = default_config()
+    cfg["pack"]["compact"] = False
+    whole_cfg = Engine.memory(cfg)
+    for p, t in docs.items():
+        whole_cfg.add_document(p, t)
+    assert whole_cfg.pack(q, 300) == base.pack(q, 300, compact=False)
+    assert whole_cfg.pack(q, 300, compact=True) == base.pack(q, 300)
+
+
+def test_budget_of_one(sample_engine):
+    packed = sample_engine.pack("retry backoff", 1)
+    check_pack(sample_engine, packed, 1)
+    assert packed["used_tokens"] <= 1
+
+
+def test_budget_smaller_than_any_unit_packs_nothing():
+    eng = Engine.memory()
+    eng.add_document("a.md", "# " + "alpha " * 40 + "\n\n" + ("alpha beta gamma delta " * 30 + "\n\n") * 6)
+    packed = eng.pack("alpha beta", 5)
+    assert packed["snippets"] == [] and packed["used_tokens"] == 0
+    assert packed["evidence"] == "none" and packed["evidence_score"] == 0.0
+
+
+def test_empty_index():
+    packed = Engine.memory().pack("anything at all", 500)
+    assert packed["snippets"] == [] and packed["used_tokens"] == 0
+    assert packed["evidence"] == "none"
+
+
+def test_question_matching_nothing_is_evidence_none(sample_engine):
+    packed = sample_engine.pack("zebra giraffe okapi", 500)
+    assert packed["snippets"] == [] and packed["evidence"] == "none" and packed["evidence_score"] == 0.0
+
+
+def test_answerable_question_is_sufficient(sample_engine):
+    packed = sample_engine.pack("How many attempts does the retry policy make by default?", 1400)
+    assert packed["evidence"] == "sufficient", packed["evidence_score"]
+    assert any("max_attempts" in s["text"] for s in packed["snippets"])
+
+
+def test_question_about_something_never_mentioned_is_not_answerable(sample_engine):
+    packed = sample_engine.pack("How do I store pigeonpost retries in Redis on AWS Lambda?", 1400)
+    assert packed["evidence"] == "none", packed["evidence_score"]
+    weaker = sample_engine.pack("Does pigeonpost retry with exponential backoff and Redis?", 1400)
+    assert packed["evidence_score"] < weaker["evidence_score"]
+
+
+def test_evidence_levels_follow_the_thresholds(sample_engine, monkeypatch):
+    q = "retry backoff in Redis"
+    score = sample_engine.pack(q, 1400)["evidence_score"]
+    assert 0 < score < 1
+    monkeypatch.setattr(pack_mod, "SUFFICIENT", score)
+    monkeypatch.setattr(pack_mod, "WEAK", score / 2)
+    assert sample_engine.pack(q, 1400)["evidence"] == "sufficient"
+    monkeypatch.setattr(pack_mod, "SUFFICIENT", score + 0.01)
+    assert sample_engine.pack(q, 1400)["evidence"] == "weak"
+    monkeypatch.setattr(pack_mod, "WEAK", score + 0.005)
+    assert sample_engine.pack(q, 1400)["evidence"] == "none"
+
+
+@pytest.mark.parametrize("bad", [0, -5, 1.5, "100", True])
+def test_bad_budget_is_a_usage_error(sample_engine, bad):
+    with pytest.raises(UsageError, match="token budget"):
+        sample_engine.pack("retry", bad)
+
+
+def test_default_budget_comes_from_config(sample_engine):
+    assert sample_engine.pack("retry backoff")["budget_tokens"] == default_config()["pack"]["token_budget"]
+
+
+def test_path_glob_limits_the_files(sample_engine):
+    packed = sample_engine.pack("retry backoff header", 300, path_glob="docs/**")
+    assert packed["snippets"] and all(s["path"].startswith("docs/") for s in packed["snippets"])
+
+
+def test_lean_compacts_even_when_everything_fits(sample_engine):
+    q = "exponential backoff jitter"
+    lean = sample_engine.pack(q, 100_000, lean=True)
+    check_pack(sample_engine, lean, 100_000)
+    whole = sample_engine.pack(q, 100_000)
+    assert 0 < lean["used_tokens"] < whole["used_tokens"]
+    assert all(s["why"].startswith("compacted") for s in lean["snippets"])
+
+
+def test_lean_without_compaction_packs_whole_chunks_in_a_share_of_the_budget(sample_engine):
+    packed = sample_engine.pack("retry backoff jitter header", 1000, lean=True, compact=False)
+    check_pack(sample_engine, packed, 1000)
+    assert packed["snippets"] and packed["used_tokens"] <= pack_mod.lean_budget(1000) < 1000
+    assert not any(s["why"].startswith("compacted") for s in packed["snippets"])
+
+
+def test_evidence_counts_terms_of_one_file_not_scattered_ones():
+    eng = Engine.memory()
+    eng.add_document("a.md", "# A\n\nThe frobnicator supports quux mode.\n")
+    eng.add_document("b.md", "# B\n\nThe widget has a zorblax setting.\n")
+    eng.add_document("c.md", "# C\n\nThe frobnicator zorblax quux setting.\n")
+    for i in range(6):
+        eng.add_document(f"pad{i}.md", f"# Pad {i}\n\nUnrelated filler text number {i}.\n")
+    together = eng.pack("frobnicator quux zorblax", 1000)
+    assert any(s["path"] == "c.md" for s in together["snippets"])
+    eng.remove_document("c.md")
+    scattered = eng.pack("frobnicator quux zorblax", 1000)
+    assert {s["path"] for s in scattered["snippets"]} >= {"a.md", "b.md"}
+    assert scattered["evidence_score"] < together["evidence_score"] == 1.0
