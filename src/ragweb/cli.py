@@ -31,6 +31,8 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def _retrieval(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-q", "--query", help="the question (required unless --batch)")
+    _common(p)
     p.add_argument("-k", "--top-k", type=int, default=None, metavar="N",
                    help="number of results (query) or candidate pool (pack); default retrieve.top_k")
     p.add_argument("--path", metavar="GLOB", default=None,
@@ -59,8 +61,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
     p = sub.add_parser("query", help="search the index and print ranked results")
-    p.add_argument("-q", "--query", help="the question (required unless --batch)")
-    _common(p)
     _retrieval(p)
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--no-mmr", action="store_true", help="rank by relevance only (no diversity)")
@@ -69,8 +69,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--semantic", action="store_true", help="vector search only (needs embeddings)")
 
     p = sub.add_parser("pack", help="pack the best evidence for a question into a token budget")
-    p.add_argument("-q", "--query", help="the question (required unless --batch)")
-    _common(p)
     _retrieval(p)
     p.add_argument("-b", "--budget", type=int, default=None, metavar="TOKENS",
                    help="token budget (default pack.token_budget); tokens = ceil(chars/4)")

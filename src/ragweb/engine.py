@@ -525,45 +525,33 @@ class Engine:
         self.fill_text(hits)
         return hits
 
-    def _chunk_files(self, ids):
+    def _select_in(self, sql: str, ids) -> list[tuple]:
+        """Rows of ``sql`` (which ends in ``IN``) for ``ids``, in batches under SQLite's variable limit."""
+        ids = list(ids)
         out = []
         for i in range(0, len(ids), 900):
             part = ids[i:i + 900]
-            out += self.conn.execute(
-                f"SELECT id, file_id FROM chunks WHERE id IN ({','.join('?' * len(part))})", part).fetchall()
+            out += self.conn.execute(f"{sql} ({','.join('?' * len(part))})", part).fetchall()
         return out
 
+    def _chunk_files(self, ids):
+        return self._select_in("SELECT id, file_id FROM chunks WHERE id IN", ids)
+
     def _chunk_rows(self, ids):
-        out = []
-        for i in range(0, len(ids), 900):
-            part = ids[i:i + 900]
-            out += self.conn.execute(
-                "SELECT c.id, c.file_id, c.start_line, c.end_line, c.col_start, c.col_end, c.heading, "
-                "c.terms, f.path FROM chunks c JOIN files f ON f.id = c.file_id "
-                f"WHERE c.id IN ({','.join('?' * len(part))})", part).fetchall()
-        return out
+        return self._select_in(
+            "SELECT c.id, c.file_id, c.start_line, c.end_line, c.col_start, c.col_end, c.heading, "
+            "c.terms, f.path FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN", ids)
 
     def file_lines(self, file_ids) -> dict[int, list[str]]:
         """file id -> stored lines, for the given files."""
-        ids = sorted(set(file_ids))
-        out = {}
-        for i in range(0, len(ids), 900):
-            part = ids[i:i + 900]
-            for fid, text in self.conn.execute(
-                    f"SELECT id, text FROM files WHERE id IN ({','.join('?' * len(part))})", part):
-                out[fid] = split_lines(text)
-        return out
+        rows = self._select_in("SELECT id, text FROM files WHERE id IN", sorted(set(file_ids)))
+        return {fid: split_lines(text) for fid, text in rows}
 
     def fill_text(self, hits: list[Hit]) -> None:
         """Set each hit's text to exactly its stored lines (or its piece of one long line)."""
-        ids = [h.chunk_id for h in hits]
-        texts = {}
-        for i in range(0, len(ids), 900):
-            part = ids[i:i + 900]
-            texts.update(self.conn.execute(
-                "SELECT c.id, substr(f.text, c.char_start + 1, c.char_end - c.char_start) "
-                "FROM chunks c JOIN files f ON f.id = c.file_id "
-                f"WHERE c.id IN ({','.join('?' * len(part))})", part))
+        texts = dict(self._select_in(
+            "SELECT c.id, substr(f.text, c.char_start + 1, c.char_end - c.char_start) "
+            "FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN", [h.chunk_id for h in hits]))
         for h in hits:
             h.text = texts[h.chunk_id]
 
