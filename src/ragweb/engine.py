@@ -51,6 +51,7 @@ class Hit:
     file_id: int = 0
     col_start: int | None = None
     col_end: int | None = None
+    mtime: float = 0.0        # the file's modification time when indexed
 
     @property
     def range(self) -> str:
@@ -501,7 +502,7 @@ class Engine:
         rows = self._chunk_rows(best)
         boost_w = rc["path_boost_weight"]
         cands = []
-        for cid, fid, start, end, cs, ce, heading, blob, path in rows:
+        for cid, fid, start, end, cs, ce, heading, blob, path, mtime in rows:
             bm = scores[cid]
             ids = store.blob_to_ints(blob)
             matched = sorted(term_of[t] for t in ids if t in term_of)
@@ -511,7 +512,7 @@ class Engine:
                 if pterms is None:
                     pterms = self._path_terms[path] = frozenset(self.analyzer.term_counts(path))
                 boost = boost_w * sum(v for t, v in idfs.items() if t in pterms)
-            hit = Hit(path, start, end, bm + boost, "", heading, matched, bm, boost, cid, fid, cs, ce)
+            hit = Hit(path, start, end, bm + boost, "", heading, matched, bm, boost, cid, fid, cs, ce, mtime)
             cands.append((hit, ids))
         threshold = rc["min_score_threshold"]
         cands = [hc for hc in cands if hc[0].score >= threshold]
@@ -540,7 +541,7 @@ class Engine:
     def _chunk_rows(self, ids):
         return self._select_in(
             "SELECT c.id, c.file_id, c.start_line, c.end_line, c.col_start, c.col_end, c.heading, "
-            "c.terms, f.path FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN", ids)
+            "c.terms, f.path, f.mtime FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN", ids)
 
     def file_lines(self, file_ids) -> dict[int, list[str]]:
         """file id -> stored lines, for the given files."""
@@ -561,7 +562,7 @@ class Engine:
         start = max(1, hit.start_line - context)
         end = min(len(lines), hit.end_line + context)
         return Hit(hit.path, start, end, hit.score, "\n".join(lines[start - 1:end]), hit.heading,
-                   hit.terms, hit.bm25, hit.path_boost, hit.chunk_id, hit.file_id)
+                   hit.terms, hit.bm25, hit.path_boost, hit.chunk_id, hit.file_id, mtime=hit.mtime)
 
     def pack(self, query: str, budget: int | None = None, top_k: int | None = None,
              path_glob: str | None = None, compact: bool | None = None, lean: bool | None = None) -> dict:
