@@ -1,0 +1,163 @@
+"""The rag* JavaScript API (reference §5): ready signal, exact JSON shapes, error cases."""
+
+import json
+
+import pytest
+
+
+def test_ready_resolves_offline_with_boot_info(app, ready_info):
+    assert ready_info["ready"] is True
+    assert ready_info["pyodide"] == "314.0.7"
+    assert set(ready_info) >= {"restored", "totalDocs", "bootMs", "restoreMs", "ragweb"}
+    # Everything the page needs is inside the site's sub-path: nothing else was even requested.
+    assert app.page.url.endswith("/ragweb/")
+    assert app.offline.blocked == []
+    assert app.page.locator("#status").inner_text().startswith("Ready")
+
+
+def test_api_functions_exist_and_return_strings(app):
+    kinds = app.page.evaluate("""() => ['ragIndex', 'ragQuery', 'ragClear', 'ragStats', 'ragPack',
+        'ragRemove', 'ragFlush'].map(n => typeof window[n])""")
+    assert kinds == ["function"] * 7
+    assert app.page.evaluate("window.ragReady instanceof Promise")
+
+
+def test_calls_before_ready_return_error_not_throw(browser, base_url, offline, wait_for):
+    context = browser.new_context(base_url=base_url)
+    offline.install(context)
+    page = context.new_page()
+    try:
+        page.goto("./", wait_until="commit")
+        wait_for(page, "typeof window.ragIndex === 'function'")
+        early = page.evaluate("""() => [ragIndex('a.md', 'x'), ragQuery('x'), ragStats(), ragClear(),
+                                        ragPack('x', 100), ragRemove('a.md')]""")
+        for out in early:
+            assert json.loads(out)["error"].startswith("not ready")
+        assert json.loads(page.evaluate("ragFlush()"))["error"].startswith("not ready")
+        page.evaluate("window.ragReady")
+        assert json.loads(page.evaluate("ragStats()"))["totalDocs"] == 0
+    finally:
+        context.close()
+
+
+def test_index_shape(app):
+    out = app.index("doc.txt", "alpha beta gamma\n" * 3)
+    assert out == {"success": True, "chunks": 1, "filename": "doc.txt"}
+
+
+def test_query_shape_and_default_top_k(app):
+    topics = ["apple orchard harvest cider", "bridge cable suspension steel", "cactus desert spine bloom",
+              "dolphin pod sonar reef", "ember furnace coal smoke", "fjord cliff glacier melt",
+              "harbor crane cargo dock", "violin bow string rosin"]
+    for i, topic in enumerate(topics):  # distinct texts, so MMR's near-duplicate filter keeps all
+        app.index(f"notes/n{i}.md", f"# Note {i}\nA zebra by the river; {topic}.\n")
+    out = app.query("zebra river")
+    assert set(out) == {"query", "results"}
+    assert out["query"] == "zebra river"
+    assert len(out["results"]) == 5  # topK defaults to 5
+    for r in out["results"]:
+        assert set(r) == {"path", "startLine", "endLine", "score", "text"}
+        assert isinstance(r["startLine"], int) and isinstance(r["endLine"], int)
+        assert isinstance(r["score"], float) and r["score"] > 0
+        assert "zebra" in r["text"]
+    assert len(app.query("zebra", 2)["results"]) == 2
+    assert len(app.query("zebra", 50)["results"]) == 8
+
+
+def test_stats_shape(app):
+    app.index("b.md", "# B\nsecond file about llamas\n")
+    app.index("a.txt", "first file about alpacas\n")
+    st = app.stats()
+    assert set(st) == {"totalDocs", "totalChunks", "avgChunkLen", "files"}
+    assert st["totalDocs"] == 2 and st["totalChunks"] == 2
+    assert st["files"] == ["a.txt", "b.md"]
+    assert isinstance(st["avgChunkLen"], float) and st["avgChunkLen"] > 0
+
+
+def test_clear_shape(app):
+    app.index("a.txt", "something to forget\n")
+    assert app.call("() => ragClear()") == {"success": True}
+    assert app.stats() == {"totalDocs": 0, "totalChunks": 0, "avgChunkLen": 0.0, "files": []}
+    assert app.query("forget")["results"] == []
+
+
+def test_index_same_filename_replaces(app):
+    app.index("same.md", "the old text mentions walruses\n")
+    app.index("same.md", "the new text mentions penguins\n")
+    st = app.stats()
+    assert st["totalDocs"] == 1 and st["files"] == ["same.md"]
+    assert app.query("walruses")["results"] == []
+    assert app.query("penguins")["results"][0]["path"] == "same.md"
+
+
+def test_remove(app):
+    app.index("keep.md", "kestrels hover\n")
+    app.index("drop.md", "kestrels and owls\n")
+    out = app.call("(f) => ragRemove(f)", "drop.md")
+    assert out == {"success": True, "removed": True, "filename": "drop.md"}
+    assert app.stats()["files"] == ["keep.md"]
+    assert [r["path"] for r in app.query("kestrels")["results"]] == ["keep.md"]
+    missing = app.call("(f) => ragRemove(f)", "never-indexed.md")
+    assert missing == {"success": True, "removed": False, "filename": "never-indexed.md"}
+
+
+def test_pack_shape_and_budget(app, sample_docs):
+    app.index_sample()
+    out = app.pack("how are headers parsed", 300)
+    assert {"query", "budget_tokens", "used_tokens", "snippets"} <= set(out)
+    assert out["budget_tokens"] == 300
+    assert 0 < out["used_tokens"] <= 300
+    docs = dict(sample_docs)
+    for s in out["snippets"]:
+        assert {"path", "range", "why", "text"} <= set(s)
+        assert s["path"] in docs
+        start, end = (int(x) for x in s["range"][1:].split("-"))
+        assert 1 <= start <= end
+    default = app.pack("how are headers parsed")
+    assert default["budget_tokens"] == 4000
+
+
+@pytest.mark.parametrize("expr, needle", [
+    ("() => ragIndex()", "filename must be a string"),
+    ("() => ragIndex(42, 'x')", "filename must be a string"),
+    ("() => ragIndex('a.md')", "content must be a string"),
+    ("() => ragIndex('a.md', {text: 'x'})", "content must be a string"),
+    ("() => ragIndex('', 'x')", "filename must not be empty"),
+    ("() => ragIndex('   ', 'x')", "filename must not be empty"),
+    ("() => ragQuery()", "query must be a string"),
+    ("() => ragQuery(7)", "query must be a string"),
+    ("() => ragQuery('')", "query must not be empty"),
+    ("() => ragQuery('the of and')", ""),
+    ("() => ragQuery('zebra', 0)", "topK must be between 1 and"),
+    ("() => ragQuery('zebra', -3)", "topK must be between 1 and"),
+    ("() => ragQuery('zebra', 2.5)", "topK must be an integer"),
+    ("() => ragQuery('zebra', '3')", "topK must be a number"),
+    ("() => ragQuery('zebra', NaN)", "topK must be an integer"),
+    ("() => ragPack('', 100)", "query must not be empty"),
+    ("() => ragPack('zebra', 0)", "budget must be between 1 and"),
+    ("() => ragPack('zebra', 'big')", "budget must be a number"),
+    ("() => ragRemove()", "filename must be a string"),
+    ("() => ragRemove(['a'])", "filename must be a string"),
+])
+def test_bad_arguments_return_error(app, expr, needle):
+    app.index("zebra.md", "a zebra\n")
+    out = app.call(expr)
+    assert set(out) == {"error"}, out
+    assert needle in out["error"]
+    assert app.stats()["files"] == ["zebra.md"]  # nothing changed
+
+
+def test_errors_never_throw_into_caller(app):
+    threw = app.page.evaluate("""() => {
+        const calls = [() => ragIndex(null, null), () => ragQuery(undefined, undefined),
+                       () => ragPack(Symbol.iterator ? {} : 1), () => ragRemove(null),
+                       () => ragQuery('x'.repeat(100000), 1e9)];
+        return calls.filter(c => { try { JSON.parse(c()); return false; } catch (e) { return true; } }).length;
+    }""")
+    assert threw == 0
+
+
+def test_filename_is_normalised(app):
+    out = app.index("./docs//guide.md", "text about owls\n")
+    assert out["filename"] == "docs/guide.md"
+    assert app.stats()["files"] == ["docs/guide.md"]

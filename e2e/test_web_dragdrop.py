@@ -1,0 +1,170 @@
+"""Drag and drop (synthetic DataTransfer), folders (recursive), the file pickers, the CLI's
+include/exclude, binary and size rules, and the progress bar."""
+
+import json
+
+DROP_FILES_JS = """async (files) => {
+    const dt = new DataTransfer();
+    for (const [name, content] of files) {
+        const body = Array.isArray(content) ? new Uint8Array(content) : content;
+        dt.items.add(new File([body], name, {type: 'application/octet-stream'}));
+    }
+    const zone = document.querySelector('[data-testid="dropzone"]');
+    zone.dispatchEvent(new DragEvent('dragover', {dataTransfer: dt, bubbles: true, cancelable: true}));
+    zone.dispatchEvent(new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
+    await window.ragweb.idle();
+}"""
+
+# A folder drop as the browser presents it: DataTransferItem.webkitGetAsEntry() gives
+# FileSystemEntry objects; directory readers hand out at most 100 entries per call.
+DROP_TREE_JS = """async (tree) => {
+    window.__entered = [];
+    const fileEntry = (name, content) => ({
+        isFile: true, isDirectory: false, name,
+        file(ok) { ok(new File([Array.isArray(content) ? new Uint8Array(content) : content], name)); },
+    });
+    const dirEntry = (name, children, path) => ({
+        isFile: false, isDirectory: true, name,
+        createReader() {
+            window.__entered.push(path);
+            const kids = Object.entries(children).map(([n, c]) =>
+                typeof c === 'object' && !Array.isArray(c) ? dirEntry(n, c, path + '/' + n) : fileEntry(n, c));
+            let pos = 0;
+            return { readEntries(ok) { const batch = kids.slice(pos, pos + 100); pos += batch.length;
+                                       setTimeout(() => ok(batch)); } };
+        },
+    });
+    const roots = Object.entries(tree).map(([n, c]) =>
+        typeof c === 'object' && !Array.isArray(c) ? dirEntry(n, c, n) : fileEntry(n, c));
+    const items = roots.map(entry => ({ kind: 'file', webkitGetAsEntry: () => entry, getAsFile: () => null }));
+    const ev = new Event('drop', {bubbles: true, cancelable: true});
+    Object.defineProperty(ev, 'dataTransfer', {value: {items, files: []}});
+    document.querySelector('[data-testid="dropzone"]').dispatchEvent(ev);
+    await window.ragweb.idle();
+    return window.__entered;
+}"""
+
+
+def progress_text(app):
+    return app.page.locator('[data-testid="progress"]').inner_text()
+
+
+def test_drop_files(app):
+    app.page.evaluate(DROP_FILES_JS, [
+        ["notes.md", "# Notes\nThe lighthouse keeper logs the fog signal.\n"],
+        ["script.py", "def fog_signal():\n    return 'horn'\n"],
+        ["photo.png", [137, 80, 78, 71, 13, 10, 26, 10, 0, 0]],        # not included
+        ["data.txt", [0, 1, 2, 3, 0, 255, 0, 7, 0, 0, 1, 2, 3, 4]],    # binary
+    ])
+    assert app.stats()["files"] == ["notes.md", "script.py"]
+    hits = app.query("fog signal")["results"]
+    assert {h["path"] for h in hits} == {"notes.md", "script.py"}
+    text = progress_text(app)
+    assert "Indexed 2 of 4 files" in text and "2 skipped" in text
+    bar = app.page.evaluate("[document.getElementById('progress-bar').value, document.getElementById('progress-bar').max]")
+    assert bar[0] == bar[1]
+
+
+def test_drop_folder_recursive_with_cli_rules(app):
+    many = {f"item{i:03d}.md": f"# Item {i}\nCatalogue entry {i} about barometers.\n" for i in range(130)}
+    entered = app.page.evaluate(DROP_TREE_JS, {
+        "proj": {
+            "README.md": "# Proj\nA weather station project with an anemometer.\n",
+            "src": {"station.py": "def read_anemometer():\n    return 4.2\n",
+                    "deep": {"deeper": {"calibrate.js": "export function calibrateBarometer() {}\n"}}},
+            "catalogue": many,                                        # > 100 entries: several readEntries
+            "node_modules": {"lib": {"index.js": "anemometer in a dependency\n"}},   # excluded dir
+            "dist": {"bundle.js": "anemometer bundled\n"},                        # excluded dir
+            "app.min.js": "anemometer minified\n",                               # excluded file
+            "logo.png": [137, 80, 78, 71, 0, 0, 0, 0],                           # not included
+            "blob.txt": [0, 0, 0, 1, 2, 3, 0, 0, 200, 201, 0, 9],                # binary
+            ".gitignore": "generated/\nscratch.md\n",                           # as the CLI
+            "generated": {"out.md": "anemometer generated\n"},
+            "scratch.md": "anemometer scratch\n",
+        },
+        "loose.txt": "a loose file about hygrometers\n",
+    })
+    files = app.stats()["files"]
+    assert "proj/README.md" in files
+    assert "proj/src/station.py" in files
+    assert "proj/src/deep/deeper/calibrate.js" in files
+    assert "loose.txt" in files
+    assert sum(f.startswith("proj/catalogue/") for f in files) == 130
+    assert not any("node_modules" in f or "dist/" in f or "generated" in f or
+                   f.endswith((".min.js", ".png", "blob.txt", "scratch.md", ".gitignore")) for f in files)
+    assert len(files) == 134
+    # Excluded folders are not even walked into, as in the CLI.
+    assert "proj/node_modules" not in entered and "proj/dist" not in entered
+    assert "proj/generated" not in entered
+    assert "proj/src/deep/deeper" in entered
+    assert {h["path"] for h in app.query("anemometer", 10)["results"]} == {"proj/src/station.py", "proj/README.md"}
+
+
+def test_drop_too_large_file_is_skipped_without_reading(app):
+    app.page.evaluate("""async () => {
+        const dt = new DataTransfer();
+        dt.items.add(new File(['x'.repeat(5_000_001)], 'huge.txt'));
+        dt.items.add(new File(['small file about quokkas'], 'small.txt'));
+        document.querySelector('[data-testid="dropzone"]').dispatchEvent(
+            new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
+        await window.ragweb.idle();
+    }""")
+    assert app.stats()["files"] == ["small.txt"]
+    assert "1 skipped" in progress_text(app)
+
+
+def test_drop_replaces_existing_file(app):
+    app.page.evaluate(DROP_FILES_JS, [["a.md", "old words about geckos\n"]])
+    app.page.evaluate(DROP_FILES_JS, [["a.md", "new words about iguanas\n"]])
+    assert app.stats()["totalDocs"] == 1
+    assert app.query("geckos")["results"] == []
+    assert app.query("iguanas")["results"][0]["path"] == "a.md"
+
+
+def test_progress_moves_and_page_stays_responsive(app):
+    result = app.page.evaluate("""async () => {
+        const texts = new Set();
+        const el = document.getElementById('progress-text');
+        const obs = new MutationObserver(() => texts.add(el.textContent));
+        obs.observe(el, {childList: true, characterData: true, subtree: true});
+        let ticks = 0;
+        const timer = setInterval(() => { ticks += 1; }, 10);
+        const dt = new DataTransfer();
+        for (let i = 0; i < 300; i++) {
+            const body = Array.from({length: 40}, (_, j) => `line ${j} of file ${i}: ${'lorem ipsum dolor '.repeat(4)} w${i}x${j}`).join('\\n');
+            dt.items.add(new File([body], `bulk/f${String(i).padStart(3, '0')}.md`));
+        }
+        document.querySelector('[data-testid="dropzone"]').dispatchEvent(
+            new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
+        await window.ragweb.idle();
+        clearInterval(timer);
+        obs.disconnect();
+        return {updates: texts.size, ticks, last: el.textContent};
+    }""")
+    assert app.stats()["totalDocs"] == 300
+    assert result["updates"] >= 3, result          # the bar moved while indexing
+    assert result["ticks"] >= 3, result            # timers ran: the page was not frozen
+    assert "Indexed 300 of 300 files" in result["last"]
+
+
+def test_file_picker(app, tmp_path):
+    (tmp_path / "one.md").write_text("# One\nPicked file about sextants.\n")
+    (tmp_path / "two.py").write_text("def sextant_angle():\n    pass\n")
+    app.page.set_input_files("#pick-files", [str(tmp_path / "one.md"), str(tmp_path / "two.py")])
+    app.page.evaluate("window.ragweb.idle()")
+    app.wait("JSON.parse(ragStats()).totalDocs === 2")
+    assert app.stats()["files"] == ["one.md", "two.py"]
+
+
+def test_folder_picker(app, tmp_path):
+    root = tmp_path / "chart"
+    (root / "docs").mkdir(parents=True)
+    (root / "node_modules" / "x").mkdir(parents=True)
+    (root / "docs" / "guide.md").write_text("# Guide\nHow to read a nautical chart.\n")
+    (root / "main.js").write_text("export const chartScale = 50000;\n")
+    (root / "node_modules" / "x" / "index.js").write_text("nautical dependency\n")
+    app.page.set_input_files("#pick-folder", str(root))
+    app.wait("JSON.parse(ragStats()).totalDocs >= 2")
+    app.page.evaluate("window.ragweb.idle()")
+    assert app.stats()["files"] == ["chart/docs/guide.md", "chart/main.js"]
+    assert json.loads(app.page.evaluate("ragQuery('nautical chart')"))["results"][0]["path"] == "chart/docs/guide.md"

@@ -1,0 +1,138 @@
+"""`ragweb.facade` natively (no browser): the JSON contract the page relies on, and the
+CLI's file-selection rules applied to dropped paths."""
+
+import json
+
+import pytest
+
+from ragweb import facade
+from ragweb.config import default_config
+from ragweb.files import iter_files
+
+
+def call(fn, *args):
+    out = fn(*args)
+    assert isinstance(out, str)
+    return json.loads(out)
+
+
+@pytest.fixture(autouse=True)
+def fresh():
+    assert call(facade.init)["success"]
+    facade.ignore_reset()
+    yield
+
+
+def test_calls_before_init_are_errors(monkeypatch):
+    monkeypatch.setattr(facade, "_engine", None)
+    for fn, args in [(facade.index_text, ("a", "b")), (facade.query, ("a",)), (facade.stats, ()),
+                     (facade.clear, ()), (facade.pack, ("a",)), (facade.remove, ("a",))]:
+        assert call(fn, *args)["error"].startswith("not ready")
+
+
+def test_dump_and_restore_round_trip(sample_docs):
+    for path, text in sample_docs:
+        call(facade.index_text, path, text)
+    before = (call(facade.stats), call(facade.query, "retry backoff", 5))
+    data = facade.dump()
+    assert isinstance(data, bytes) and data[:16] == b"SQLite format 3\x00"
+    info = call(facade.init, data)
+    assert info == {"success": True, "restored": True, "totalDocs": len(sample_docs),
+                    "totalChunks": before[0]["totalChunks"]}
+    assert (call(facade.stats), call(facade.query, "retry backoff", 5)) == before
+
+
+def test_restore_of_garbage_is_a_format_error():
+    out = call(facade.init, b"\x00" * 4096)
+    assert out["code"] == "format" and "cannot be read" in out["error"]
+    assert call(facade.stats)["totalDocs"] == 0  # an empty engine is there anyway
+
+
+def test_dump_compacts_after_removals():
+    call(facade.index_text, "small.md", "small note\n")
+    small = len(facade.dump())
+    call(facade.index_text, "big.txt", "\n".join(f"row {i} value {i * 37 % 1001}" for i in range(30_000)))
+    big = len(facade.dump())
+    call(facade.remove, "big.txt")
+    assert big > 10 * small
+    assert len(facade.dump()) < 2 * small
+
+
+def test_internal_errors_become_json(monkeypatch):
+    def boom(*a, **k):
+        raise RuntimeError("kaput")
+    monkeypatch.setattr(facade._engine, "search", boom)
+    assert call(facade.query, "anything") == {"error": "internal error: RuntimeError: kaput"}
+
+
+def test_search_ui_marks_match_words(sample_docs):
+    for path, text in sample_docs:
+        call(facade.index_text, path, text)
+    res = call(facade.search_ui, "parse_headers folding", 3)
+    assert res["results"]
+    for r in res["results"]:
+        words = [r["text"][s:e].lower() for s, e in r["marks"]]
+        assert words and all("pars" in w or "header" in w or "fold" in w for w in words), words
+        assert {"path", "startLine", "endLine", "score", "text", "heading", "marks"} == set(r)
+
+
+def test_search_ui_marks_are_utf16_offsets():
+    text = "\U0001F600 smile, then parseHeaders and \U0001D4B3 headers"
+    call(facade.index_text, "e.md", text)
+    r = call(facade.search_ui, "headers")["results"][0]
+    utf16 = text.encode("utf-16-le")
+    assert [utf16[2 * s:2 * e].decode("utf-16-le") for s, e in r["marks"]] == ["parseHeaders", "headers"]
+
+
+def test_runtime_prompt_has_question_and_citations(sample_docs):
+    for path, text in sample_docs:
+        call(facade.index_text, path, text)
+    packed = facade.pack("how does the retry policy back off", 600)
+    prompt = call(facade.runtime_prompt, packed)["prompt"]
+    first = json.loads(packed)["snippets"][0]
+    assert "how does the retry policy back off" in prompt
+    assert f"[{first['path']}:{first['range']}]" in prompt
+
+
+def test_index_bytes_rules():
+    assert call(facade.index_bytes, "a.md", b"# A\nhello\n")["success"]
+    assert call(facade.index_bytes, "b.txt", b"\x00\x01\x02\x00" * 100) == {"skipped": "binary", "filename": "b.txt"}
+    assert call(facade.index_bytes, "c.png", b"text")["skipped"] == "not included"
+    assert call(facade.index_bytes, "node_modules/x/d.js", b"x")["skipped"] == "excluded"
+    assert call(facade.index_bytes, "e.txt", "\ufeffBOM text".encode("utf-16-le"))["success"]
+    limit = default_config()["index"]["max_file_bytes"]
+    assert call(facade.check_path, "big.txt", limit + 1)["skip"].startswith("too large")
+    assert call(facade.check_path, "ok.txt", limit) == {"ok": True, "path": "ok.txt"}
+    assert call(facade.stats)["files"] == ["a.md", "e.txt"]
+
+
+def test_selection_matches_the_cli_walker(tmp_path):
+    """Every file of a tree, decided by the facade's per-path checks, as `rag index` decides."""
+    tree = {
+        "README.md": "x", "a.py": "x", "b.png": "x", "c.min.js": "x", "d.js": "x",
+        "node_modules/p/i.js": "x", "vendor/v.py": "x", "dist/o.md": "x", "build/b.md": "x",
+        "src/__pycache__/m.py": "x", "src/m.py": "x", ".git/config": "x", ".rag/x.md": "x",
+        "docs/a/b/c.rst": "x", "Makefile": "x", "data.csv": "x", "conf.yaml": "x",
+        ".gitignore": "gen/\n*.log.md\n!keep.log.md\n/top.md\n",
+        "gen/g.md": "x", "x.log.md": "x", "keep.log.md": "x", "top.md": "x", "sub/top.md": "x",
+        "sub/.ragignore": "secret.md\n", "sub/secret.md": "x", "sub/open.md": "x",
+    }
+    for rel, text in tree.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    cfg = default_config()["index"]
+    cli = sorted(e.path for e in iter_files(tmp_path, cfg["includes"], cfg["excludes"], use_gitignore=True))
+    call(facade.ignore_add, "", (tmp_path / ".gitignore").read_text())
+    call(facade.ignore_add, "sub", (tmp_path / "sub" / ".ragignore").read_text())
+    page = sorted(rel for rel in tree if call(facade.check_path, rel, 1).get("ok"))
+    assert page == cli
+    assert "keep.log.md" in cli and "sub/top.md" in cli and "top.md" not in cli
+
+
+def test_check_dir_prunes_excluded_and_ignored_folders():
+    call(facade.ignore_add, "proj", "generated/\n")
+    assert call(facade.check_dir, "proj/node_modules")["skip"] == "excluded"
+    assert call(facade.check_dir, "proj/.git")["skip"] == "excluded"
+    assert call(facade.check_dir, "proj/generated")["skip"] == "ignored"
+    assert call(facade.check_dir, "other/generated") == {"ok": True, "path": "other/generated"}
+    assert call(facade.check_dir, "proj/src")["ok"]

@@ -1,0 +1,190 @@
+"""IndexedDB persistence: reload, browser restart, format versions, corrupt data, a full
+quota, and a tab closed in the middle of a save."""
+
+import json
+
+from playwright.sync_api import expect
+
+QUERIES = ["how are headers parsed", "retry backoff jitter", "rate limit burst", "proxy environment variable"]
+
+READ_RECORD_JS = """() => new Promise((ok, ko) => {
+    const rq = indexedDB.open('ragweb', 1);
+    rq.onerror = () => ko(rq.error);
+    rq.onsuccess = () => {
+        const tx = rq.result.transaction('index', 'readonly');
+        const get = tx.objectStore('index').get('current');
+        get.onsuccess = () => { const r = get.result; rq.result.close();
+            ok(r ? {version: r.version, size: r.bytes ? r.bytes.byteLength : null, savedAt: r.savedAt} : null); };
+        get.onerror = () => ko(get.error);
+    };
+})"""
+
+WRITE_RECORD_JS = """(record) => new Promise((ok, ko) => {
+    const rq = indexedDB.open('ragweb', 1);
+    rq.onupgradeneeded = () => rq.result.createObjectStore('index');
+    rq.onerror = () => ko(rq.error);
+    rq.onsuccess = () => {
+        const tx = rq.result.transaction('index', 'readwrite');
+        tx.objectStore('index').put({...record, bytes: new Uint8Array(record.bytes)}, 'current');
+        tx.oncomplete = () => { rq.result.close(); ok(true); };
+        tx.onabort = () => ko(tx.error);
+    };
+})"""
+
+
+def snapshot(app):
+    return app.stats(), [app.query(q) for q in QUERIES]
+
+
+def test_index_survives_reload_and_browser_restart(launch_persistent, boot_page, make_app):
+    ctx = launch_persistent()
+    page = ctx.pages[0]
+    info = boot_page(page)
+    assert info["restored"] is False
+    app = make_app(page)
+    app.index_sample()
+    before = snapshot(app)
+    saved = app.flush()
+    assert saved["success"] and saved["saved"] and saved["bytes"] > 0
+    assert page.evaluate(READ_RECORD_JS)["version"] == 1
+
+    page.reload()
+    info = page.evaluate("window.ragReady")
+    assert info["restored"] is True and info["totalDocs"] == before[0]["totalDocs"]
+    assert snapshot(app) == before
+    expect(page.locator("#files .path")).to_have_count(before[0]["totalDocs"])
+    assert "restored" in page.locator("#status").inner_text()
+
+    ctx.close()                                  # browser restart on the same profile
+    ctx = launch_persistent()
+    page = ctx.pages[0]
+    info = boot_page(page)
+    assert info["restored"] is True
+    assert snapshot(make_app(page)) == before
+
+
+def test_debounced_save_without_flush(launch_persistent, boot_page, make_app, wait_for):
+    ctx = launch_persistent()
+    page = ctx.pages[0]
+    boot_page(page)
+    app = make_app(page)
+    app.index("first.md", "# First\nabout narwhals\n")
+    app.index("second.md", "# Second\nabout belugas\n")
+    assert page.evaluate(READ_RECORD_JS) is None               # debounced: nothing written yet
+    wait_for(page, "!window.ragweb.storage().dirty")   # ~300 ms later it is saved
+    wait_for(page, f"({READ_RECORD_JS})().then(r => r !== null)")
+    page.reload()
+    assert page.evaluate("window.ragReady")["restored"] is True
+    assert app.stats()["files"] == ["first.md", "second.md"]
+    # Removing and clearing persist too.
+    app.call("(f) => ragRemove(f)", "first.md")
+    assert app.flush()["saved"] is True
+    page.reload()
+    page.evaluate("window.ragReady")
+    assert app.stats()["files"] == ["second.md"]
+    app.call("() => ragClear()")
+    app.flush()
+    page.reload()
+    page.evaluate("window.ragReady")
+    assert app.stats()["totalDocs"] == 0
+
+
+def test_unknown_format_version_is_refused_with_offer_to_clear(launch_persistent, boot_page, make_app):
+    ctx = launch_persistent()
+    page = ctx.pages[0]
+    boot_page(page)
+    page.evaluate(WRITE_RECORD_JS, {"version": 99, "bytes": [1, 2, 3], "savedAt": 0})
+    page.reload()
+    info = page.evaluate("window.ragReady")
+    assert info["restored"] is False
+    app = make_app(page)
+    banner = page.locator("#banner")
+    expect(banner).to_be_visible()
+    expect(banner).to_contain_text("format version 99")
+    expect(page.get_by_test_id("storage-clear")).to_be_visible()
+    # The engine works in memory, but nothing overwrites the stored record.
+    assert app.index("new.md", "fresh text about puffins\n")["success"]
+    flushed = app.flush()
+    assert "format version 99" in flushed["error"]
+    assert page.evaluate(READ_RECORD_JS)["version"] == 99
+    # Accept the offer: the old record is dropped and this tab's index is saved from now on.
+    page.get_by_test_id("storage-clear").click()
+    expect(banner).to_be_hidden()
+    assert app.flush()["saved"] is True
+    assert page.evaluate(READ_RECORD_JS)["version"] == 1
+    page.reload()
+    assert page.evaluate("window.ragReady")["restored"] is True
+    assert app.stats()["files"] == ["new.md"]
+
+
+def test_corrupt_stored_bytes_are_refused(launch_persistent, boot_page, make_app):
+    ctx = launch_persistent()
+    page = ctx.pages[0]
+    boot_page(page)
+    page.evaluate(WRITE_RECORD_JS, {"version": 1, "bytes": list(b"not a database" * 50), "savedAt": 0})
+    page.reload()
+    assert page.evaluate("window.ragReady")["restored"] is False
+    expect(page.locator("#banner")).to_contain_text("cannot be read")
+    assert make_app(page).stats()["totalDocs"] == 0
+    assert "error" in make_app(page).flush()
+
+
+def test_quota_full_is_reported_and_memory_stays_consistent(launch_persistent, boot_page, make_app, origin):
+    ctx = launch_persistent()
+    page = ctx.pages[0]
+    # A tiny quota for the site's origin (set before the page first touches IndexedDB).
+    ctx.new_cdp_session(page).send("Storage.overrideQuotaForOrigin",
+                                   {"origin": origin, "quotaSize": 1_500_000})
+    boot_page(page)
+    app = make_app(page)
+    app.index("small.md", "# Small\nA small note about terns.\n")
+    assert app.flush()["saved"] is True
+    small = page.evaluate(READ_RECORD_JS)["size"]
+    # ~3 MB of varied text: its database no longer fits into the quota.
+    big = "\n".join(f"line {i} about cormorant colony {i * 7919 % 10007} nesting ledge {i}" for i in range(50_000))
+    assert app.index("big.txt", big)["success"]
+    full = app.flush()
+    assert full["error"].startswith("storage quota full")
+    expect(page.locator("#banner")).to_contain_text("storage quota full")
+    # Memory is intact and still answers; the stored record is the previous one.
+    assert app.stats()["files"] == ["big.txt", "small.md"]
+    assert app.query("cormorant colony")["results"][0]["path"] == "big.txt"
+    assert page.evaluate(READ_RECORD_JS)["size"] == small
+    # While storage is full, adding more is refused; removing frees space and saves again.
+    refused = app.index("more.md", "more text\n")
+    assert refused["error"].startswith("storage quota full")
+    assert app.stats()["files"] == ["big.txt", "small.md"]
+    assert app.call("(f) => ragRemove(f)", "big.txt")["removed"] is True
+    saved = app.flush()
+    assert saved.get("saved") is True, saved
+    expect(page.locator("#banner")).to_be_hidden()
+    assert app.index("more.md", "more text about gannets\n")["success"]
+    assert app.flush()["saved"] is True
+    page.reload()
+    assert page.evaluate("window.ragReady")["restored"] is True
+    assert app.stats()["files"] == ["more.md", "small.md"]
+
+
+def test_tab_closed_mid_write_keeps_a_whole_record(launch_persistent, boot_page, make_app):
+    ctx = launch_persistent()
+    page = ctx.pages[0]
+    boot_page(page)
+    app = make_app(page)
+    app.index_sample()
+    app.flush()
+    before = app.stats()
+    big = "\n".join(f"row {i}: albatross {i % 97} wingspan {i * 31 % 1009}" for i in range(60_000))
+    app.index("big.txt", big)
+    page.evaluate("() => { ragFlush(); }")                # start a save, do not wait for it
+    ctx.close()                                           # the browser goes away mid-write
+    ctx = launch_persistent()
+    page = ctx.pages[0]
+    info = boot_page(page)
+    app = make_app(page)
+    after = app.stats()
+    # Either the previous state or the new one, whole: never a broken or partial index.
+    assert after == before or after["files"] == sorted(before["files"] + ["big.txt"])
+    assert page.locator("#banner").is_hidden()
+    assert app.query("how are headers parsed")["results"]
+    if info["restored"] and "big.txt" in after["files"]:
+        assert app.query("albatross wingspan")["results"][0]["path"] == "big.txt"

@@ -1,0 +1,121 @@
+"""The page itself: "try it" sample, search results, pack panel, copy prompt, stats, file list."""
+
+import json
+import re
+
+from playwright.sync_api import expect
+
+CITE = re.compile(r"^(?P<path>\S.*):L(?P<start>\d+)-(?P<end>\d+)$")
+
+
+def results(app):
+    return app.page.locator('[data-testid="result"]')
+
+
+def test_try_sample_indexes_and_shows_results(app, sample_docs):
+    app.page.get_by_test_id("try-sample").click()
+    app.page.evaluate("window.ragweb.idle()")
+    assert app.stats()["files"] == [p for p, _ in sample_docs]
+    assert app.page.get_by_test_id("search").input_value()          # a question is filled in
+    results(app).first.wait_for()
+    assert results(app).count() > 0
+    stats = app.page.get_by_test_id("stats").inner_text()
+    assert stats.startswith(f"{len(sample_docs)} files")
+    assert app.offline.blocked == []
+
+
+def test_search_results_show_citation_score_and_highlight(app, sample_docs):
+    app.index_sample()
+    box = app.page.get_by_test_id("search")
+    box.fill("parse_headers obsolete line folding")
+    box.press("Enter")
+    results(app).first.wait_for()
+    docs = dict(sample_docs)
+    first = results(app).first
+    cite = first.locator(".cite").inner_text()
+    m = CITE.match(cite)
+    assert m, cite
+    assert m["path"] in docs
+    assert re.match(r"^score \d+\.\d{3}$", first.locator(".score").inner_text())
+    # The snippet text is exactly the cited lines, and matched words are <mark>ed.
+    lines = docs[m["path"]].split("\n")[int(m["start"]) - 1:int(m["end"])]
+    snippet = first.locator(".snippet").inner_text()
+    assert snippet.strip() == "\n".join(lines).strip()
+    marks = [t.lower() for t in first.locator("mark").all_inner_texts()]
+    assert marks and all(re.search(r"pars|header|obsolet|line|fold", t) for t in marks)
+    # The result count follows the top-k box.
+    app.page.fill("#topk", "2")
+    app.page.dispatch_event("#topk", "change")
+    assert results(app).count() == 2
+
+
+def test_search_as_you_type_and_empty_question_message(app):
+    app.index("a.md", "# A\nretry policy with backoff\n")
+    box = app.page.get_by_test_id("search")
+    box.fill("backoff")
+    results(app).first.wait_for()
+    box.fill("the and of")
+    box.press("Enter")
+    app.wait("document.getElementById('results').children.length === 0")
+    assert "no indexable words" in app.page.locator("#search-info").inner_text()
+
+
+def test_pack_panel_and_copy_prompt(app):
+    app.page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    app.index_sample()
+    app.page.get_by_test_id("search").fill("how does the retry policy back off")
+    app.page.get_by_test_id("budget").fill("400")
+    app.page.get_by_test_id("pack-run").click()
+    packed = json.loads(app.page.get_by_test_id("pack-output").inner_text())
+    assert packed["budget_tokens"] == 400 and 0 < packed["used_tokens"] <= 400
+    assert packed["snippets"]
+    assert app.page.get_by_test_id("pack").locator("#pack-info").inner_text().count("tokens")
+    copy = app.page.get_by_test_id("copy-prompt")
+    assert copy.is_enabled()
+    copy.click()
+    app.wait("window.__ragLastCopied !== undefined")
+    prompt = app.page.evaluate("window.__ragLastCopied")
+    assert "how does the retry policy back off" in prompt
+    first = packed["snippets"][0]
+    assert f"[{first['path']}:{first['range']}]" in prompt
+    assert app.page.evaluate("navigator.clipboard.readText()") == prompt
+    assert "Copied the prompt" in app.page.locator("#pack-info").inner_text()
+    # Other views of the same packed context: cited headers ready to paste.
+    app.page.select_option("#pack-format", "markdown")
+    text = app.page.get_by_test_id("pack-output").inner_text()
+    assert f"{first['path']}:{first['range']}" in text and f"/400 tokens" in text
+    app.page.get_by_test_id("copy-json").click()
+    assert app.page.evaluate("window.__ragLastCopied") == text
+
+
+def test_pack_budget_controls_are_linked(app):
+    app.page.get_by_test_id("budget").fill("1200")
+    app.page.dispatch_event("#budget", "input")
+    assert app.page.input_value("#budget-range") == "1200"
+
+
+def test_file_list_remove_and_clear_all(app):
+    app.index("alpha.md", "alpha text about otters\n")
+    app.index("beta.md", "beta text about otters\n")
+    expect(app.page.locator("#files .path")).to_have_text(["alpha.md", "beta.md"])
+    app.page.get_by_role("button", name="Remove alpha.md").click()
+    assert app.stats()["files"] == ["beta.md"]
+    expect(app.page.locator("#files .path")).to_have_text(["beta.md"])
+    expect(app.page.get_by_test_id("stats")).to_contain_text("1 file,")
+    app.page.get_by_test_id("clear-all").click()
+    assert app.stats()["totalDocs"] == 0
+    expect(app.page.locator("#files li")).to_have_count(0)
+
+
+def test_storage_usage_is_shown(app):
+    app.wait("document.getElementById('storage').textContent.includes('used of')")
+
+
+def test_no_console_errors_during_use(app):
+    app.index_sample()
+    app.page.get_by_test_id("search").fill("rate limiter token bucket")
+    app.page.get_by_test_id("search").press("Enter")
+    results(app).first.wait_for()
+    app.page.get_by_test_id("pack-run").click()
+    errors = [c for c in app.console if c[0] in ("error", "pageerror")]
+    assert errors == []

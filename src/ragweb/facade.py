@@ -1,0 +1,420 @@
+"""The browser facade: the one module ``web/app.js`` calls, JSON strings in and out.
+
+The page holds one in-memory `Engine` (its SQLite database lives in the tab): `init(data)`
+creates it, empty or restored from the bytes that `dump()` gave and app.js stored in
+IndexedDB. Every other function returns a JSON string and never raises: bad arguments and
+engine errors come back as ``{"error": "message"}``. The public shapes (reference §5):
+
+- ``index_text(filename, content)`` -> ``{"success": true, "chunks": 5, "filename": "doc.txt"}``
+- ``query(q, top_k=5)`` -> ``{"query": q, "results": [{"path", "startLine", "endLine", "score", "text"}]}``
+- ``clear()`` -> ``{"success": true}``
+- ``stats()`` -> ``{"totalDocs", "totalChunks", "avgChunkLen", "files"}``
+- ``pack(q, budget)`` -> the packed-context JSON (reference §4)
+- ``remove(filename)`` -> ``{"success": true, "removed": bool, "filename": ...}``
+
+Calls for the page itself: dropped files go through the CLI's selection rules with
+``check_dir``/``check_path`` (before reading), ``ignore_reset``/``ignore_add`` (the
+.gitignore/.ragignore files of a dropped folder) and ``index_bytes`` (decoding, binary
+skip); ``search_ui`` adds headings and highlight ranges to hits; ``render_pack`` and
+``runtime_prompt`` render a packed context for copying.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+import traceback
+
+from ragweb.config import default_config
+from ragweb.errors import RagError
+
+DEFAULT_TOP_K = 5
+"""ragQuery's default number of results (reference §5)."""
+
+MAX_TOP_K = 1000
+"""Largest accepted topK."""
+
+_engine = None
+_config: dict | None = None
+_globs: tuple | None = None  # (includes GlobSet, excludes GlobSet) of _config
+_ignores: list[tuple[str, list]] = []  # (folder, rules) of the ignore files of the current drop
+
+
+# --------------------------------------------------------------------------- helpers
+
+def _json(obj) -> str:
+    return json.dumps(obj, ensure_ascii=False)
+
+
+def _error(message: str, **extra) -> str:
+    return _json({"error": message, **extra})
+
+
+def _guard(fn):
+    """Run ``fn``; turn any exception into ``{"error": ...}`` (RagError messages as they are)."""
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except RagError as exc:
+            return _error(str(exc))
+        except MemoryError:
+            return _error("out of memory: the index is too large for this tab")
+        except Exception as exc:  # noqa: BLE001 - the page must never get a Python exception
+            traceback.print_exc()
+            return _error(f"internal error: {type(exc).__name__}: {exc}")
+    wrapper.__name__ = fn.__name__
+    wrapper.__doc__ = fn.__doc__
+    return wrapper
+
+
+def _need_engine():
+    if _engine is None:
+        raise RagError("not ready: the engine has not been initialised yet (await window.ragReady)")
+    return _engine
+
+
+def _null(value):
+    """JavaScript's null arrives as Pyodide's ``jsnull``; treat it like None (undefined)."""
+    return None if type(value).__name__ == "JsNull" else value
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _as_int(value, name: str, default: int, lo: int, hi: int) -> int:
+    value = _null(value)
+    if value is None:
+        return default
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if not _is_int(value):
+        raise RagError(f"{name} must be an integer, got {_describe(value)}")
+    if not lo <= value <= hi:
+        raise RagError(f"{name} must be between {lo} and {hi}, got {value}")
+    return value
+
+
+def _describe(value) -> str:
+    if _null(value) is None:
+        return "nothing"
+    if isinstance(value, str):
+        return f"the string {value[:40]!r}"
+    return f"a {type(value).__name__}"
+
+
+def _need_str(value, name: str, allow_empty: bool = False) -> str:
+    if not isinstance(value, str):
+        raise RagError(f"{name} must be a string, got {_describe(value)}")
+    if not allow_empty and not value.strip():
+        raise RagError(f"{name} must not be empty")
+    return value
+
+
+def _clean_path(filename: str) -> str:
+    """Normalise a page-side file name into the relative path stored in the index."""
+    path = filename.replace("\\", "/")
+    path = re.sub(r"/{2,}", "/", path).lstrip("/")
+    while path.startswith("./"):
+        path = path[2:]
+    return path or filename
+
+
+def _config_now() -> dict:
+    global _config
+    if _config is None:
+        _config = default_config()
+    return _config
+
+
+# --------------------------------------------------------------------------- lifecycle
+
+@_guard
+def init(data=None) -> str:
+    """Create the engine: empty, or restored from ``data`` (bytes of `dump`).
+
+    Returns ``{"success": true, "restored": bool, "totalDocs": n, "totalChunks": n}``, or
+    ``{"error": ..., "code": "format"}`` when the bytes are unreadable or of an unknown
+    format (the engine is then left empty, in memory).
+    """
+    global _engine, _config, _globs
+    from ragweb.engine import Engine
+    from ragweb.errors import IndexCorruptError
+
+    _config = default_config()
+    _globs = None
+    _ignores.clear()
+    restored = False
+    data = _null(data)
+    if data is not None:
+        try:
+            _engine = Engine.from_bytes(_to_bytes(data), _config)
+            restored = True
+        except IndexCorruptError as exc:
+            _engine = Engine.memory(_config)
+            return _error(f"the stored index cannot be read: {exc}", code="format")
+    else:
+        _engine = Engine.memory(_config)
+    st = _engine.stats()
+    return _json({"success": True, "restored": restored,
+                  "totalDocs": st["totalDocs"], "totalChunks": st["totalChunks"]})
+
+
+def _to_bytes(data) -> bytes:
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        return bytes(data)
+    to_py = getattr(data, "to_py", None)  # a JsProxy of a Uint8Array / ArrayBuffer
+    if to_py is not None:
+        return bytes(to_py())
+    to_bytes = getattr(data, "to_bytes", None)
+    if to_bytes is not None:
+        return bytes(to_bytes())
+    raise RagError(f"stored data must be bytes, got {_describe(data)}")
+
+
+VACUUM_FREE_RATIO = 0.25
+"""Before saving, rebuild the database when this share of its pages is free (removed files)."""
+
+
+def dump() -> bytes:
+    """The whole index as bytes (SQLite serialize), for IndexedDB. Raises if not ready.
+
+    SQLite keeps the pages of removed documents as free pages, so a database whose files
+    were removed would be saved at its old size: compact it first when that is worth it.
+    """
+    eng = _need_engine()
+    data = eng.to_bytes()
+    conn = getattr(eng, "conn", None)
+    if conn is not None and not conn.in_transaction:
+        (free,) = conn.execute("PRAGMA freelist_count").fetchone()
+        (pages,) = conn.execute("PRAGMA page_count").fetchone()
+        if pages and free / pages >= VACUUM_FREE_RATIO:
+            conn.execute("VACUUM")
+            data = eng.to_bytes()
+    return data
+
+
+# --------------------------------------------------------------------------- the public API
+
+@_guard
+def index_text(filename, content) -> str:
+    """ragIndex: add or replace one document from its text."""
+    path = _clean_path(_need_str(filename, "filename"))
+    text = _need_str(content, "content", allow_empty=True)
+    chunks = _need_engine().add_document(path, text)
+    return _json({"success": True, "chunks": chunks, "filename": path})
+
+
+@_guard
+def query(q, top_k=None) -> str:
+    """ragQuery: the top hits, ``{"query", "results": [{path, startLine, endLine, score, text}]}``."""
+    q = _need_str(q, "query")
+    k = _as_int(top_k, "topK", DEFAULT_TOP_K, 1, MAX_TOP_K)
+    hits = _need_engine().search(q, top_k=k)
+    return _json({"query": q, "results": [_hit_json(h) for h in hits]})
+
+
+def _hit_json(hit) -> dict:
+    return hit.to_json()  # the same JSON as `rag query --json`
+
+
+@_guard
+def pack(q, budget=None, top_k=None) -> str:
+    """ragPack: the packed context for a question inside ``budget`` tokens (reference §4)."""
+    q = _need_str(q, "query")
+    default_budget = _config_now()["pack"]["token_budget"]
+    b = _as_int(budget, "budget", default_budget, 1, 10_000_000)
+    k = _as_int(top_k, "topK", None, 1, MAX_TOP_K) if _null(top_k) is not None else None
+    return _json(_need_engine().pack(q, budget=b, top_k=k))
+
+
+@_guard
+def clear() -> str:
+    """ragClear: remove every document."""
+    _need_engine().clear()
+    return _json({"success": True})
+
+
+@_guard
+def remove(filename) -> str:
+    """ragRemove: remove one document; ``removed`` is false when it was not indexed."""
+    path = _clean_path(_need_str(filename, "filename"))
+    removed = bool(_need_engine().remove_document(path))
+    return _json({"success": True, "removed": removed, "filename": path})
+
+
+@_guard
+def stats() -> str:
+    """ragStats: ``{"totalDocs", "totalChunks", "avgChunkLen", "files"}``."""
+    st = _need_engine().stats()
+    return _json({"totalDocs": st["totalDocs"], "totalChunks": st["totalChunks"],
+                  "avgChunkLen": st["avgChunkLen"], "files": list(st["files"])})
+
+
+# --------------------------------------------------------------------------- page helpers
+
+@_guard
+def check_path(path, size=None) -> str:
+    """Whether the page should read a dropped file: ``{"ok": true}`` or ``{"skip": reason}``.
+
+    Applies the CLI's rules before the bytes are read: include/exclude globs, the ignore
+    files given to `ignore_add`, and the size limit.
+    """
+    path = _clean_path(_need_str(path, "path"))
+    reason = _skip_reason(path, size)
+    return _json({"skip": reason, "path": path} if reason else {"ok": True, "path": path})
+
+
+@_guard
+def ignore_reset() -> str:
+    """Forget the ignore files of the previous drop."""
+    _ignores.clear()
+    return _json({"success": True})
+
+
+@_guard
+def ignore_add(folder, text) -> str:
+    """Apply a ``.gitignore``/``.ragignore`` found in ``folder`` (a dropped path) to what is
+    under it, with git's rules, as the CLI does (``index.gitignore``)."""
+    from ragweb.files import parse_ignore
+
+    base = _clean_path(_need_str(folder, "folder", allow_empty=True)).strip("/")
+    rules = parse_ignore(_need_str(text, "text", allow_empty=True))
+    _ignores.append((base, rules))
+    return _json({"success": True, "rules": len(rules)})
+
+
+def _ignored(path: str, is_dir: bool) -> bool:
+    """Git precedence: the deepest ignore file decides first, and in a file the last match wins."""
+    if not _ignores or not _config_now()["index"]["gitignore"]:
+        return False
+    for base, rules in reversed(_ignores):
+        if base and not path.startswith(base + "/"):
+            continue  # an ignore file of another folder
+        sub = path[len(base) + 1:] if base else path
+        for rule in reversed(rules):
+            if (is_dir or not rule.dir_only) and rule.regex.fullmatch(sub):
+                return not rule.negate
+    return False
+
+
+def _glob_sets():
+    global _globs
+    if _globs is None:
+        from ragweb.files import GlobSet
+        cfg = _config_now()["index"]
+        _globs = (GlobSet(cfg["includes"]), GlobSet(cfg["excludes"]))
+    return _globs
+
+
+@_guard
+def check_dir(path) -> str:
+    """Whether the page should walk into a dropped folder: ``{"ok": true}``, or
+    ``{"skip": "excluded"}`` when the excludes cover it (the CLI does not enter it either)."""
+    path = _clean_path(_need_str(path, "path")).rstrip("/")
+    if _glob_sets()[1].covers_dir(path):
+        return _json({"skip": "excluded", "path": path})
+    if _ignored(path, is_dir=True):
+        return _json({"skip": "ignored", "path": path})
+    return _json({"ok": True, "path": path})
+
+
+def _skip_reason(path: str, size) -> str | None:
+    """Why the CLI would not index ``path`` (a folder of it is pruned, or the file is
+    excluded, not included, ignored or too large), or None."""
+    includes, excludes = _glob_sets()
+    parts = path.split("/")
+    folders = ["/".join(parts[:i]) for i in range(1, len(parts))]
+    if any(excludes.covers_dir(d) for d in folders) or excludes.matches(path):
+        return "excluded"
+    if not includes.matches(path):
+        return "not included"
+    if any(_ignored(d, is_dir=True) for d in folders) or _ignored(path, is_dir=False):
+        return "ignored"
+    limit = _config_now()["index"]["max_file_bytes"]
+    if _is_int(size) and size > limit:
+        return f"too large ({size} bytes > max_file_bytes {limit})"
+    return None
+
+
+@_guard
+def index_bytes(path, data, mtime=None) -> str:
+    """Index one dropped file from its bytes, with the CLI's rules.
+
+    Returns ragIndex's shape on success, or ``{"skipped": reason, "filename": path}`` for an
+    excluded, too large or binary file.
+    """
+    from ragweb import files
+
+    path = _clean_path(_need_str(path, "path"))
+    raw = _to_bytes(data)
+    reason = _skip_reason(path, len(raw))
+    if reason is None:
+        text = files.decode_bytes(raw)
+        if text is None:
+            reason = "binary"
+    if reason:
+        return _json({"skipped": reason, "filename": path})
+    mtime = _null(mtime)
+    mt = float(mtime) if isinstance(mtime, (int, float)) and not isinstance(mtime, bool) else 0.0
+    chunks = _need_engine().add_document(path, text, mtime=mt)
+    return _json({"success": True, "chunks": chunks, "filename": path})
+
+
+@_guard
+def search_ui(q, top_k=None) -> str:
+    """Hits for the page: ragQuery's fields plus ``heading`` and ``marks`` ([start, end] offsets
+    into ``text`` of the words that matched the question)."""
+    q = _need_str(q, "query")
+    k = _as_int(top_k, "topK", 10, 1, MAX_TOP_K)
+    eng = _need_engine()
+    out = []
+    for h in eng.search(q, top_k=k):
+        item = _hit_json(h)
+        item["heading"] = h.heading or ""
+        item["marks"] = _marks(eng.analyzer, h.text, set(h.terms))
+        out.append(item)
+    return _json({"query": q, "results": out})
+
+
+_ASTRAL_RE = re.compile("[\U00010000-\U0010ffff]")
+
+
+def _marks(analyzer, text: str, terms: set[str]) -> list[list[int]]:
+    """[start, end) of each word of ``text`` that yields a matched term, in UTF-16 code
+    units (JavaScript string offsets: a character beyond U+FFFF counts twice)."""
+    if not terms:
+        return []
+    from ragweb.analysis import WORD_RE
+
+    marks = []
+    for m in WORD_RE.finditer(text):
+        if terms.intersection(analyzer.word_terms(m.group())):
+            marks.append([m.start(), m.end()])
+    astral = [m.start() for m in _ASTRAL_RE.finditer(text)]
+    if astral and marks:
+        marks = [[s + bisect.bisect_left(astral, s), e + bisect.bisect_left(astral, e)] for s, e in marks]
+    return marks
+
+
+@_guard
+def render_pack(packed_json, fmt="json") -> str:
+    """``{"text": ..., "warning": str | null}``: a packed context JSON string rendered as
+    json, markdown, xml or text (the `rag pack --format` renderings)."""
+    from ragweb import formats
+
+    fmt = _need_str(fmt, "format")
+    if fmt not in formats.FORMATS:
+        raise RagError(f"unknown format {fmt!r}; choose one of: {', '.join(formats.FORMATS)}")
+    packed = json.loads(_need_str(packed_json, "packed context"))
+    return _json({"text": formats.render(packed, fmt), "warning": formats.evidence_warning(packed)})
+
+
+@_guard
+def runtime_prompt(packed_json) -> str:
+    """``{"prompt": text}``: the runtime (answering) prompt for a packed context JSON string."""
+    from ragweb import prompts
+
+    packed = json.loads(_need_str(packed_json, "packed context"))
+    return _json({"prompt": prompts.runtime_prompt(packed)})

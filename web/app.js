@@ -1,0 +1,765 @@
+// ragweb in the browser: one async main() whose promise is window.ragReady.
+//
+// The page talks to Python only through the `ragweb.facade` module (JSON strings in and
+// out). The rag* functions below are synchronous once ragReady has resolved; before that,
+// and on bad arguments, they return '{"error": "..."}' instead of throwing.
+// The index lives in memory (SQLite inside Pyodide); its bytes are saved to IndexedDB
+// (one record, one transaction, debounced) and restored before ragReady resolves.
+'use strict';
+
+(() => {
+  const STORE_FORMAT = 1;          // version of the IndexedDB record {version, bytes, savedAt}
+  const DB_NAME = 'ragweb';
+  const DB_STORE = 'index';
+  const DB_KEY = 'current';
+  const SAVE_DELAY_MS = 300;       // debounce: save this long after the last change
+  const YIELD_EVERY_MS = 40;       // long indexing yields to the event loop this often
+  const UI_REFRESH_MS = 120;       // stats/file list refresh, debounced
+
+  const state = {
+    py: null,
+    facade: null,
+    manifest: null,
+    ready: false,
+    bootError: null,
+    storageRefused: null,  // message: stored data of an unknown format; saving is off until cleared
+    quotaError: null,      // message: the last save failed for lack of space
+    dirty: false,
+    saveTimer: null,
+    saving: null,
+    uiTimer: null,
+    jobs: Promise.resolve(),
+    lastPack: null,
+    indexing: false,
+  };
+
+  const $ = (id) => document.getElementById(id);
+  const errorJson = (message) => JSON.stringify({ error: message });
+  const NOT_READY = 'not ready: the engine is still loading (await window.ragReady first)';
+
+  // ------------------------------------------------------------------ IndexedDB
+
+  let dbPromise = null;
+  function openDb() {
+    if (!dbPromise) {
+      dbPromise = new Promise((resolve, reject) => {
+        if (!('indexedDB' in window)) { reject(new Error('IndexedDB is not available in this browser')); return; }
+        const rq = indexedDB.open(DB_NAME, 1);
+        rq.onupgradeneeded = () => rq.result.createObjectStore(DB_STORE);
+        rq.onsuccess = () => {
+          const db = rq.result;
+          db.onversionchange = () => { db.close(); dbPromise = null; };
+          resolve(db);
+        };
+        rq.onerror = () => reject(rq.error);
+        rq.onblocked = () => reject(new Error('IndexedDB is blocked by another tab of this page'));
+      });
+      dbPromise.catch(() => { dbPromise = null; });
+    }
+    return dbPromise;
+  }
+
+  // One transaction per operation: either the whole record is written or nothing is.
+  async function idb(mode, op) {
+    const db = await openDb();
+    return new Promise((resolve, reject) => {
+      const tx = db.transaction(DB_STORE, mode, { durability: 'strict' });
+      const rq = op(tx.objectStore(DB_STORE));
+      tx.oncomplete = () => resolve(rq ? rq.result : undefined);
+      tx.onabort = () => reject(tx.error || new DOMException('transaction aborted', 'AbortError'));
+      tx.onerror = (ev) => { ev.preventDefault(); };  // reported by onabort
+    });
+  }
+  const idbGet = () => idb('readonly', (s) => s.get(DB_KEY));
+  const idbPut = (record) => idb('readwrite', (s) => s.put(record, DB_KEY));
+  const idbDelete = () => idb('readwrite', (s) => s.delete(DB_KEY));
+
+  function isQuotaError(e) {
+    return !!e && (e.name === 'QuotaExceededError' || /quota/i.test(String(e.message || e)));
+  }
+
+  // ------------------------------------------------------------------ saving
+
+  function markChanged() {
+    state.dirty = true;
+    if (state.saveTimer) clearTimeout(state.saveTimer);
+    state.saveTimer = setTimeout(() => {
+      state.saveTimer = null;
+      if (state.indexing) markChanged();  // a drop is still being indexed: save after it
+      else flush();
+    }, SAVE_DELAY_MS);
+    scheduleUi();
+  }
+
+  // Save now if anything changed; resolves to a JSON string like the other calls.
+  async function flush() {
+    if (state.saveTimer) { clearTimeout(state.saveTimer); state.saveTimer = null; }
+    while (state.saving) await state.saving;
+    if (state.storageRefused) return errorJson(state.storageRefused);
+    if (!state.dirty) return state.quotaError ? errorJson(state.quotaError) : JSON.stringify({ success: true, saved: false });
+    state.dirty = false;
+    let result;
+    state.saving = (async () => {
+      const t0 = performance.now();
+      let bytes;
+      try {
+        const proxy = state.facade.dump();
+        try { bytes = proxy.toJs(); } finally { proxy.destroy(); }
+      } catch (e) {
+        state.dirty = true;
+        result = errorJson(`cannot serialise the index: ${pyMessage(e)}`);
+        return;
+      }
+      try {
+        await idbPut({ version: STORE_FORMAT, bytes, savedAt: Date.now(), ragweb: state.manifest.ragweb });
+        state.quotaError = null;
+        result = JSON.stringify({ success: true, saved: true, bytes: bytes.byteLength,
+                                  ms: Math.round(performance.now() - t0) });
+        hideBanner('quota');
+      } catch (e) {
+        state.dirty = true;  // memory is still the truth; the previous record is intact
+        if (isQuotaError(e)) {
+          state.quotaError = `storage quota full: the index (${formatBytes(bytes.byteLength)}) could not be saved; ` +
+            'it is kept in this tab but will be lost on reload. Remove files or clear the index to free space';
+          showBanner(state.quotaError, 'quota');
+          result = errorJson(state.quotaError);
+        } else {
+          result = errorJson(`could not save the index: ${e && e.message ? e.message : e}`);
+          showBanner(`Could not save the index: ${e && e.message ? e.message : e}`, 'save');
+        }
+      }
+    })();
+    try { await state.saving; } finally { state.saving = null; }
+    updateStorage();
+    return result;
+  }
+
+  // ------------------------------------------------------------------ the JS API
+
+  function pyMessage(e) {
+    const text = String(e && e.message ? e.message : e);
+    const lines = text.trim().split('\n');
+    return lines[lines.length - 1] || text;
+  }
+
+  // Run a synchronous facade call; never throws.
+  function api(fn) {
+    if (!state.ready) return errorJson(state.bootError ? `not ready: ${state.bootError}` : NOT_READY);
+    try {
+      return fn();
+    } catch (e) {
+      return errorJson(pyMessage(e));
+    }
+  }
+
+  const isSuccess = (out) => typeof out === 'string' && out.startsWith('{"success": true');
+
+  function ragIndex(filename, content) {
+    return api(() => {
+      if (typeof filename !== 'string') return errorJson(`filename must be a string, got ${typeName(filename)}`);
+      if (typeof content !== 'string') return errorJson(`content must be a string, got ${typeName(content)}`);
+      if (state.quotaError) return errorJson(state.quotaError);
+      const out = state.facade.index_text(filename, content);
+      if (isSuccess(out)) markChanged();
+      return out;
+    });
+  }
+
+  function ragQuery(query, topK = 5) {
+    return api(() => {
+      if (typeof query !== 'string') return errorJson(`query must be a string, got ${typeName(query)}`);
+      if (topK === null) topK = 5;
+      if (typeof topK !== 'number') return errorJson(`topK must be a number, got ${typeName(topK)}`);
+      return state.facade.query(query, topK);
+    });
+  }
+
+  function ragPack(query, budget) {
+    return api(() => {
+      if (typeof query !== 'string') return errorJson(`query must be a string, got ${typeName(query)}`);
+      if (budget !== undefined && budget !== null && typeof budget !== 'number') {
+        return errorJson(`budget must be a number, got ${typeName(budget)}`);
+      }
+      return state.facade.pack(query, budget ?? undefined);
+    });
+  }
+
+  function ragRemove(filename) {
+    return api(() => {
+      if (typeof filename !== 'string') return errorJson(`filename must be a string, got ${typeName(filename)}`);
+      const out = state.facade.remove(filename);
+      if (isSuccess(out) && JSON.parse(out).removed) markChanged();
+      return out;
+    });
+  }
+
+  function ragClear() {
+    return api(() => {
+      const out = state.facade.clear();
+      if (isSuccess(out)) markChanged();
+      return out;
+    });
+  }
+
+  function ragStats() {
+    return api(() => state.facade.stats());
+  }
+
+  function ragFlush() {
+    if (!state.ready) return Promise.resolve(errorJson(NOT_READY));
+    return flush().catch((e) => errorJson(String(e && e.message ? e.message : e)));
+  }
+
+  function typeName(v) {
+    if (v === null) return 'null';
+    if (Array.isArray(v)) return 'an array';
+    return typeof v === 'undefined' ? 'nothing' : `a ${typeof v}`;
+  }
+
+  Object.assign(window, { ragIndex, ragQuery, ragPack, ragRemove, ragClear, ragStats, ragFlush });
+
+  // ------------------------------------------------------------------ boot
+
+  async function main() {
+    const t0 = performance.now();
+    const phases = {};
+    const mark = (name, since) => { phases[name] = Math.round(performance.now() - since); };
+    setStatus('Loading the engine…');
+    // Three things at once: the manifest, the stored index and the Pyodide runtime.
+    const manifest = fetch('./manifest.json', { cache: 'no-cache' }).then((r) => {
+      if (!r.ok) throw new Error(`manifest.json: HTTP ${r.status}`);
+      return r.json();
+    });
+    const stored = idbGet().catch((e) => ({ readError: e }))
+      .then((r) => { mark('storeRead', t0); return r; });
+    if (typeof loadPyodide !== 'function') throw new Error('pyodide/pyodide.js did not load');
+    const pyodide = loadPyodide({ indexURL: new URL('./pyodide/', location.href).href, stdout: () => {} })
+      .then((py) => { mark('pyodide', t0); return py; });
+    state.manifest = await manifest;
+    const py = await pyodide;
+    let t = performance.now();
+    const errors = [];
+    const wheelUrls = state.manifest.wheels.map((w) => new URL(`./wheels/${w}`, location.href).href);
+    const loaded = await py.loadPackage(wheelUrls, { messageCallback: () => {}, errorCallback: (m) => errors.push(m) });
+    if (loaded.length !== wheelUrls.length) {
+      throw new Error(`could not load the Python wheels: ${errors.join(' ') || 'unknown error'}`);
+    }
+    mark('wheels', t);
+    t = performance.now();
+    state.py = py;
+    state.facade = py.pyimport('ragweb.facade');
+    mark('import', t);
+    const bootMs = performance.now() - t0;
+
+    const t1 = performance.now();
+    const record = await stored;
+    let init;
+    if (record && record.readError) {
+      init = state.facade.init();
+      showBanner(`Could not read the stored index (${record.readError.message || record.readError}); starting empty.`, 'read');
+    } else if (record && record.version !== STORE_FORMAT) {
+      init = state.facade.init();
+      refuseStorage(`The stored index has format version ${JSON.stringify(record.version)}, ` +
+        `but this page reads version ${STORE_FORMAT}. It was not loaded and will not be overwritten ` +
+        'unless you clear it.');
+    } else if (record) {
+      init = state.facade.init(record.bytes);
+      const parsed = JSON.parse(init);
+      if (parsed.error) {
+        refuseStorage(`${parsed.error}. It was not loaded and will not be overwritten unless you clear it.`);
+      }
+    } else {
+      init = state.facade.init();
+    }
+    let info = JSON.parse(init);
+    if (info.error && info.code !== 'format') throw new Error(info.error);
+    if (info.error) info = { restored: false };
+    const restoreMs = performance.now() - t1;
+    state.ready = true;
+    requestPersistence();
+    refreshUi();
+    const docs = JSON.parse(state.facade.stats()).totalDocs;
+    setStatus(`Ready. ${docs} file${docs === 1 ? '' : 's'} indexed${info.restored ? ' (restored from this browser)' : ''}.`);
+    document.body.classList.add('ready');
+    return {
+      ready: true,
+      restored: !!info.restored,
+      totalDocs: docs,
+      bootMs: Math.round(bootMs),
+      restoreMs: Math.round(restoreMs),
+      storeReadMs: phases.storeRead,
+      phases,
+      storedBytes: record && record.bytes ? record.bytes.byteLength : 0,
+      pyodide: state.manifest.pyodide,
+      ragweb: state.manifest.ragweb,
+    };
+  }
+
+  function refuseStorage(message) {
+    state.storageRefused = message;
+    showBanner(message, 'format', true);
+  }
+
+  async function clearStoredIndex() {
+    try {
+      await idbDelete();
+    } catch (e) {
+      showBanner(`Could not clear the stored index: ${e.message || e}`, 'format', true);
+      return;
+    }
+    // The unreadable record is gone; what this tab has indexed since is saved from now on.
+    state.storageRefused = null;
+    hideBanner('format');
+    if (state.ready && state.dirty) markChanged();
+    setStatus('Stored index cleared.');
+    updateStorage();
+  }
+
+  async function requestPersistence() {
+    try {
+      if (navigator.storage && navigator.storage.persist && !(await navigator.storage.persisted())) {
+        await navigator.storage.persist();
+      }
+    } catch (e) { /* not granted: storage is best-effort */ }
+    updateStorage();
+  }
+
+  async function updateStorage() {
+    const el = $('storage');
+    if (!navigator.storage || !navigator.storage.estimate) { el.textContent = 'Storage estimate not available.'; return; }
+    try {
+      const [est, persisted] = await Promise.all([navigator.storage.estimate(),
+        navigator.storage.persisted ? navigator.storage.persisted() : Promise.resolve(false)]);
+      el.textContent = `Browser storage: ${formatBytes(est.usage || 0)} used of ${formatBytes(est.quota || 0)}` +
+        (persisted ? ' (persistent).' : ' (best-effort: the browser may evict it when space runs low).');
+    } catch (e) {
+      el.textContent = 'Storage estimate not available.';
+    }
+  }
+
+  // ------------------------------------------------------------------ indexing files
+
+  // Queue a job so that drops, picks and the sample never interleave.
+  function enqueue(job) {
+    state.jobs = state.jobs.then(job, job).catch((e) => {
+      showBanner(`Indexing failed: ${e && e.message ? e.message : e}`, 'index');
+    });
+    return state.jobs;
+  }
+
+  // items: [{path, file}] (File objects) or [{path, text}] (already fetched text).
+  async function indexItems(items) {
+    if (!state.ready) { setStatus(NOT_READY); return null; }
+    const bar = $('progress-bar');
+    const text = $('progress-text');
+    const totalBytes = items.reduce((n, it) => n + (it.file ? it.file.size : it.size || 0), 0);
+    const tally = { files: 0, chunks: 0, bytes: 0, skipped: 0, errors: [], skippedList: [] };
+    $('progress').classList.add('busy');
+    state.indexing = true;  // the file list and stats refresh once at the end, not per file
+    bar.max = Math.max(totalBytes, 1);
+    bar.value = 0;
+    const show = (done) => {
+      bar.value = Math.min(tally.bytes, bar.max);
+      const head = done ? 'Indexed' : 'Indexing';
+      text.textContent = `${head} ${tally.files} of ${items.length} files, ` +
+        `${formatBytes(tally.bytes)} of ${formatBytes(totalBytes)}` +
+        (tally.skipped ? `, ${tally.skipped} skipped` : '') +
+        (tally.errors.length ? `, ${tally.errors.length} failed` : '') + (done ? '.' : '…');
+    };
+    show(false);
+    try {
+      await indexLoop(items, tally, show);
+    } finally {
+      state.indexing = false;
+      $('progress').classList.remove('busy');
+    }
+    show(true);
+    if (tally.errors.length) showBanner(`Some files failed: ${tally.errors.slice(0, 3).join('; ')}`, 'index');
+    refreshUi();
+    rerunSearch();
+    return tally;
+  }
+
+  async function indexLoop(items, tally, show) {
+    let lastYield = performance.now();
+    for (const item of items) {
+      if (state.quotaError) { tally.errors.push(`${item.path}: ${state.quotaError}`); tally.bytes += item.file ? item.file.size : 0; continue; }
+      const size = item.file ? item.file.size : (item.size || 0);
+      let out;
+      try {
+        const check = JSON.parse(state.facade.check_path(item.path, size));
+        if (check.skip) {
+          out = JSON.stringify({ skipped: check.skip, filename: check.path || item.path });
+        } else if (item.file) {
+          const bytes = new Uint8Array(await item.file.arrayBuffer());
+          out = state.facade.index_bytes(item.path, bytes, item.file.lastModified ? item.file.lastModified / 1000 : undefined);
+        } else {
+          out = state.facade.index_text(item.path, item.text);
+        }
+      } catch (e) {
+        out = errorJson(pyMessage(e));
+      }
+      const res = JSON.parse(out);
+      if (res.success) { tally.files += 1; tally.chunks += res.chunks; markChanged(); }
+      else if (res.skipped) { tally.skipped += 1; tally.skippedList.push(`${res.filename}: ${res.skipped}`); }
+      else { tally.errors.push(`${item.path}: ${res.error}`); }
+      tally.bytes += size;
+      if (performance.now() - lastYield > YIELD_EVERY_MS) {
+        show(false);
+        await new Promise((r) => setTimeout(r));
+        lastYield = performance.now();
+      }
+    }
+  }
+
+  const IGNORE_FILES = ['.gitignore', '.ragignore'];   // read in this order; later rules win (as the CLI)
+
+  const entryFile = (entry) => new Promise((resolve, reject) => entry.file(resolve, reject));
+  const readAll = async (dirEntry) => {
+    const reader = dirEntry.createReader();
+    const all = [];
+    for (;;) {  // readEntries hands out at most ~100 entries per call
+      const batch = await new Promise((resolve, reject) => reader.readEntries(resolve, reject));
+      if (!batch.length) return all;
+      all.push(...batch);
+    }
+  };
+
+  // Walk dropped items: files and whole folders (recursive), skipping what the CLI would
+  // not enter (excluded or ignored folders). Entries must be taken synchronously inside
+  // the drop handler, so callers pass them in.
+  async function walkEntries(entries) {
+    const out = [];
+    const visit = async (entry, prefix) => {
+      if (!entry) return;
+      if (entry.isFile) {
+        out.push({ path: prefix + entry.name, file: await entryFile(entry) });
+      } else if (entry.isDirectory) {
+        const dirPath = prefix + entry.name;
+        if (JSON.parse(state.facade.check_dir(dirPath)).skip) return;
+        const children = (await readAll(entry)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+        for (const name of IGNORE_FILES) {
+          const rules = children.find((c) => c.isFile && c.name === name);
+          if (rules) state.facade.ignore_add(dirPath, await (await entryFile(rules)).text());
+        }
+        for (const child of children) await visit(child, `${dirPath}/`);
+      }
+    };
+    for (const entry of entries) await visit(entry, '');
+    return out;
+  }
+
+  // Files from a picker: a folder pick gives webkitRelativePath; its ignore files apply.
+  async function pickedItems(files) {
+    const items = Array.from(files, (f) => ({ path: f.webkitRelativePath || f.name, file: f }));
+    const ignoreFiles = items.filter((it) => IGNORE_FILES.includes(it.path.split('/').pop()))
+      .sort((a, b) => a.path.split('/').length - b.path.split('/').length ||
+        IGNORE_FILES.indexOf(a.path.split('/').pop()) - IGNORE_FILES.indexOf(b.path.split('/').pop()));
+    for (const it of ignoreFiles) {
+      state.facade.ignore_add(it.path.split('/').slice(0, -1).join('/'), await it.file.text());
+    }
+    return items;
+  }
+
+  async function handleDrop(dataTransfer) {
+    const entries = [];
+    const loose = [];
+    const items = dataTransfer.items ? Array.from(dataTransfer.items) : [];
+    for (const item of items) {
+      if (item.kind !== 'file') continue;
+      const entry = item.webkitGetAsEntry ? item.webkitGetAsEntry() : null;
+      if (entry) entries.push(entry);
+      else { const f = item.getAsFile(); if (f) loose.push(f); }
+    }
+    if (!items.length && dataTransfer.files) loose.push(...Array.from(dataTransfer.files));
+    await enqueue(async () => {
+      if (!state.ready) { setStatus(NOT_READY); return; }
+      setStatus('Reading dropped files…');
+      state.facade.ignore_reset();
+      const found = await walkEntries(entries);
+      found.push(...await pickedItems(loose));
+      const tally = await indexItems(found);
+      if (tally) setStatus(`Indexed ${tally.files} file${tally.files === 1 ? '' : 's'} (${tally.chunks} chunks).`);
+    });
+  }
+
+  function handlePicked(fileList) {
+    const files = Array.from(fileList);
+    return enqueue(async () => {
+      if (!state.ready) { setStatus(NOT_READY); return; }
+      state.facade.ignore_reset();
+      const tally = await indexItems(await pickedItems(files));
+      if (tally) setStatus(`Indexed ${tally.files} file${tally.files === 1 ? '' : 's'} (${tally.chunks} chunks).`);
+    });
+  }
+
+  async function trySample() {
+    if (!state.ready) { setStatus(NOT_READY); return null; }
+    return enqueue(async () => {
+      setStatus('Fetching the sample project…');
+      state.facade.ignore_reset();
+      const names = state.manifest.sample || [];
+      const items = await Promise.all(names.map(async (name) => {
+        const url = new URL(`./sample/${name.split('/').map(encodeURIComponent).join('/')}`, location.href);
+        const r = await fetch(url);
+        if (!r.ok) throw new Error(`sample/${name}: HTTP ${r.status}`);
+        const blob = await r.blob();
+        return { path: name, file: new File([blob], name.split('/').pop()) };
+      }));
+      const tally = await indexItems(items);
+      setStatus(`Indexed the sample project: ${tally.files} files. Try a question such as “how are headers parsed?”`);
+      const box = $('search');
+      if (!box.value) box.value = 'how are headers parsed?';
+      runSearch();
+    });
+  }
+
+  // ------------------------------------------------------------------ UI
+
+  function setStatus(message) { $('status').textContent = message; }
+
+  function showBanner(message, kind, offerClear = false) {
+    $('banner-text').textContent = message;
+    $('banner-clear').hidden = !offerClear;
+    $('banner').dataset.kind = kind;
+    $('banner').hidden = false;
+  }
+  function hideBanner(kind) {
+    if ($('banner').dataset.kind === kind) $('banner').hidden = true;
+  }
+
+  function formatBytes(n) {
+    if (n < 1024) return `${n} B`;
+    const units = ['KB', 'MB', 'GB', 'TB'];
+    let v = n / 1024; let i = 0;
+    while (v >= 1024 && i < units.length - 1) { v /= 1024; i += 1; }
+    return `${v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;
+  }
+
+  function scheduleUi() {
+    if (state.uiTimer || state.indexing) return;
+    state.uiTimer = setTimeout(() => { state.uiTimer = null; refreshUi(); }, UI_REFRESH_MS);
+  }
+
+  function refreshUi() {
+    if (!state.ready) return;
+    const st = JSON.parse(state.facade.stats());
+    if (st.error) { $('stats').textContent = st.error; return; }
+    $('stats').textContent = `${st.totalDocs} file${st.totalDocs === 1 ? '' : 's'}, ` +
+      `${st.totalChunks} chunk${st.totalChunks === 1 ? '' : 's'}, average chunk ${st.avgChunkLen} terms`;
+    const list = $('files');
+    const frag = document.createDocumentFragment();
+    for (const path of st.files) {
+      const li = document.createElement('li');
+      const name = document.createElement('span');
+      name.className = 'path';
+      name.textContent = path;
+      const btn = document.createElement('button');
+      btn.type = 'button';
+      btn.className = 'remove';
+      btn.textContent = 'Remove';
+      btn.setAttribute('aria-label', `Remove ${path}`);
+      btn.dataset.testid = 'remove';
+      btn.addEventListener('click', () => {
+        const out = JSON.parse(ragRemove(path));
+        if (out.error) showBanner(out.error, 'remove');
+        refreshUi();
+        rerunSearch();
+      });
+      li.append(name, btn);
+      frag.append(li);
+    }
+    list.replaceChildren(frag);
+    updateStorage();
+  }
+
+  // Text with <mark> around [start, end) ranges; only text nodes, never HTML.
+  function highlighted(text, marks) {
+    const frag = document.createDocumentFragment();
+    let pos = 0;
+    for (const [start, end] of marks) {
+      if (start < pos) continue;
+      if (start > pos) frag.append(document.createTextNode(text.slice(pos, start)));
+      const mark = document.createElement('mark');
+      mark.textContent = text.slice(start, end);
+      frag.append(mark);
+      pos = end;
+    }
+    if (pos < text.length) frag.append(document.createTextNode(text.slice(pos)));
+    return frag;
+  }
+
+  function runSearch() {
+    if (!state.ready) { setStatus(NOT_READY); return; }
+    const q = $('search').value;
+    const list = $('results');
+    if (!q.trim()) { list.replaceChildren(); $('search-info').textContent = ''; return; }
+    const k = Math.max(1, Math.min(100, parseInt($('topk').value, 10) || 10));
+    const t0 = performance.now();
+    const res = JSON.parse(state.facade.search_ui(q, k));
+    const ms = performance.now() - t0;
+    if (res.error) { list.replaceChildren(); $('search-info').textContent = res.error; return; }
+    $('search-info').textContent = `${res.results.length} result${res.results.length === 1 ? '' : 's'} in ${ms.toFixed(1)} ms`;
+    const frag = document.createDocumentFragment();
+    for (const r of res.results) {
+      const li = document.createElement('li');
+      li.dataset.testid = 'result';
+      li.className = 'result';
+      const head = document.createElement('div');
+      head.className = 'result-head';
+      const cite = document.createElement('code');
+      cite.className = 'cite';
+      cite.textContent = `${r.path}:L${r.startLine}-${r.endLine}`;
+      const score = document.createElement('span');
+      score.className = 'score';
+      score.textContent = `score ${r.score.toFixed(3)}`;
+      head.append(cite, score);
+      if (r.heading) {
+        const h = document.createElement('span');
+        h.className = 'heading';
+        h.textContent = r.heading;
+        head.append(h);
+      }
+      const body = document.createElement('pre');
+      body.className = 'snippet';
+      body.append(highlighted(r.text, r.marks || []));
+      li.append(head, body);
+      frag.append(li);
+    }
+    list.replaceChildren(frag);
+  }
+
+  function rerunSearch() { if ($('search').value.trim()) runSearch(); }
+
+  function runPack() {
+    if (!state.ready) { setStatus(NOT_READY); return; }
+    const q = $('search').value;
+    const budget = parseInt($('budget').value, 10);
+    const out = ragPack(q, Number.isFinite(budget) ? budget : undefined);
+    const res = JSON.parse(out);
+    state.lastPack = res.error ? null : out;
+    if (res.error) {
+      $('pack-info').textContent = res.error;
+      $('pack-output').textContent = '';
+    } else {
+      showPack();
+    }
+    $('copy-prompt').disabled = !state.lastPack;
+    $('copy-json').disabled = !state.lastPack;
+  }
+
+  // The packed context in the chosen view (json, markdown, xml, text), with the evidence signal.
+  function renderedPack() {
+    return JSON.parse(state.facade.render_pack(state.lastPack, $('pack-format').value));
+  }
+
+  function showPack() {
+    if (!state.lastPack) return;
+    const res = JSON.parse(state.lastPack);
+    const view = renderedPack();
+    $('pack-info').textContent = `${res.snippets.length} snippet${res.snippets.length === 1 ? '' : 's'}, ` +
+      `${res.used_tokens} of ${res.budget_tokens} tokens` + (view.warning ? ` (${view.warning})` : '');
+    $('pack-output').textContent = view.error ? view.error : view.text;
+  }
+
+  async function copyText(text) {
+    window.__ragLastCopied = text;  // for tests and for browsers without clipboard access
+    try {
+      await navigator.clipboard.writeText(text);
+      return true;
+    } catch (e) {
+      const area = document.createElement('textarea');
+      area.value = text;
+      area.setAttribute('readonly', '');
+      area.style.position = 'fixed';
+      area.style.opacity = '0';
+      document.body.append(area);
+      area.select();
+      let ok = false;
+      try { ok = document.execCommand('copy'); } catch (e2) { ok = false; }
+      area.remove();
+      return ok;
+    }
+  }
+
+  async function copyPrompt() {
+    if (!state.lastPack) return;
+    const res = JSON.parse(state.facade.runtime_prompt(state.lastPack));
+    if (res.error) { $('pack-info').textContent = res.error; return; }
+    const ok = await copyText(res.prompt);
+    $('pack-info').textContent = ok ? `Copied the prompt (${res.prompt.length} characters): paste it into any LLM.`
+      : 'Could not copy automatically: select the packed context and copy it by hand.';
+  }
+
+  function wireUi() {
+    const zone = $('dropzone');
+    zone.addEventListener('dragenter', (e) => { e.preventDefault(); zone.classList.add('over'); });
+    zone.addEventListener('dragover', (e) => { e.preventDefault(); if (e.dataTransfer) e.dataTransfer.dropEffect = 'copy'; zone.classList.add('over'); });
+    zone.addEventListener('dragleave', () => zone.classList.remove('over'));
+    zone.addEventListener('drop', (e) => {
+      e.preventDefault();
+      zone.classList.remove('over');
+      if (e.dataTransfer) handleDrop(e.dataTransfer);
+    });
+    // A drop outside the zone must not navigate away from the page.
+    window.addEventListener('dragover', (e) => e.preventDefault());
+    window.addEventListener('drop', (e) => e.preventDefault());
+    $('pick-files').addEventListener('change', (e) => { handlePicked(e.target.files); e.target.value = ''; });
+    $('pick-folder').addEventListener('change', (e) => { handlePicked(e.target.files); e.target.value = ''; });
+    $('try-sample').addEventListener('click', () => { trySample(); });
+    let searchTimer = null;
+    $('search').addEventListener('input', () => {
+      clearTimeout(searchTimer);
+      searchTimer = setTimeout(runSearch, 150);
+    });
+    $('search-form').addEventListener('submit', (e) => { e.preventDefault(); clearTimeout(searchTimer); runSearch(); });
+    $('topk').addEventListener('change', rerunSearch);
+    $('budget').addEventListener('input', () => { $('budget-range').value = $('budget').value; });
+    $('budget-range').addEventListener('input', () => { $('budget').value = $('budget-range').value; });
+    $('pack-run').addEventListener('click', runPack);
+    $('copy-prompt').addEventListener('click', copyPrompt);
+    $('pack-format').addEventListener('change', showPack);
+    $('copy-json').addEventListener('click', async () => {
+      if (state.lastPack) {
+        const view = renderedPack();
+        const ok = await copyText(view.text || '');
+        $('pack-info').textContent = ok ? `Copied the packed context (${$('pack-format').value}).` : 'Could not copy automatically.';
+      }
+    });
+    $('clear-all').addEventListener('click', () => {
+      if (!state.ready) return;
+      const res = JSON.parse(ragClear());
+      if (res.error) showBanner(res.error, 'clear');
+      refreshUi();
+      rerunSearch();
+      setStatus('Index cleared.');
+    });
+    $('banner-clear').addEventListener('click', clearStoredIndex);
+    $('banner-close').addEventListener('click', () => { $('banner').hidden = true; });
+    // Save a pending change when the tab is hidden or closed (best effort).
+    document.addEventListener('visibilitychange', () => {
+      if (document.visibilityState === 'hidden' && state.ready && state.dirty) flush();
+    });
+    window.addEventListener('pagehide', () => { if (state.ready && state.dirty) flush(); });
+  }
+
+  // Hooks for tests and scripts (not part of the reference API).
+  window.ragweb = {
+    trySample,
+    clearStoredIndex,
+    indexFiles: handlePicked,
+    handleDrop,
+    idle: () => state.jobs,
+    refresh: () => { refreshUi(); rerunSearch(); },
+    storage: () => ({ refused: state.storageRefused, quotaError: state.quotaError, dirty: state.dirty }),
+    storeFormat: STORE_FORMAT,
+  };
+
+  wireUi();
+  window.ragReady = main().catch((e) => {
+    state.bootError = e && e.message ? e.message : String(e);
+    setStatus(`The engine failed to load: ${state.bootError}`);
+    showBanner(`The engine failed to load: ${state.bootError}`, 'boot');
+    throw e;
+  });
+})();
