@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PORT   ?= 8000
 
-.PHONY: setup browser-deps site serve test test-unit test-e2e bench eval clean
+.PHONY: setup browser-deps site serve test test-unit bench bench-browser eval clean
 
 setup: $(VENV)/.installed
 
@@ -38,6 +38,9 @@ test-unit: setup
 bench: setup
 	$(PY) -m pip install -q rank_bm25 bm25s numpy
 	$(PY) bench/bench_native.py
+
+bench-browser: setup browser-deps node_modules/.installed
+	$(PY) bench/bench_browser.py
 
 eval: setup
 	$(PY) bench/eval_readme_qa.py
