@@ -162,14 +162,7 @@ def native_index_time(files: list[Path], reps: int) -> dict:
 
 
 def machine() -> dict:
-    cpu = "?"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    cpu = corpus.cpu_model()
     chromium = subprocess.run([CHROMIUM, "--version"], capture_output=True, text=True).stdout.strip()
     from ragweb import webbuild
     return {"nproc": os.cpu_count(), "cpu": cpu, "platform": platform.platform(),

@@ -301,14 +301,7 @@ def median_of(runs: list[dict]) -> dict:
 
 
 def machine_info() -> dict:
-    cpu = ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    cpu = corpus.cpu_model()
     try:
         import Stemmer  # noqa: F401  (PyStemmer: snowballstemmer silently uses it)
         pystemmer = True

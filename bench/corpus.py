@@ -178,3 +178,14 @@ def synthetic_docs(n: int, words: int = 30, seed: int = SYNTHETIC_SEED,
     vocab = vocab or synthetic_vocab()
     rng = random.Random(seed)
     return [" ".join(rng.choices(vocab, k=words)) for _ in range(n)]
+
+
+def cpu_model() -> str:
+    """The CPU model name from /proc/cpuinfo ('?' where unknown)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "?"

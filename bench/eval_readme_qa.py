@@ -3,7 +3,8 @@
 
     .venv/bin/python bench/eval_readme_qa.py [--budget 1400] [--split all|development|holdout]
                                              [--eval-dir ../shared/eval/readme-qa] [--in-process]
-                                             [--keep DIR] [--json FILE]
+                                             [--keep DIR] [--json FILE] [--one-index]
+                                             [--cases]
 
 For each README of ``eval/readme-qa`` (each indexed on its own, as the data set's README
 says) this makes a temporary root holding the fixture as ``README.md``, runs ``rag index``
@@ -24,8 +25,15 @@ Refusals: a pack refuses when its ``evidence`` is ``"none"``; the table also sho
 counts for "not sufficient" (``"weak"`` or ``"none"``), which is when the CLI and the
 page show a warning. The baseline has no such signal.
 
+``--one-index`` indexes all 7 READMEs together in ONE root, as ``NAME/README.md`` (the
+multi-document setting: the closest proxy for a big documentation corpus), and asks every
+selected question against that one index; the baseline row is then the shared baseline's
+own chunking and BM25 (imported from ``baseline_bm25.py``) over all READMEs' chunks
+together, top 8 within the budget, the same loop as its per-README run.
+
 ``--split development`` asks only the development questions (for tuning: the holdout split
-is meant to be run once). ``--in-process`` uses ``Engine`` directly instead of the CLI (same
+is meant to be run once). ``--cases`` prints one line per development case (recall, tokens,
+evidence); holdout cases are never listed, only their totals. ``--in-process`` uses ``Engine`` directly instead of the CLI (same
 engine, no subprocess per system). Nothing here is a test: it prints measurements.
 """
 
@@ -62,6 +70,30 @@ def peer_tokens(texts: list[str]) -> int:
     return sum(math.ceil(len(t) / 4) for t in texts)
 
 
+def run_baseline_one_index(eval_dir: Path, dataset: dict, cases: list[dict], budget: int) -> tuple[dict, float]:
+    """RESULTS of the shared baseline's chunking and BM25 over ALL READMEs in one index."""
+    t0 = time.perf_counter()
+    sys.path.insert(0, str(eval_dir))
+    try:
+        import baseline_bm25 as bb  # noqa: PLC0415  (the shared baseline, found on eval_dir)
+    finally:
+        sys.path.pop(0)
+    chunks = []
+    for src in dataset["sources"]:
+        text = (eval_dir / src["file"]).read_text(encoding="utf-8")
+        chunks += [(f"{src['name']} README\n{t}", t, n) for t, n in bb.chunk(text)]
+    bm25 = bb.BM25([c[0] for c in chunks])
+    results = {}
+    for case in cases:
+        texts, used = [], 0
+        for i in bm25.search(case["question"], 8):
+            if used + chunks[i][2] <= budget:
+                used += chunks[i][2]
+                texts.append(chunks[i][1])
+        results[case["id"]] = {"texts": texts, "tokens": used}
+    return results, time.perf_counter() - t0
+
+
 def run_baseline(eval_dir: Path, work: Path) -> tuple[dict, float]:
     """RESULTS of the shared plain-BM25 baseline (run as a subprocess) and its seconds."""
     out = work / "baseline_results.json"
@@ -75,6 +107,28 @@ def rag(*args: str) -> subprocess.CompletedProcess:
     """Run the real `rag` command line (this interpreter's ragweb)."""
     return subprocess.run([sys.executable, "-m", "ragweb", *args], check=True,
                           capture_output=True, text=True)
+
+
+def prepare_one_root(dataset: dict, cases: list[dict], eval_dir: Path, work: Path,
+                     in_process: bool) -> dict:
+    """{"all": (root dir or Engine, questions file, cases)}: every README in one index."""
+    docs = [(f"{src['name']}/README.md", (eval_dir / src["file"]).read_text(encoding="utf-8"))
+            for src in dataset["sources"]]
+    if in_process:
+        from ragweb.engine import Engine
+        engine = Engine.memory()
+        for path, text in docs:
+            engine.add_document(path, text)
+        return {"all": (engine, None, cases)}
+    root = work / "one-index"
+    for path, text in docs:
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text, encoding="utf-8")
+    rag("index", str(root))
+    qfile = work / "all.questions.jsonl"
+    qfile.write_text("".join(json.dumps({"id": c["id"], "question": c["question"]}) + "\n"
+                             for c in cases), encoding="utf-8")
+    return {"all": (root, qfile, cases)}
 
 
 def prepare_roots(dataset: dict, cases: list[dict], eval_dir: Path, work: Path,
@@ -148,6 +202,26 @@ def refusals(cases: list[dict], packs: dict | None) -> dict:
             "A_notsuff": sum(ev[c["id"]] != "sufficient" for c in an)}
 
 
+def print_cases(scorer, cases: list[dict], rows: list) -> None:
+    """One line per development case and system: recall, tokens, evidence (holdout: never)."""
+    print("\nper development case: recall/tokens[/evidence score] per system (holdout cases are not listed)")
+    print(f"{'case':<28}" + "".join(f"{name[:22]:>24}" for name, *_ in rows))
+    for c in cases:
+        if c["split"] != "development":
+            continue
+        line = f"{c['id'][:27]:<28}"
+        for _, results, packs, _ in rows:
+            r = results.get(c["id"], {"texts": [], "tokens": 0})
+            rec = (scorer.recall(r["texts"], [e["quote"] for e in c["evidence"]])
+                   if c["answerable"] else None)
+            cell = f"{'U' if rec is None else f'{rec:.2f}'}/{r['tokens']}"
+            if packs is not None:
+                p = packs[c["id"]]
+                cell += f"/{p['evidence'][0]}{p['evidence_score']:.2f}"
+            line += f"{cell:>24}"
+        print(line)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--budget", type=int, default=1400)
@@ -156,6 +230,9 @@ def main() -> int:
     ap.add_argument("--in-process", action="store_true", help="use Engine directly, not the rag CLI")
     ap.add_argument("--keep", type=Path, help="work in this directory and keep its files")
     ap.add_argument("--json", type=Path, help="also write the summary as JSON")
+    ap.add_argument("--one-index", action="store_true",
+                    help="index all READMEs together in one root (NAME/README.md) and ask every question there")
+    ap.add_argument("--cases", action="store_true", help="also print one line per development case")
     args = ap.parse_args()
 
     eval_dir = args.eval_dir.resolve()
@@ -174,11 +251,15 @@ def main() -> int:
         work = Path(tmp.name)
     try:
         rows = []
-        base, base_s = run_baseline(eval_dir, work)
+        if args.one_index:
+            base, base_s = run_baseline_one_index(eval_dir, dataset, cases, args.budget)
+        else:
+            base, base_s = run_baseline(eval_dir, work)
         base = {k: v for k, v in base.items() if k in scored_cases}
         rows.append(("baseline_bm25 (shared)", base, None, base_s))
         t0 = time.perf_counter()
-        roots = prepare_roots(dataset, cases, eval_dir, work, args.in_process)
+        prepare = prepare_one_root if args.one_index else prepare_roots
+        roots = prepare(dataset, cases, eval_dir, work, args.in_process)
         index_s = time.perf_counter() - t0
         for name, flags in SYSTEMS:
             results, packs, secs = run_system(roots, flags, args.budget, work, args.in_process, name)
@@ -191,6 +272,7 @@ def main() -> int:
     print(f"readme-qa at budget {args.budget} tokens (ceil(chars/4)); {len(cases)} questions "
           f"({sum(c['answerable'] for c in cases)} answerable); "
           f"{'in-process Engine' if args.in_process else 'rag index + rag pack --batch'}; "
+          f"{'all 7 READMEs in ONE index' if args.one_index else 'each README indexed on its own'}; "
           f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs")
     head = f"{'system':<24}" + "".join(f"{s + ' recall':>20}" for s in splits)
     head += f"{'all recall':>12}{'mean tokens':>13}{'U refused':>11}{'A refused':>11}{'U !suff':>9}{'A !suff':>9}{'seconds':>9}"
@@ -221,7 +303,10 @@ def main() -> int:
           f"cases whose quote is missing from the fixture; 'all recall' counts them, as upstream did).")
     print("mean tokens: over the scored answerable cases (score.py's mean_tokens). U refused / A refused: "
           "evidence == 'none'; !suff: evidence != 'sufficient' (the CLI warns).")
-    print(f"ragweb indexing: {index_s:.2f} s for {len(roots)} READMEs; seconds = wall time of each "
+    if args.cases:
+        print_cases(scorer, cases, rows)
+    n_indexed = len(dataset["sources"]) if args.one_index else len(roots)
+    print(f"ragweb indexing: {index_s:.2f} s for {n_indexed} READMEs{' (one index)' if args.one_index else ''}; seconds = wall time of each "
           f"system's {'calls' if args.in_process else 'rag pack --batch runs'} (including process start).")
     if args.json:
         args.json.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")

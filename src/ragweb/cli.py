@@ -380,21 +380,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return COMMANDS[args.command](args) or EXIT_OK
-    except UsageError as e:
+    except (RagError, sqlite3.DatabaseError) as e:
         if args.debug:
             raise
+        if isinstance(e, sqlite3.DatabaseError):
+            e = RagError(f"the index is damaged ({e}); rebuild it with `rag index --rebuild`")
         print(f"Error: {e}", file=sys.stderr)
-        return EXIT_USAGE
-    except RagError as e:
-        if args.debug:
-            raise
-        print(f"Error: {e}", file=sys.stderr)
-        return EXIT_ERROR
-    except sqlite3.DatabaseError as e:
-        if args.debug:
-            raise
-        print(f"Error: the index is damaged ({e}); rebuild it with `rag index --rebuild`", file=sys.stderr)
-        return EXIT_ERROR
+        return EXIT_USAGE if isinstance(e, UsageError) else EXIT_ERROR
     except KeyboardInterrupt:
         print("\ninterrupted; the index is as it was before this run", file=sys.stderr)
         return 130
