@@ -133,7 +133,7 @@ def worker_floor(data, queries, stem=True, gc_off=False, **_):
 
 def _tokenize_all(data, an):
     # Bag of words with repeats from the same analysis as the floor (BM25 needs only tf).
-    return [list(an.term_counts(text).elements()) for text in data]
+    return [[t for t, n in an.term_counts(text).items() for _ in range(n)] for text in data]
 
 
 def worker_rank_bm25(data, queries, **_):
