@@ -1,5 +1,6 @@
 """Passage compaction: units, exact spans, joining, selection within a budget, evidence weights."""
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from ragweb import compact as cp
@@ -245,10 +246,11 @@ def test_units_are_exact_ordered_and_disjoint_for_any_text(raw, markdown, data):
     assert covered == len("".join("".join(region).split()))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.lists(LINE, min_size=1, max_size=30), st.integers(1, 200),
-       st.lists(st.sampled_from(["word", "item", "title", "code", "next", "end"]), min_size=1, max_size=4))
-def test_selection_cost_is_exact_and_within_budget(lines, budget, words):
+       st.lists(st.sampled_from(["word", "item", "title", "code", "next", "end"]), min_size=1, max_size=4),
+       st.sampled_from([0.0, 0.5, 0.99]), st.booleans())
+def test_selection_cost_is_exact_and_within_budget(lines, budget, words, floor, context):
     an = Analyzer()
     units = cp.split_units(lines, 1, len(lines), True)
     for u in units:
@@ -256,11 +258,24 @@ def test_selection_cost_is_exact_and_within_budget(lines, budget, words):
     qterms = an.query_terms(" ".join(words))
     weights = {t: 1.0 for t in qterms}
     cp.score_units(units, weights, an, {})
-    chosen = cp.select_units(units, budget, {0: lines}, 0.0)
+    chosen = cp.select_units(units, budget, {0: lines}, floor, context=context)
+    assert len({id(u) for u in chosen}) == len(chosen)  # no unit twice
     runs = cp.join_runs(lines, chosen)
-    assert sum(count_tokens(r.text) for r in runs) <= budget
+    assert sum(r.tokens for r in runs) <= budget
+    assert sum(len(r.units) for r in runs) == len(chosen)  # no unit dropped as overlapping
     for r in runs:
         assert r.text == cp.span_text(lines, r.start, r.col_start, r.end, r.col_end)
+    for a, b in zip(runs, runs[1:]):  # runs are disjoint and in document order
+        assert (a.end, a.col_end) <= (b.start, b.col_start)
+    best = max((u.score for u in units), default=0.0)
+    by_score = [u for u in chosen if u.score >= floor * best and u.score > 0]
+    if not context:
+        assert len(by_score) == len(chosen)
+    index = {id(u): i for i, u in enumerate(units)}
+    anchors = [index[id(u)] for u in by_score]
+    for u in chosen:  # context: near a unit taken by score, in its section
+        i = index[id(u)]
+        assert any(abs(i - a) <= cp.CONTEXT_DISTANCE and units[a].section == u.section for a in anchors)
 
 
 def test_query_weights_power_sharpens_and_related_terms_stand_in():
@@ -283,3 +298,146 @@ def test_heading_context_adds_the_section_heading_of_a_selected_unit(monkeypatch
     assert sorted(u.text for u in with_heading) == sorted([best.text, "### retries"])
     tight = cp.select_units(units, count_tokens(best.text), {0: lines}, floor)
     assert [u.text for u in tight] == [best.text]  # the heading only comes when it fits
+
+
+# --- context fill, section coverage, file prior, local IDF ------------------------------
+API_DOC = """# lib
+
+## API
+
+### AbortError(message)
+
+Abort retrying and reject the promise. No callback functions will be called.
+
+Another sentence here. And one more after it. A fourth one closes the paragraph.
+
+### other(thing)
+
+Unrelated words about something else entirely.
+"""
+
+
+def _api_units(question, weights=None):
+    an = Analyzer()
+    lines, units = units_of(API_DOC)
+    qterms = an.query_terms(question)
+    cp.score_units(units, weights or {t: 1.0 for t in qterms}, an, {})
+    return lines, units
+
+
+def test_context_fill_brings_the_sentences_under_a_selected_heading():
+    lines, units = _api_units("aborterror")
+    best = max(units, key=lambda u: u.score)
+    assert best.text == "### AbortError(message)"
+    plain = cp.select_units(units, 1000, {0: lines}, 0.99)
+    assert [u.text for u in plain] == [best.text]
+    filled = cp.select_units(units, 1000, {0: lines}, 0.99, context=True)
+    texts = [u.text for u in filled]
+    assert texts[0] == best.text  # the units chosen by score come first
+    assert "Abort retrying and reject the promise." in texts
+    assert "No callback functions will be called." in texts
+    # never past CONTEXT_DISTANCE units, never into the next section
+    assert len(filled) == 1 + cp.CONTEXT_DISTANCE
+    assert "### other(thing)" not in texts and "Unrelated words about something else entirely." not in texts
+    runs = cp.join_runs(lines, filled)
+    assert len(runs) == 1 and runs[0].text.startswith("### AbortError(message)\n\nAbort retrying")
+
+
+def test_context_fill_goes_both_ways_nearest_first_and_only_with_leftover_budget():
+    lines, units = _api_units("another sentence")
+    best = max(units, key=lambda u: u.score)
+    assert best.text == "Another sentence here."
+    filled = cp.select_units(units, 1000, {0: lines}, 0.99, context=True)
+    texts = {u.text for u in filled}
+    # before it (the previous paragraph and the heading are in the same section) and after it
+    assert {"And one more after it.", "No callback functions will be called."} <= texts
+    # a budget that only fits the best unit: no context at all
+    tight = cp.select_units(units, count_tokens(best.text), {0: lines}, 0.99, context=True)
+    assert [u.text for u in tight] == [best.text]
+    # a budget for one more unit: the adjacent one (the nearest context) is the one taken
+    one_more = cp.select_units(units, count_tokens(best.text + " And one more after it."), {0: lines},
+                               0.99, context=True)
+    assert [u.text for u in one_more] == [best.text, "And one more after it."]
+
+
+def test_context_distance_zero_disables_the_fill(monkeypatch):
+    lines, units = _api_units("aborterror")
+    monkeypatch.setattr(cp, "CONTEXT_DISTANCE", 0)
+    assert len(cp.select_units(units, 1000, {0: lines}, 0.99, context=True)) == 1
+
+
+SECTIONS_DOC = """# doc
+
+## First
+
+The alpha setting is described here. Filler text sits between. More filler follows it.
+It also covers beta in detail.
+
+## Second
+
+The alpha setting is mentioned here. Filler text sits between. More filler follows it.
+Nothing else of interest.
+"""
+
+
+def test_a_section_covering_more_of_the_question_ranks_its_units_higher(monkeypatch):
+    an = Analyzer()
+    q = "alpha beta"
+    weights = {t: 1.0 for t in an.query_terms(q)}
+
+    def alpha_scores():
+        lines, units = units_of(SECTIONS_DOC)
+        cp.score_units(units, weights, an, {})
+        return [u.score for u in units if u.text.startswith("The alpha setting is")]
+
+    first, second = alpha_scores()
+    assert first > second
+    monkeypatch.setattr(cp, "SECTION_BONUS", 0.0)
+    first, second = alpha_scores()
+    assert first == second
+
+
+def test_file_prior_scales_scores():
+    an = Analyzer()
+    weights = {t: 1.0 for t in an.query_terms("alpha")}
+    lines, units = units_of(SECTIONS_DOC)
+    cp.score_units(units, weights, an, {})
+    full = {u.key: u.score for u in units}
+    lines, units = units_of(SECTIONS_DOC)
+    for u in units:
+        u.file_prior = 0.25
+    cp.score_units(units, weights, an, {})
+    for u in units:
+        assert u.score == pytest.approx(full[u.key] * 0.25 ** cp.FILE_PRIOR_POWER)
+
+
+def test_local_idf_lowers_a_term_every_candidate_unit_contains():
+    an = Analyzer()
+    lines, units = units_of("Zorp one. Zorp two. Zorp three with quux. Zorp four.\n")
+    cp.prepare_units(units, an)
+    idf = {"zorp": 3.0, "quux": 3.0}
+    assert cp.blend_local_idf(idf, units, 0.0) == idf
+    local = cp.blend_local_idf(idf, units, 1.0)
+    assert local["zorp"] < local["quux"]
+    half = cp.blend_local_idf(idf, units, 0.5)
+    assert half["zorp"] == pytest.approx((3.0 * local["zorp"]) ** 0.5)
+    assert local["zorp"] < half["zorp"] < 3.0
+
+
+def test_local_idf_lets_the_rarer_word_among_the_candidates_decide():
+    # "zorp" is rare in the index but in every candidate sentence (the subject of the file
+    # they come from); "blorb" is commoner in the index but only in the one answer here.
+    an = Analyzer()
+    text = "".join(f"Zorp does thing number {i} its own way. " for i in range(12)) + "The blorb applies here.\n"
+    lines, units = units_of(text)
+    cp.prepare_units(units, an)
+    qterms = an.query_terms("zorp blorb")
+    idf = {"zorp": 4.0, "blorb": 1.5}
+
+    def best_text(share):
+        weights = cp.query_weights(cp.blend_local_idf(idf, units, share), qterms)
+        cp.score_units(units, weights, an, {})
+        return max(units, key=lambda u: (u.score, -u.start)).text
+
+    assert best_text(0.0).startswith("Zorp does thing")
+    assert best_text(0.5) == "The blorb applies here."

@@ -259,3 +259,136 @@ def test_evidence_counts_terms_of_one_file_not_scattered_ones():
     scattered = eng.pack("frobnicator quux zorblax", 1000)
     assert {s["path"] for s in scattered["snippets"]} >= {"a.md", "b.md"}
     assert scattered["evidence_score"] < together["evidence_score"] == 1.0
+
+
+# --- context fill, share of the budget, file prior, per-file evidence ---------------------
+API_DOC = "# lib\n\n" + "\n\n".join(
+    f"### method{i}(options)\n\nReturns the widget number {i}. It never blocks the caller. "
+    f"Filler words about widgets and gadgets follow here for method{i}, and more of them.\n\n"
+    f"```js\nconst w{i} = method{i}({{}});\n```" for i in range(40)) + "\n"
+
+
+@pytest.fixture(scope="module")
+def api_engine():
+    eng = Engine.memory()
+    eng.add_document("api.md", API_DOC)
+    for i in range(4):
+        eng.add_document(f"pad{i}.md", f"# Pad {i}\n\nUnrelated text number {i} about nothing.\n")
+    eng.flush()
+    return eng
+
+
+def test_context_fill_packs_the_sentences_around_the_best_units(api_engine, monkeypatch):
+    q = "method17"
+    assert sum(count_tokens(h.text) for h in api_engine.search(q)) > 400  # compaction happens
+    monkeypatch.setattr(pack_mod.cp, "MIN_RELATIVE", 0.999)  # by score: the best unit only
+    packed = api_engine.pack(q, 400)
+    check_pack(api_engine, packed, 400)
+    text = "\n".join(s["text"] for s in packed["snippets"])
+    assert "### method17(options)" in text
+    assert "Returns the widget number 17." in text and "It never blocks the caller." in text
+    assert "method16" not in text and "method18" not in text  # never outside the section
+    monkeypatch.setattr(pack_mod.cp, "CONTEXT_DISTANCE", 0)
+    bare = api_engine.pack(q, 400)
+    check_pack(api_engine, bare, 400)
+    assert len(bare["snippets"]) == 1 and "It never blocks the caller." not in bare["snippets"][0]["text"]
+    assert bare["used_tokens"] < packed["used_tokens"]
+
+
+@pytest.mark.parametrize("budget", [60, 200, 400, 1400])
+@pytest.mark.parametrize("lean", [False, True])
+def test_a_compacted_pack_fills_at_most_its_share_of_the_budget(api_engine, budget, lean):
+    q = "widget number gadgets blocks method3 method30"
+    packed = api_engine.pack(q, budget, lean=lean)
+    check_pack(api_engine, packed, budget)
+    assert packed["snippets"] and all(s["why"].startswith("compacted") for s in packed["snippets"])
+    share = pack_mod.LEAN_BUDGET_SHARE if lean else pack_mod.COMPACT_SHARE
+    assert packed["used_tokens"] <= int(budget * share)
+
+
+def test_the_file_that_covers_the_question_leads(monkeypatch):
+    eng = Engine.memory()
+    guide = "# Frobnicator guide\n\n" + "\n\n".join(
+        f"## Part {i}\n\nThe frobnicator quux mode number {i} is covered in this part with many words of "
+        f"filler text that make the chunk long enough to matter, and more filler words here." for i in range(30))
+    eng.add_document("guide.md", guide + "\n\nThe quux frobnicator answer is alpha.\n")
+    eng.add_document("note.md", "# Note\n\nThe quux frobnicator answer is omega.\n")
+    for i in range(5):
+        eng.add_document(f"pad{i}.md", f"# Pad {i}\n\nUnrelated filler {i} text.\n")
+    q = "quux frobnicator answer"
+    assert eng.search(q)[0].path == "note.md"  # its one short chunk is the best single chunk
+    packed = eng.pack(q, 14)  # room for one answer sentence
+    check_pack(eng, packed, 14)
+    assert [s["text"] for s in packed["snippets"]] == ["The quux frobnicator answer is alpha."]
+    monkeypatch.setattr(pack_mod.cp, "FILE_PRIOR_POWER", 0.0)
+    assert [s["text"] for s in eng.pack(q, 14)["snippets"]] == ["The quux frobnicator answer is omega."]
+
+
+def _brute_force_df(eng, path, terms):
+    """(chunks, {term: df}) of one file from the chunks' own term-id sets (not the postings)."""
+    from ragweb import store
+    fid = eng.conn.execute("SELECT id FROM files WHERE path=?", (path,)).fetchone()[0]
+    ids = dict(eng.conn.execute("SELECT id, term FROM terms"))
+    rows = eng.conn.execute("SELECT terms FROM chunks WHERE file_id=?", (fid,)).fetchall()
+    df = {}
+    for (blob,) in rows:
+        for tid in store.blob_to_ints(blob):
+            if ids.get(tid) in terms:
+                df[ids[tid]] = df.get(ids[tid], 0) + 1
+    return fid, (len(rows), df)
+
+
+def test_file_term_df_counts_live_chunks_of_each_file():
+    eng = Engine.memory()
+    for path, text in sample_documents():
+        eng.add_document(path, text)
+    eng.add_document("docs/long.md", LONG_DOC)
+    for i in range(120):
+        eng.add_document(f"pad/{i}.md", f"# Pad {i}\n\nFiller about retry number {i}.\n")
+    eng.flush()
+    eng.add_document("docs/long.md", LONG_DOC.replace("widgets", "sprockets"))  # the old chunks die
+    eng.flush()
+    assert eng.n_dead > 0  # their postings are still stored (not merged away): they must not count
+    terms = eng.analyzer.query_terms("widgets sprockets option7 retry backoff frobnicator topic3")
+    paths = [p for (p,) in eng.conn.execute("SELECT path FROM files")]
+    expected = dict(_brute_force_df(eng, p, set(terms)) for p in paths)
+    got = pack_mod.file_term_df(eng, list(expected), terms)
+    assert got == expected
+    long_id = eng.conn.execute("SELECT id FROM files WHERE path='docs/long.md'").fetchone()[0]
+    assert "widget" not in got[long_id][1] and got[long_id][1]["sprocket"] == got[long_id][0] > 0
+
+
+def _subject_engine():
+    eng = Engine.memory()
+    eng.add_document("zorp.md", "# Zorp\n\n" + "\n\n".join(
+        f"## Topic {i}\n\nZorp handles case {i} with the gizmo{i} option and some longer filler text "
+        f"so that every section becomes its own chunk of the index, more words here." * 3 for i in range(12)))
+    for i in range(12):
+        eng.add_document(f"other{i}.md", f"# Other {i}\n\nA page about widgets, number {i}, and gizmo{i}.\n")
+    return eng
+
+
+def test_a_files_own_subject_is_weak_evidence(monkeypatch):
+    eng = _subject_engine()
+    q = "What is the pricing for a zorp enterprise license?"  # only the file's subject word is there
+    packed = eng.pack(q, 1400)
+    assert packed["evidence"] == "none", packed["evidence_score"]
+    monkeypatch.setattr(pack_mod, "EVIDENCE_FILE_IDF", 0.0)
+    assert eng.pack(q, 1400)["evidence_score"] > packed["evidence_score"]
+    # the same file still answers a question about one of its own topics
+    monkeypatch.undo()
+    answered = eng.pack("How does zorp handle case 7 with the gizmo7 option?", 1400)
+    assert answered["evidence"] == "sufficient", answered["evidence_score"]
+
+
+def test_question_terms_in_the_path_count_as_found():
+    eng = Engine.memory()
+    eng.add_document("docs/quux/setup.md", "# Setup\n\nInstall the widget with the installer script.\n")
+    eng.add_document("docs/other/setup.md", "# Setup\n\nInstall the gadget with the installer script.\n")
+    for i in range(6):
+        eng.add_document(f"pad{i}.md", f"# Pad {i}\n\nUnrelated filler {i} text about quux.\n")
+    named = eng.pack("How do I install the quux widget?", 1400)
+    unnamed = eng.pack("How do I install the quux gadget?", 1400)
+    assert {s["path"] for s in named["snippets"]} >= {"docs/quux/setup.md"}
+    assert named["evidence_score"] == 1.0
+    assert unnamed["evidence_score"] < 1.0

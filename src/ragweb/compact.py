@@ -18,12 +18,16 @@ reaches the last non-blank character of its line ends at the line end, so units 
 lines wherever the text allows. Units never overlap and every non-blank character of a
 region except code-fence lines is in exactly one unit.
 
-Scoring. Each question term ``t`` weighs ``w(t)``, its IDF in the index (`query_weights`).
-A unit *matches* ``t`` with strength 1 when it contains the term, or with a smaller strength
-when it contains a related form (`related_terms`: "10" for "ten", "timeout" for "time",
-"max" for "maximum"). Its score is
+Scoring. Each question term ``t`` weighs ``w(t)``: its IDF in the index blended with its
+IDF among the units being compacted (`blend_local_idf`, `LOCAL_IDF`: in an index of many
+files a term every candidate unit of one file contains -- the file's subject -- cannot
+rank those units, however rare it is elsewhere), see `query_weights`. A unit *matches*
+``t`` with strength 1 when it contains the term, or with a smaller strength when it
+contains a related form (`related_terms`: "10" for "ten", "timeout" for "time", "max" for
+"maximum"). Its score is
 
     (direct + (heading + neighbour) * content) * (1 + RANK_BONUS * prior)
+        * (1 + SECTION_BONUS * section ** 2) * file ** FILE_PRIOR_POWER
 
 - ``direct``: the matched weight, times `KIND_WEIGHT` of its kind (code lines and table of
   contents entries count less), divided by the square root of a length norm (`LENGTH_NORM`:
@@ -35,23 +39,32 @@ when it contains a related form (`related_terms`: "10" for "ten", "timeout" for 
   after it in the same section (a sentence continuing a matching one);
 - ``content``: `KIND_WEIGHT` again, capped by how much text it holds (`CONTENT_CHARS`),
   so a bare ``}`` inherits nothing from its heading;
-- ``prior``: the BM25 score of the best chunk containing it over the best chunk's.
+- ``prior``: the BM25 score of the best chunk containing it over the best chunk's;
+- ``section``: the share of the question's weight that its section (heading to heading,
+  within the compacted region) matches as a whole: sentences of a section that covers the
+  question beat stray sentences matching one of its words;
+- ``file``: the unit's ``file_prior``, set by the caller (the pack: its file's share of
+  the candidates' BM25 relevance, 1 for the best file).
 
 Selection (`select_units`): units in order of score while they fit the budget, counted
 exactly (touching units form one run, counted once); units scoring below `MIN_RELATIVE`
 of the best unit are not taken, so a pack with one clear answer stays small and a pack
-for a vague question spends more. Lean mode weighs terms by IDF ** `LEAN_IDF_POWER` (the
-rarest question terms decide) and takes only units above `LEAN_MIN_RELATIVE` of the best.
+for a vague question spends more. With ``context``, what the budget has left then goes to
+the context of the selected units (`context_fill`): their neighbours in the same section,
+up to `CONTEXT_DISTANCE` units away, ranked by their anchor's score x `CONTEXT_DECAY` ** d.
+Lean mode weighs terms by IDF ** `LEAN_IDF_POWER` (the rarest question terms decide) and
+takes only units above `LEAN_MIN_RELATIVE` of the best.
 
 Evidence weights (`evidence_weights`) for the answerability signal live here too, since
 they read the question the same way.
 
-Everything is pure Python and linear in the size of the compacted regions.
+Everything is pure Python and about linear in the size of the compacted regions.
 """
 
 from __future__ import annotations
 
 import bisect
+import heapq
 import math
 import re
 from dataclasses import dataclass, field
@@ -76,6 +89,11 @@ MIN_RELATIVE = 0.15          # take no unit scoring below this share of the best
 LEAN_MIN_RELATIVE = 0.27     # the same in lean mode (0..1)
 LEAN_IDF_POWER = 1.5         # lean mode weighs question terms by IDF ** this (>= 1: rare terms count more)
 HEADING_CONTEXT = False      # also pack the heading line of each selected unit's section, if it fits
+SECTION_BONUS = 1.0          # score x (1 + this x (share of the question its section matches) ** 2) (>= 0)
+FILE_PRIOR_POWER = 0.5       # score x the unit's `file_prior` ** this (the pack: its file's BM25 mass / the best file's) (>= 0)
+LOCAL_IDF = 0.5              # term weight: IDF in the index ** (1 - this) x IDF among the compacted units ** this (0..1)
+CONTEXT_DECAY = 0.5          # context fill: a neighbour d units away ranks at its anchor's score x this ** d (0..1)
+CONTEXT_DISTANCE = 3         # context fill: at most this many units away from a selected unit (>= 0)
 UNSEEN_WEIGHT = 0.3          # evidence: a question term no chunk contains, x an unseen term's IDF
 UNSEEN_ENTITY_WEIGHT = 3.0   # ... when it comes from a name, number or identifier (`entity_words`)
 
@@ -106,6 +124,8 @@ class Unit:
     file: int = 0                 # which file (a key of the caller's lines), set by the caller
     region: int = 0               # which compacted region of the file, set by the caller
     head: int = -1                # index of its section's heading unit in the scored list, or -1
+    section: int = 0              # which section (heading to heading, per file and region), set by `score_units`
+    file_prior: float = 1.0       # its file's share of the candidates' relevance (0..1], set by the caller
     terms: frozenset = frozenset()
     match: dict = field(default_factory=dict)  # query term -> match strength (1 or PREFIX_MATCH)
     all_terms: set | None = None  # every search term of the text (set by `prepare_units`)
@@ -473,6 +493,7 @@ def score_units(units: list[Unit], weights: dict[str, float], analyzer,
         if new:
             head = i if u.kind == "heading" else -1
         section.append((section[-1] + 1 if section else 0) if new else section[-1])
+        u.section = section[-1]
         u.head = head if head != i else -1
         prev = u
     n = len(units)
@@ -493,6 +514,19 @@ def score_units(units: list[Unit], weights: dict[str, float], analyzer,
                                    default=0.0)
         u.parts = {"terms": u.direct, "heading": hb, "neighbour": nb, "prior": u.prior}
         u.score = (u.direct + (hb + nb) * content_w[i]) * (1.0 + RANK_BONUS * u.prior)
+    # a section that matches much of the question as a whole lifts every unit of it
+    total = sum(weights.values()) or 1.0
+    cover: dict[int, dict] = {}
+    for u in units:
+        m = cover.setdefault(u.section, {})
+        for t, x in u.match.items():
+            if x > m.get(t, 0.0):
+                m[t] = x
+    share = {sid: sum(weights[t] * x for t, x in m.items()) / total for sid, m in cover.items()}
+    for u in units:
+        u.parts["section"] = share[u.section]
+        u.parts["file"] = u.file_prior
+        u.score *= (1.0 + SECTION_BONUS * share[u.section] ** 2) * u.file_prior ** FILE_PRIOR_POWER
 
 
 def link_lengths(units: list[Unit], lines_of: dict) -> list[int | None]:
@@ -515,14 +549,15 @@ def tokens_of_length(n_chars: int) -> int:
 
 
 def select_units(units: list[Unit], budget: int, lines_of: dict,
-                 min_relative: float = MIN_RELATIVE) -> list[Unit]:
+                 min_relative: float = MIN_RELATIVE, context: bool = False) -> list[Unit]:
     """The best units (by score, ties in document order) that fit ``budget`` tokens.
 
     ``units`` are in document order per file and carry a ``file`` attribute (a key of
     ``lines_of``) and scores. The cost is exact: selected units with only whitespace
     between them form one run, whose text (units and the whitespace) is counted once,
     as `join_runs` and the pack will count it. Units scoring 0 or below ``min_relative``
-    times the best score are never taken.
+    times the best score are never taken by score; with ``context``, what the budget has
+    left after them goes to their context (`context_fill`).
     """
     best = max((u.score for u in units), default=0.0)
     if best <= 0:
@@ -536,10 +571,14 @@ def select_units(units: list[Unit], budget: int, lines_of: dict,
     order = sorted((i for i, u in enumerate(units) if u.score >= floor),
                    key=lambda i: (-units[i].score, units[i].file, units[i].key))
     chosen: list[int] = []
+    taken: set[int] = set()
     used = 0
 
     def add(i: int) -> bool:
+        """Take unit ``i`` if it is not taken yet and fits; True when it is taken."""
         nonlocal used
+        if i in taken:
+            return True
         first, last, length, delta = i, i, lens[i], 0
         if i > 0 and link[i - 1] is not None and (i - 1) in run_start:
             first = run_start[i - 1]
@@ -559,17 +598,61 @@ def select_units(units: list[Unit], budget: int, lines_of: dict,
             del run_start[last], run_end[i + 1], run_len[i + 1]
         run_end[first], run_start[last], run_len[first] = last, first, length
         chosen.append(i)
+        taken.add(i)
         return True
 
     for i in order:
         add(i)
+    if context and used < budget:
+        context_fill(units, list(chosen), add)
     if HEADING_CONTEXT:
-        taken = set(chosen)
         for i in list(chosen):
-            h = units[i].head
-            if h >= 0 and h not in taken and add(h):
-                taken.add(h)
+            if units[i].head >= 0:
+                add(units[i].head)
     return [units[i] for i in chosen]
+
+
+def context_fill(units: list[Unit], anchors: list[int], add) -> None:
+    """Offer ``add`` the context of the ``anchors`` (indices of selected units): the units
+    next to them in the same section -- the first sentences under a selected heading, the
+    sentences before and after a selected one -- up to `CONTEXT_DISTANCE` units away, best
+    first: a neighbour ``d`` units away ranks at its anchor's score x `CONTEXT_DECAY` ** d.
+    A direction stops at the first unit that does not fit."""
+    n = len(units)
+    heap: list = []
+
+    def push(i: int, step: int, dist: int, rank: float) -> None:
+        j = i + step
+        if dist <= CONTEXT_DISTANCE and 0 <= j < n:
+            u, v = units[i], units[j]
+            if v.file == u.file and v.region == u.region and v.section == u.section:
+                heapq.heappush(heap, (-rank, v.file, v.key, j, step, dist))
+
+    for i in anchors:
+        for step in (-1, 1):
+            push(i, step, 1, units[i].score * CONTEXT_DECAY)
+    while heap:
+        neg, _, _, j, step, dist = heapq.heappop(heap)
+        if add(j):
+            push(j, step, dist + 1, -neg * CONTEXT_DECAY)
+
+
+def blend_local_idf(idf: dict[str, float], units: list[Unit], share: float | None = None) -> dict[str, float]:
+    """Each term's IDF blended with its IDF among ``units`` (the text being compacted, with
+    `prepare_units` done): ``idf ** (1 - share) * local ** share``. A term that most of the
+    candidate units contain (the subject of the file they come from, in a corpus of many
+    files) cannot tell them apart, however rare it is in the whole index. ``share``
+    defaults to `LOCAL_IDF`."""
+    share = LOCAL_IDF if share is None else share
+    if share <= 0 or not units:
+        return dict(idf)
+    n = len(units)
+    out = {}
+    for t, w in idf.items():
+        df = sum(1 for u in units if t in u.all_terms)
+        local = bm25_idf(n, df)
+        out[t] = (w ** (1.0 - share)) * (local ** share) if w > 0 else w
+    return out
 
 
 def query_weights(idf: dict[str, float], qterms: list[str],

@@ -10,7 +10,18 @@
 3. Compaction (the default, config ``pack.compact``): when the candidates do not all fit
    whole, the regions of the best `COMPACT_CHUNKS` candidates (grown to whole paragraphs)
    are cut into units -- sentences, list items, headings, table rows, code lines -- which
-   are scored against the question and the best fill the same budget (`ragweb.compact`).
+   are scored against the question (`ragweb.compact`; each unit's score also weighs its
+   file's share of the candidates' BM25 relevance, so in an index of many files the file
+   that best covers the question leads) and selected into at most `COMPACT_SHARE` of the
+   budget:
+
+   - units by score, never those below `compact.MIN_RELATIVE` of the best unit (a pack
+     with one clear answer stays small);
+   - then **context fill**: what is left goes to the context of the selected units -- the
+     sentences around a selected sentence, the first sentences under a selected heading,
+     in the same section, nearest and best-anchored first (`compact.context_fill`) --
+     so a small file's pack carries the lines that explain its best matches instead of
+     stopping far below the budget.
 
    **Gaps are marked by snippet boundaries**: selected units with only whitespace between
    them form one run, and each run is one snippet, so every snippet is one exact span of
@@ -23,17 +34,21 @@
      of line ``e``; without ``cols`` it is the whole lines. So ``text`` can always be
      checked against the file: it is ``"\n".join(lines[s-1:e])[c0 : len - (len(line e) - c1)]``;
    - snippets of one file are in document order (units keep their order); files are in
-     order of their best unit's score; ``why`` names the units and matched terms.
+     order of their best unit's score; ``why`` names the units and matched terms
+     (``(context)`` for a run of context units only).
 
    ``lean`` (config ``pack.lean``) trades recall for tokens: sharper term weights
    (`compact.LEAN_IDF_POWER`), a higher score floor (`compact.LEAN_MIN_RELATIVE`) and at
-   most `LEAN_BUDGET_SHARE` of the budget; lean always compacts, even when everything
-   would fit whole (with ``compact=False`` it packs whole chunks into that share).
+   most `LEAN_BUDGET_SHARE` of the budget (context fill included); lean always compacts,
+   even when everything would fit whole (with ``compact=False`` it packs whole chunks
+   into that share).
 4. Evidence (`assess_evidence`): ``"evidence"`` is ``"sufficient"``, ``"weak"`` or
    ``"none"`` and ``"evidence_score"`` (0..1) the share of the question's information
-   (IDF-weighted terms, see `compact.evidence_weights`) that the packed text of the
-   best-covering file contains.
-   An empty pack is ``"none"`` with score 0.
+   (IDF-weighted terms, see `evidence_file_weights`) that the packed text of the
+   best-covering file contains. Each file is judged with its own statistics blended in
+   (`EVIDENCE_FILE_IDF`), so a word on every page of a file (its subject, its product
+   name) does not make the file look like an answer; question terms in the file's path
+   count as found. An empty pack is ``"none"`` with score 0.
 
 ``used_tokens`` is the budget counter (`ragweb.tokens.count_tokens`) summed over the
 snippet texts, and never exceeds ``budget_tokens``.
@@ -43,16 +58,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import math
+
 from ragweb import compact as cp
+from ragweb import store
+from ragweb.search import bm25_idf
 from ragweb.chunking import is_markdown
 from ragweb.errors import UsageError
 from ragweb.tokens import count_tokens
 
 COMPACT_CHUNKS = 20        # at most this many of the best candidates are compacted (>= 1)
-LEAN_BUDGET_SHARE = 0.6    # lean mode fills at most this share of the budget (0..1]
+COMPACT_SHARE = 0.75       # a compacted pack fills at most this share of the budget (0..1]
+LEAN_BUDGET_SHARE = 0.35   # lean mode fills at most this share of the budget (0..1]
 EXPAND_LINES = 12          # a compacted region grows by up to this many lines to paragraph ends
+EVIDENCE_FILE_IDF = 0.5    # evidence: share of a term's weight from its IDF among the file's own chunks (0..1)
+EVIDENCE_MIN_CHUNKS = 8    # ... a file counts as at least this many chunks (a tiny file cannot tell) (>= 1)
 SUFFICIENT = 0.6           # evidence_score at or above this: "sufficient" (0..1)
-WEAK = 0.4                 # evidence_score at or above this: "weak"; below: "none" (0..1)
+WEAK = 0.45                # evidence_score at or above this: "weak"; below: "none" (0..1)
 
 
 @dataclass
@@ -168,6 +190,9 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
     by_file: dict[int, list] = {}
     for h in top:
         by_file.setdefault(h.file_id, []).append(h)
+    # a file's share of the candidates' relevance: the sum of its chunks' scores
+    mass = {fid: sum(h.score for h in group) for fid, group in by_file.items()}
+    top_mass = max(mass.values()) or 1.0
     units: list[cp.Unit] = []
     paths = {}
     region = 0
@@ -181,18 +206,19 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
                 u.file, u.region = fid, region
                 u.prior = max((h.score / best for h in group
                                if h.start_line <= u.end and u.start <= h.end_line), default=0.0)
+                u.file_prior = mass[fid] / top_mass
                 units.append(u)
     vocab = cp.prepare_units(units, engine.analyzer)
     related = cp.related_terms(qterms, vocab)
     idf = engine.idf_of(sorted(set(qterms) | {t for rel in related.values() for t in rel}))
+    idf = cp.blend_local_idf(idf, units)
     weights = cp.query_weights(idf, qterms, related, cp.LEAN_IDF_POWER if lean else 1.0)
     if not weights:
         return []
     cp.score_units(units, weights, engine.analyzer, related)
-    if lean:
-        chosen = cp.select_units(units, lean_budget(budget), lines_of, cp.LEAN_MIN_RELATIVE)
-    else:
-        chosen = cp.select_units(units, budget, lines_of, cp.MIN_RELATIVE)
+    limit = lean_budget(budget) if lean else max(1, int(budget * COMPACT_SHARE))
+    chosen = cp.select_units(units, limit, lines_of, cp.LEAN_MIN_RELATIVE if lean else cp.MIN_RELATIVE,
+                             context=True)
     snippets = []
     file_rank: dict[int, float] = {}
     for fid in sorted({u.file for u in chosen}):
@@ -210,24 +236,79 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
     return snippets
 
 
+def file_term_df(engine, file_ids, terms) -> dict[int, tuple[int, dict[str, int]]]:
+    """file id -> (its number of chunks, {term: how many of its chunks contain it}) for the
+    given terms, from the terms' postings (read only for these few terms)."""
+    engine.flush()
+    file_ids = sorted(set(file_ids))
+    marks = ",".join("?" * len(file_ids))
+    chunk_file = dict(engine.conn.execute(
+        f"SELECT id, file_id FROM chunks WHERE file_id IN ({marks})", file_ids)) if file_ids else {}
+    n_of = {fid: 0 for fid in file_ids}
+    for fid in chunk_file.values():
+        n_of[fid] += 1
+    out = {fid: (n_of[fid], {}) for fid in file_ids}
+    mine = chunk_file.keys()
+    terms = sorted(set(terms))
+    if not terms or not mine:
+        return out
+    marks = ",".join("?" * len(terms))
+    for tid, term in engine.conn.execute(f"SELECT id, term FROM terms WHERE term IN ({marks})", terms).fetchall():
+        ids: set = set()
+        for (blob,) in engine.conn.execute("SELECT data FROM postings WHERE term=?", (tid,)):
+            ids.update(store.blob_to_ints(blob)[0::3])
+        for cid in mine & ids:  # live chunks of these files only (removed chunks have no row)
+            df = out[chunk_file[cid]][1]
+            df[term] = df.get(term, 0) + 1
+    return out
+
+
+def evidence_file_weights(engine, query: str, qterms: list[str], idf: dict[str, float],
+                          n_chunks: int, df: dict[str, int]) -> dict[str, float]:
+    """`compact.evidence_weights` for one file: each term's IDF in the index blended with its
+    IDF among the file's own chunks (`EVIDENCE_FILE_IDF`; the file counts as at least
+    `EVIDENCE_MIN_CHUNKS` chunks), and a term the file does not contain weighs as unseen."""
+    lam = EVIDENCE_FILE_IDF
+    n_f = max(n_chunks, EVIDENCE_MIN_CHUNKS)
+    local = {t: idf.get(t, 0.0) ** (1.0 - lam) * bm25_idf(n_f, d) ** lam for t, d in df.items() if d > 0}
+    n_eff = math.exp((1.0 - lam) * math.log(max(engine.n_chunks, 1)) + lam * math.log(n_f))
+    return cp.evidence_weights(query, qterms, local, max(1, round(n_eff)), engine.analyzer)
+
+
 def assess_evidence(engine, query: str, snippets: list[Snippet]) -> tuple[str, float]:
     """("sufficient" | "weak" | "none", score 0..1) for the packed snippets.
 
     The score is the share of the question's information that the packed text of one
-    file holds (the best file: terms scattered over unrelated files do not add up): each
-    question term weighs its IDF in the index, and a term no chunk contains weighs more,
-    most of all a name, number or identifier (`compact.evidence_weights`). The levels are
-    the thresholds `SUFFICIENT` and `WEAK`.
+    file holds (the best file: terms scattered over unrelated files do not add up). Each
+    question term weighs its IDF (`evidence_file_weights`): in the index, blended with its
+    IDF among that file's own chunks -- a word on every page of a file (its subject, its
+    product name) says little about whether the file answers this question -- and a term
+    the file does not contain weighs as unseen, most of all a name, number or identifier
+    (`compact.evidence_weights`). Question terms in the file's path count as found (the
+    question names the file or its folder). The levels are the thresholds `SUFFICIENT`
+    and `WEAK`.
     """
     qterms = engine.analyzer.query_terms(query)
     if not qterms or not snippets:
         return "none", 0.0
-    weights = cp.evidence_weights(query, qterms, engine.idf_of(qterms), engine.n_chunks, engine.analyzer)
-    total = sum(weights.values())
-    found: dict[str, set] = {}  # file -> question terms its snippets contain
+    idf = engine.idf_of(qterms)
+    texts: dict[int, list[str]] = {}
+    paths: dict[int, str] = {}
     for s in snippets:
-        found.setdefault(s.path, set()).update(cp.text_terms(engine.analyzer, s.text, weights))
-    score = round(max(sum(weights[t] for t in ts) for ts in found.values()) / total, 4) if total > 0 else 0.0
+        texts.setdefault(s.file_id, []).append(s.text)
+        paths[s.file_id] = s.path
+    stats = file_term_df(engine, texts, qterms)
+    score = 0.0
+    for fid, parts in texts.items():
+        n_f, df_f = stats[fid]
+        weights = evidence_file_weights(engine, query, qterms, idf, n_f, df_f)
+        total = sum(weights.values())
+        found = cp.text_terms(engine.analyzer, paths[fid], weights)
+        for text in parts:
+            found |= cp.text_terms(engine.analyzer, text, weights)
+        if total > 0:
+            score = max(score, sum(weights[t] for t in found) / total)
+    score = round(score, 4)
     if score >= SUFFICIENT:
         return "sufficient", score
     if score >= WEAK:
