@@ -392,3 +392,27 @@ def test_question_terms_in_the_path_count_as_found():
     assert {s["path"] for s in named["snippets"]} >= {"docs/quux/setup.md"}
     assert named["evidence_score"] == 1.0
     assert unnamed["evidence_score"] < 1.0
+
+
+def test_recency_boost_prefers_recent_files():
+    from ragweb.config import default_config
+    from ragweb.engine import Engine
+
+    def top_path(boost):
+        cfg = default_config()
+        cfg["pack"]["recency_boost"] = boost
+        eng = Engine.memory(cfg)
+        eng.add_document("a.md", "kestrel migration notes alpha beta gamma", mtime=1000.0)   # older by a year
+        eng.add_document("b.md", "kestrel migration notes delta epsilon zeta", mtime=1000.0 + 365 * 86400)  # newer
+        packed = eng.pack("kestrel migration", budget=15, compact=False)
+        return [s["path"] for s in packed["snippets"]]
+
+    assert top_path(0.0) == ["a.md"]   # equal scores: the path breaks the tie
+    assert top_path(1.0) == ["b.md"]   # the newer file wins with the boost
+
+
+def test_recency_ignores_files_written_together():
+    from ragweb.pack import apply_recency
+    from ragweb.engine import Hit
+    hits = [Hit("a.md", 1, 1, 2.0, "", mtime=1000.0), Hit("b.md", 1, 1, 1.99, "", mtime=1001.0)]
+    assert [h.path for h in apply_recency(hits, 0.1)] == ["a.md", "b.md"]

@@ -316,6 +316,22 @@ def assess_evidence(engine, query: str, snippets: list[Snippet]) -> tuple[str, f
     return "none", score
 
 
+RECENCY_HALF_LIFE_DAYS = 30.0  # pack.recency_boost: a file this much older than the newest gets half
+
+
+def apply_recency(hits, boost: float):
+    """Scale scores by ``1 + boost · r`` and re-sort, where r = 0.5 ** (age / half-life) and
+    age is how much older the hit's file is than the newest file among the hits. Files
+    written together (a checkout, a copy) get the same factor, so only real age counts."""
+    if not boost or len(hits) < 2:
+        return hits
+    newest = max(h.mtime for h in hits)
+    half_life = RECENCY_HALF_LIFE_DAYS * 86400.0
+    for h in hits:
+        h.score *= 1.0 + boost * 0.5 ** ((newest - h.mtime) / half_life)
+    return sorted(hits, key=lambda h: (-h.score, h.path, h.start_line))
+
+
 def pack_context(engine, query: str, budget: int | None = None, top_k: int | None = None,
                  path_glob: str | None = None, compact: bool | None = None,
                  lean: bool | None = None) -> dict:
@@ -326,7 +342,7 @@ def pack_context(engine, query: str, budget: int | None = None, top_k: int | Non
         raise UsageError(f"the token budget must be a positive whole number, got {budget!r}")
     compact = pc.get("compact", True) if compact is None else bool(compact)
     lean = pc.get("lean", False) if lean is None else bool(lean)
-    hits = engine.search(query, top_k=top_k, path_glob=path_glob)
+    hits = apply_recency(engine.search(query, top_k=top_k, path_glob=path_glob), pc["recency_boost"])
     if compact and (lean or sum(count_tokens(h.text) for h in hits) > budget):
         snippets = compact_hits(engine, query, hits, budget, lean)
     else:
