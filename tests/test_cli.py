@@ -170,3 +170,9 @@ def test_every_command_and_flag_has_help_and_is_in_the_readme():
             assert action.help, f"rag {name} {action.option_strings} has no help text"
             assert any(opt in readme for opt in action.option_strings), \
                 f"rag {name} {action.option_strings} is not in README.md"
+
+
+def test_readme_config_table_is_current():
+    from ragweb.config import config_help
+    assert config_help().strip() in README.read_text(), \
+        "README's config table differs from config_help(); paste the new table into README.md"
