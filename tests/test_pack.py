@@ -146,20 +146,17 @@ def test_lean_uses_fewer_tokens(sample_engine):
 def test_config_keys_pack_lean_and_pack_compact():
     docs = dict(sample_documents())
     q = "how does the retry policy use exponential backoff and jitter"
-    base = Engine.memory()
-    for p, t in docs.items():
-        base.add_document(p, t)
-    cfg = default_config()
-    cfg["pack"]["lean"] = True
-    lean_cfg = Engine.memory(cfg)
-    for p, t in docs.items():
-        lean_cfg.add_document(p, t)
+
+    def engine(**pack_settings):
+        cfg = default_config()
+        cfg["pack"].update(pack_settings)
+        eng = Engine.memory(cfg)
+        for p, t in docs.items():
+            eng.add_document(p, t)
+        return eng
+
+    base, lean_cfg, whole_cfg = engine(), engine(lean=True), engine(compact=False)
     assert lean_cfg.pack(q, 1400) == base.pack(q, 1400, lean=True)
-    cfg = default_config()
-    cfg["pack"]["compact"] = False
-    whole_cfg = Engine.memory(cfg)
-    for p, t in docs.items():
-        whole_cfg.add_document(p, t)
     assert whole_cfg.pack(q, 300) == base.pack(q, 300, compact=False)
     assert whole_cfg.pack(q, 300, compact=True) == base.pack(q, 300)
 
