@@ -244,3 +244,15 @@ def test_file_backed_index_transaction_rolls_back(tmp_path):
     again = Engine.open(db)
     assert again.stats()["files"] == ["a.md"]
     assert again.search("lost") == []
+
+
+def test_to_bytes_vacuums_after_removals():
+    eng = fresh(dict(sample_documents()))
+    big = "\n".join(f"line {i} of a large file about pelicans" for i in range(5000))
+    eng.add_document("big.txt", big)
+    full = len(eng.to_bytes())
+    eng.remove_document("big.txt")
+    assert len(eng.to_bytes()) == full          # free pages are kept without vacuuming
+    small = eng.to_bytes(vacuum_ratio=0.25)
+    assert len(small) < full / 2
+    assert Engine.from_bytes(small).stats() == eng.stats()

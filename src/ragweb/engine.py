@@ -96,9 +96,18 @@ class Engine:
         """An in-memory index restored from `to_bytes()` output."""
         return cls(store.open_memory(bytes(data)), config, "stored index")
 
-    def to_bytes(self) -> bytes:
-        """The whole index as SQLite database bytes (flushes first)."""
+    def to_bytes(self, vacuum_ratio: float | None = None) -> bytes:
+        """The whole index as SQLite database bytes (flushes first).
+
+        SQLite keeps the pages of removed documents as free pages; with ``vacuum_ratio``
+        the database is compacted first when at least that share of its pages is free.
+        """
         self.flush()
+        if vacuum_ratio is not None and not self.conn.in_transaction:
+            (free,) = self.conn.execute("PRAGMA freelist_count").fetchone()
+            (pages,) = self.conn.execute("PRAGMA page_count").fetchone()
+            if pages and free / pages >= vacuum_ratio:
+                self.conn.execute("VACUUM")
         return self.conn.serialize()
 
     def close(self) -> None:

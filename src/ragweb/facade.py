@@ -183,16 +183,7 @@ def dump() -> bytes:
     SQLite keeps the pages of removed documents as free pages, so a database whose files
     were removed would be saved at its old size: compact it first when that is worth it.
     """
-    eng = _need_engine()
-    data = eng.to_bytes()
-    conn = getattr(eng, "conn", None)
-    if conn is not None and not conn.in_transaction:
-        (free,) = conn.execute("PRAGMA freelist_count").fetchone()
-        (pages,) = conn.execute("PRAGMA page_count").fetchone()
-        if pages and free / pages >= VACUUM_FREE_RATIO:
-            conn.execute("VACUUM")
-            data = eng.to_bytes()
-    return data
+    return _need_engine().to_bytes(vacuum_ratio=VACUUM_FREE_RATIO)
 
 
 # --------------------------------------------------------------------------- the public API
