@@ -277,17 +277,9 @@ def ignore_add(folder, text) -> str:
 
 
 def _ignored(path: str, is_dir: bool) -> bool:
-    """Git precedence: the deepest ignore file decides first, and in a file the last match wins."""
-    if not _ignores or not _config_now()["index"]["gitignore"]:
-        return False
-    for base, rules in reversed(_ignores):
-        if base and not path.startswith(base + "/"):
-            continue  # an ignore file of another folder
-        sub = path[len(base) + 1:] if base else path
-        for rule in reversed(rules):
-            if (is_dir or not rule.dir_only) and rule.regex.fullmatch(sub):
-                return not rule.negate
-    return False
+    """Whether the ignore files of the current drop exclude ``path`` (the CLI's rules)."""
+    from ragweb.files import is_ignored
+    return bool(_ignores) and _config_now()["index"]["gitignore"] and is_ignored(_ignores, path, is_dir)
 
 
 def _glob_sets():

@@ -209,7 +209,7 @@ class _Walker:
         listed.sort(key=lambda t: t[0])
         for _, entry, is_dir in listed:
             path = f"{rel}/{entry.name}" if rel else entry.name
-            if _ignored(ignores, path, is_dir):
+            if is_ignored(ignores, path, is_dir):
                 continue
             if is_dir:
                 if not self.excludes.covers_dir(path):
@@ -273,9 +273,15 @@ class _Walker:
         return found
 
 
-def _ignored(ignores: list[tuple[str, list[Rule]]], path: str, is_dir: bool) -> bool:
-    """Gitignore precedence: the last matching rule wins, deeper files after shallower."""
+def is_ignored(ignores: list[tuple[str, list[Rule]]], path: str, is_dir: bool) -> bool:
+    """Whether ignore files ``(base folder, rules)`` exclude ``path`` (relative, '/'-separated).
+
+    Gitignore precedence: the last matching rule wins, deeper files after shallower; an
+    ignore file applies only below its own folder. Used by the walker and the browser.
+    """
     for base, rules in reversed(ignores):
+        if base and not path.startswith(base + "/"):
+            continue
         sub = path[len(base) + 1:] if base else path
         for rule in reversed(rules):
             if (is_dir or not rule.dir_only) and rule.regex.fullmatch(sub):
