@@ -176,3 +176,43 @@ def test_readme_config_table_is_current():
     from ragweb.config import config_help
     assert config_help().strip() in README.read_text(), \
         "README's config table differs from config_help(); paste the new table into README.md"
+
+
+def run_on_terminal(args, answer: str, cwd=None) -> str:
+    """Run `rag ARGS` with a pseudo-terminal as stdin/stdout/stderr, answering prompts."""
+    import os
+    import pty
+    import time
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "ragweb", *map(str, args)], stdin=slave,
+                            stdout=slave, stderr=slave, cwd=cwd, close_fds=True)
+    os.close(slave)
+    os.write(master, answer.encode())
+    out = b""
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        if not data:
+            break
+        out += data
+    proc.wait(timeout=60)
+    os.close(master)
+    return out.decode(errors="replace")
+
+
+def test_terminal_offers_to_index_then_highlights(sample_root):
+    out = run_on_terminal(["query", "-q", "parse headers", "-d", sample_root, "-k", "1"], "y\n")
+    assert "Index it now? [Y/n]" in out
+    assert "indexed" in out and "8/8 files" in out          # the progress bar, then the summary
+    assert "\x1b[1;33m" in out                               # matched words highlighted
+
+
+def test_terminal_offers_to_reindex_changed_files(indexed):
+    (indexed / "README.md").write_text("# pigeonpost\n\nparse headers quickly\n")
+    out = run_on_terminal(["query", "-q", "parse headers", "-d", indexed, "-k", "1"], "y\n")
+    assert "changed  README.md" in out and "Re-index now?" in out and "1 updated" in out
+    out = run_on_terminal(["query", "-q", "parse headers", "-d", indexed, "-k", "1"], "")
+    assert "changed since" not in out
