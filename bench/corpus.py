@@ -74,8 +74,8 @@ def chunk_texts(files: list[Path]) -> list[tuple[str, str]]:
     """``(relative path, text)`` of every chunk, cut by ragweb's chunking at the defaults.
 
     The text is what `Engine.add_document` analyses for a chunk: its whole lines (or its
-    piece of one over-long line), with the nearest Markdown heading prepended when the
-    chunk does not start with it (only Markdown files have headings).
+    piece of one over-long line), with the Markdown headings above it (`Chunk.context`)
+    prepended (only Markdown files have headings).
     """
     from ragweb.chunking import chunk_lines, is_markdown, split_lines
     from ragweb.config import DEFAULTS
@@ -88,8 +88,8 @@ def chunk_texts(files: list[Path]) -> list[tuple[str, str]]:
             body = "\n".join(lines[ch.start - 1:ch.end])
             if ch.col_start is not None:
                 body = body[ch.col_start:ch.col_end]
-            if ch.heading and not lines[ch.start - 1].lstrip().startswith("#"):
-                body = ch.heading + "\n" + body
+            if ch.context:
+                body = ch.context + "\n" + body
             out.append((path, body))
     return out
 

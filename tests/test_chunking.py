@@ -16,9 +16,17 @@ def test_empty_and_blank_text_have_no_chunks():
 
 def test_nearest_heading_recorded_and_fences_ignored():
     text = "# Top\nintro\n```\n# not a heading\n```\n## Sub\nbody\n"
-    headings, starts = line_headings(split_lines(text), markdown=True)
+    headings, starts, where = line_headings(split_lines(text), markdown=True)
     assert headings == ["Top", "Top", "Top", "Top", "Top", "Sub", "Sub"]
     assert starts == {0, 5}
+    assert where == [0, 0, 0, 0, 0, 5, 5]
+
+
+def test_context_is_the_heading_above_a_continuation_chunk():
+    text = "# Guide\n" + "".join(f"line {i} of the guide\n" for i in range(40))
+    chunks = chunk_lines(text, 32, 0, markdown=True)
+    assert len(chunks) > 1 and all(c.context == "Guide" for c in chunks[1:])
+    assert by_start[1].context == ""
 
 
 def test_python_comments_are_not_headings():

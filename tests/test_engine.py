@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from ragweb import engine as engine_mod
-from ragweb.chunking import split_lines
+from ragweb.chunking import chunk_lines, is_markdown, split_lines
 from ragweb.config import default_config
 from ragweb.engine import Engine
 from ragweb.errors import EmptyQueryError, IndexCorruptError, UsageError
@@ -89,14 +89,14 @@ def brute_force_bm25(docs, query, k1=1.2, b=0.75):
     eng = Engine.memory()
     for p in sorted(docs):
         eng.add_document(p, docs[p])
-    rows = eng.conn.execute("SELECT c.id, f.path, c.start_line, c.end_line, c.heading, f.text FROM chunks c "
-                            "JOIN files f ON f.id=c.file_id").fetchall()
     chunks = []
-    for cid, path, s, e, heading, text in rows:
-        body = "\n".join(split_lines(text)[s - 1:e])
-        if heading and not split_lines(text)[s - 1].lstrip().startswith("#"):
-            body = heading + "\n" + body
-        chunks.append(((path, s, e), Counter(eng.analyzer.terms(body))))
+    for path in sorted(docs):
+        lines = split_lines(docs[path])
+        for ch in chunk_lines(docs[path], 512, 50, is_markdown(path)):
+            body = "\n".join(lines[ch.start - 1:ch.end])
+            if ch.context:
+                body = ch.context + "\n" + body
+            chunks.append(((path, ch.start, ch.end), Counter(eng.analyzer.terms(body))))
     n = len(chunks)
     avgdl = sum(sum(c.values()) for _, c in chunks) / n
     scores = {}

@@ -24,7 +24,10 @@ class Chunk:
     """Lines ``start``..``end`` (1-based, inclusive); ``heading`` is the nearest heading above.
 
     ``col_start``/``col_end`` are set only for a piece of one over-long line: the
-    character span of the piece within that line.
+    character span of the piece within that line. ``context`` is the nearest heading when
+    it lies above the chunk (a continuation of a section): the index adds it to the chunk's
+    terms so a passage matches what its section is about. (Indexing the whole heading
+    trail, title to subsection, was measured on readme-qa and did not help.)
     """
 
     start: int
@@ -32,6 +35,7 @@ class Chunk:
     heading: str
     col_start: int | None = None
     col_end: int | None = None
+    context: str = ""   # the heading above the chunk when the chunk does not start with it
 
 
 def is_markdown(path: str) -> bool:
@@ -45,24 +49,27 @@ def split_lines(text: str) -> list[str]:
     return text.split("\n")
 
 
-def line_headings(lines: list[str], markdown: bool) -> tuple[list[str], set[int]]:
-    """For each line, the nearest Markdown heading at or above it ('' if none), and the
-    0-based indices of the heading lines themselves."""
+def line_headings(lines: list[str], markdown: bool) -> tuple[list[str], set[int], list[int]]:
+    """For each line: the nearest Markdown heading at or above it ('' if none); the 0-based
+    indices of the heading lines; and for each line the index of that nearest heading's
+    line (-1 if none)."""
     out: list[str] = []
+    where: list[int] = []
     starts: set[int] = set()
-    current = ""
+    current, at = "", -1
     in_fence = False
-    for line in lines:
+    for i, line in enumerate(lines):
         if markdown:
             if _FENCE_RE.match(line):
                 in_fence = not in_fence
             elif not in_fence and line.startswith(("#", " #", "  #", "   #")):
                 m = _HEADING_RE.match(line)
                 if m:
-                    current = m.group(2)
-                    starts.add(len(out))
+                    current, at = m.group(2), i
+                    starts.add(i)
         out.append(current)
-    return out, starts
+        where.append(at)
+    return out, starts, where
 
 
 def chunk_lines(text: str, chunk_tokens: int = 512, chunk_overlap: int = 50,
@@ -71,7 +78,11 @@ def chunk_lines(text: str, chunk_tokens: int = 512, chunk_overlap: int = 50,
     lines = split_lines(text)
     if not text.strip():
         return []
-    headings, heading_starts = line_headings(lines, markdown)
+    headings, heading_starts, heading_at = line_headings(lines, markdown)
+
+    def context(i: int) -> str:
+        return headings[i] if 0 <= heading_at[i] < i else ""
+
     costs = [count_tokens(line) + 1 for line in lines]  # +1 for the newline
     overlap = min(chunk_overlap, chunk_tokens // 2)
     chunks: list[Chunk] = []
@@ -79,7 +90,7 @@ def chunk_lines(text: str, chunk_tokens: int = 512, chunk_overlap: int = 50,
     i = 0
     while i < n:
         if costs[i] > chunk_tokens:
-            chunks.extend(_split_long_line(lines[i], i, headings[i], chunk_tokens))
+            chunks.extend(_split_long_line(lines[i], i, headings[i], chunk_tokens, context(i)))
             i += 1
             continue
         j = i
@@ -91,7 +102,7 @@ def chunk_lines(text: str, chunk_tokens: int = 512, chunk_overlap: int = 50,
             j += 1
         # lines i..j-1 form the chunk; skip chunks of blank lines only
         if any(lines[k].strip() for k in range(i, j)):
-            chunks.append(Chunk(i + 1, j, headings[i]))
+            chunks.append(Chunk(i + 1, j, headings[i], context=context(i)))
         if j >= n:
             break
         if j in heading_starts or costs[j] > chunk_tokens or overlap == 0:
@@ -107,7 +118,8 @@ def chunk_lines(text: str, chunk_tokens: int = 512, chunk_overlap: int = 50,
     return chunks
 
 
-def _split_long_line(line: str, index: int, heading: str, chunk_tokens: int) -> list[Chunk]:
+def _split_long_line(line: str, index: int, heading: str, chunk_tokens: int,
+                     context: str) -> list[Chunk]:
     """Pieces of one over-long line, cut at whitespace where possible."""
     width = chunk_tokens * 4
     pieces: list[Chunk] = []
@@ -119,6 +131,6 @@ def _split_long_line(line: str, index: int, heading: str, chunk_tokens: int) -> 
             if cut > pos:
                 end = cut + 1
         if line[pos:end].strip():
-            pieces.append(Chunk(index + 1, index + 1, heading, pos, end))
+            pieces.append(Chunk(index + 1, index + 1, heading, pos, end, context))
         pos = end
     return pieces

@@ -244,9 +244,8 @@ class Engine:
             else:
                 span = (first, starts[ch.end - 1] + len(lines[ch.end - 1]))
             body = text[span[0]:span[1]]
-            # The heading names what a continuation chunk is about: index it with the chunk.
-            if ch.heading and not lines[ch.start - 1].lstrip().startswith("#"):
-                body = ch.heading + "\n" + body
+            if ch.context:  # the headings above say what the chunk is about
+                body = ch.context + "\n" + body
             counts = id_counts(body)
             tfs = list(counts.values())
             length = sum(tfs)
