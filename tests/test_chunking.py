@@ -26,7 +26,7 @@ def test_context_is_the_heading_above_a_continuation_chunk():
     text = "# Guide\n" + "".join(f"line {i} of the guide\n" for i in range(40))
     chunks = chunk_lines(text, 32, 0, markdown=True)
     assert len(chunks) > 1 and all(c.context == "Guide" for c in chunks[1:])
-    assert by_start[1].context == ""
+    assert chunks[0].start == 1 and chunks[0].context == ""
 
 
 def test_python_comments_are_not_headings():
