@@ -188,3 +188,37 @@ def test_tab_closed_mid_write_keeps_a_whole_record(launch_persistent, boot_page,
     assert app.query("how are headers parsed")["results"]
     if info["restored"] and "big.txt" in after["files"]:
         assert app.query("albatross wingspan")["results"][0]["path"] == "big.txt"
+
+
+def test_two_tabs_share_the_index_and_never_overwrite_each_other(launch_persistent, boot_page, make_app,
+                                                                 wait_for):
+    ctx = launch_persistent()
+    page_a, page_b = ctx.pages[0], ctx.new_page()
+    boot_page(page_a)
+    boot_page(page_b)
+    a, b = make_app(page_a), make_app(page_b)
+
+    # A saves: B, with no changes of its own, loads A's index.
+    a.index("from-a.md", "# A\nabout narwhals\n")
+    assert a.flush()["saved"] is True
+    wait_for(page_b, "JSON.parse(ragStats()).files.includes('from-a.md')")
+    assert [h["path"] for h in b.query("narwhals")["results"]] == ["from-a.md"]
+
+    # B saves on top of that: A follows.
+    b.index("from-b.md", "# B\nabout belugas\n")
+    assert b.flush()["saved"] is True
+    wait_for(page_a, "JSON.parse(ragStats()).files.includes('from-b.md')")
+
+    # Both change at once: the first save wins, the other tab refuses to overwrite it.
+    page_a.evaluate("ragIndex('only-a.md', 'about orcas')")
+    page_b.evaluate("ragIndex('only-b.md', 'about dolphins')")
+    assert a.flush()["saved"] is True
+    wait_for(page_b, "window.ragweb.storage().conflict")
+    res = b.flush()
+    assert "another tab" in res["error"]
+    assert page_b.locator("#banner").is_visible() and "another tab" in page_b.locator("#banner").inner_text()
+    # What is stored is A's index, whole.
+    page_c = ctx.new_page()
+    boot_page(page_c)
+    files = make_app(page_c).stats()["files"]
+    assert "only-a.md" in files and "only-b.md" not in files and "from-b.md" in files

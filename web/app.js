@@ -31,6 +31,8 @@
     jobs: Promise.resolve(),
     lastPack: null,
     indexing: false,
+    generation: null,      // id of the stored record this tab's index was loaded from or saved as
+    conflict: null,        // message: another tab saved since; this tab does not overwrite it
   };
 
   const $ = (id) => document.getElementById(id);
@@ -71,7 +73,27 @@
     });
   }
   const idbGet = () => idb('readonly', (s) => s.get(DB_KEY));
-  const idbPut = (record) => idb('readwrite', (s) => s.put(record, DB_KEY));
+
+  // Write `record` only if the stored record is still the one this tab last loaded or
+  // saved (`expected` generation), in the same transaction as the check: two tabs of the
+  // page never silently overwrite each other's index. Resolves to false on a conflict.
+  async function idbPutIfCurrent(record, expected) {
+    let conflict = false;
+    await idb('readwrite', (s) => {
+      const rq = s.get(DB_KEY);
+      rq.onsuccess = () => {
+        const current = rq.result;
+        if (current && (current.generation || null) !== expected) { conflict = true; return; }
+        s.put(record, DB_KEY);
+      };
+      return null;
+    });
+    return !conflict;
+  }
+  const newGeneration = () => `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+
+  // Other tabs of this page: told when this tab saved, so they can load the new index.
+  const channel = ('BroadcastChannel' in window) ? new BroadcastChannel('ragweb-index') : null;
   const idbDelete = () => idb('readwrite', (s) => s.delete(DB_KEY));
 
   function isQuotaError(e) {
@@ -96,6 +118,7 @@
     if (state.saveTimer) { clearTimeout(state.saveTimer); state.saveTimer = null; }
     while (state.saving) await state.saving;
     if (state.storageRefused) return errorJson(state.storageRefused);
+    if (state.conflict) return errorJson(state.conflict);
     if (!state.dirty) return state.quotaError ? errorJson(state.quotaError) : JSON.stringify({ success: true, saved: false });
     state.dirty = false;
     let result;
@@ -111,7 +134,16 @@
         return;
       }
       try {
-        await idbPut({ version: STORE_FORMAT, bytes, savedAt: Date.now(), ragweb: state.manifest.ragweb });
+        const generation = newGeneration();
+        const fresh = await idbPutIfCurrent({ version: STORE_FORMAT, bytes, savedAt: Date.now(),
+                                              ragweb: state.manifest.ragweb, generation }, state.generation);
+        if (!fresh) {
+          state.dirty = true;
+          result = errorJson(markConflict());
+          return;
+        }
+        state.generation = generation;
+        if (channel) channel.postMessage({ type: 'saved', generation });
         state.quotaError = null;
         result = JSON.stringify({ success: true, saved: true, bytes: bytes.byteLength,
                                   ms: Math.round(performance.now() - t0) });
@@ -268,6 +300,7 @@
       if (parsed.error) {
         refuseStorage(`${parsed.error}. It was not loaded and will not be overwritten unless you clear it.`);
       }
+      state.generation = record.generation || null;
     } else {
       init = state.facade.init();
     }
@@ -292,6 +325,34 @@
       storedBytes: record && record.bytes ? record.bytes.byteLength : 0,
       pyodide: state.manifest.pyodide,
       ragweb: state.manifest.ragweb,
+    };
+  }
+
+  function markConflict() {
+    state.conflict = 'another tab of this page saved the index after this tab loaded it, so this ' +
+      "tab's changes were not saved (that would overwrite the other tab's). Reload this tab to " +
+      'load the saved index';
+    showBanner(state.conflict, 'conflict');
+    return state.conflict;
+  }
+
+  // Another tab saved: load its index, unless this tab has changes of its own (a conflict).
+  async function onOtherTabSaved(generation) {
+    if (!state.ready || state.storageRefused || generation === state.generation) return;
+    if (state.dirty || state.indexing || state.saving) { markConflict(); return; }
+    let record;
+    try { record = await idbGet(); } catch (e) { return; }
+    if (!record || record.version !== STORE_FORMAT || state.dirty || state.indexing) return;
+    const res = JSON.parse(state.facade.init(record.bytes));
+    if (res.error) return;
+    state.generation = record.generation || null;
+    refreshUi();
+    rerunSearch();
+    setStatus(`Updated from another tab: ${res.totalDocs} file${res.totalDocs === 1 ? '' : 's'} indexed.`);
+  }
+  if (channel) {
+    channel.onmessage = (ev) => {
+      if (ev.data && ev.data.type === 'saved') onOtherTabSaved(ev.data.generation);
     };
   }
 
@@ -751,7 +812,8 @@
     handleDrop,
     idle: () => state.jobs,
     refresh: () => { refreshUi(); rerunSearch(); },
-    storage: () => ({ refused: state.storageRefused, quotaError: state.quotaError, dirty: state.dirty }),
+    storage: () => ({ refused: state.storageRefused, quotaError: state.quotaError, dirty: state.dirty,
+                      conflict: state.conflict, generation: state.generation }),
     storeFormat: STORE_FORMAT,
   };
 
