@@ -1,0 +1,46 @@
+import sqlite3
+
+import pytest
+
+from ragweb import store
+from ragweb.errors import IndexCorruptError
+
+
+def test_blob_round_trip_is_little_endian():
+    blob = store.ints_to_blob([1, 2, 70000])
+    assert blob == (1).to_bytes(4, "little") + (2).to_bytes(4, "little") + (70000).to_bytes(4, "little")
+    assert list(store.blob_to_ints(blob)) == [1, 2, 70000]
+
+
+def test_new_file_gets_schema_version_and_marker(tmp_path):
+    conn = store.open_file(tmp_path / "i.db")
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == store.FORMAT_VERSION
+    assert conn.execute("PRAGMA application_id").fetchone()[0] == store.APPLICATION_ID
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_foreign_sqlite_file_is_refused(tmp_path):
+    other = sqlite3.connect(tmp_path / "other.db")
+    other.execute("CREATE TABLE t(x)")
+    other.commit()
+    other.close()
+    with pytest.raises(IndexCorruptError, match="not a ragweb index"):
+        store.open_file(tmp_path / "other.db")
+
+
+def test_not_a_database_is_refused(tmp_path):
+    (tmp_path / "junk.db").write_bytes(b"hello" * 1000)
+    with pytest.raises(IndexCorruptError, match="--rebuild"):
+        store.open_file(tmp_path / "junk.db")
+
+
+def test_missing_file_without_create(tmp_path):
+    with pytest.raises(IndexCorruptError):
+        store.open_file(tmp_path / "none.db", create=False)
+
+
+def test_memory_round_trip():
+    conn = store.open_memory()
+    data = conn.serialize()
+    again = store.open_memory(data)
+    assert again.execute("PRAGMA user_version").fetchone()[0] == store.FORMAT_VERSION
