@@ -256,3 +256,13 @@ def test_to_bytes_vacuums_after_removals():
     small = eng.to_bytes(vacuum_ratio=0.25)
     assert len(small) < full / 2
     assert Engine.from_bytes(small).stats() == eng.stats()
+
+
+def test_cjk_documents_are_searchable():
+    eng = Engine.memory()
+    eng.add_document("ja.md", "# 東京\n東京都は日本の首都です。\n")
+    eng.add_document("ko.md", "# 서울\n서울특별시는 한국의 수도입니다.\n")
+    eng.add_document("zh.md", "北京是中国的首都。\n")
+    assert [h.path for h in eng.search("日本の首都")][0] == "ja.md"
+    assert [h.path for h in eng.search("한국의 수도")][0] == "ko.md"
+    assert [h.path for h in eng.search("北京")] == ["zh.md"]
