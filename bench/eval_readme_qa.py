@@ -4,7 +4,7 @@
     .venv/bin/python bench/eval_readme_qa.py [--budget 1400] [--split all|development|holdout]
                                              [--eval-dir ../shared/eval/readme-qa] [--in-process]
                                              [--keep DIR] [--json FILE] [--one-index]
-                                             [--cases]
+                                             [--cases] [--cv]
 
 For each README of ``eval/readme-qa`` (each indexed on its own, as the data set's README
 says) this makes a temporary root holding the fixture as ``README.md``, runs ``rag index``
@@ -35,6 +35,15 @@ together, top 8 within the budget, the same loop as its per-README run.
 is meant to be run once). ``--cases`` prints one line per development case (recall, tokens,
 evidence); holdout cases are never listed, only their totals. ``--in-process`` uses ``Engine`` directly instead of the CLI (same
 engine, no subprocess per system). Nothing here is a test: it prints measurements.
+
+``--cv`` (development only, in-process) compares the candidate settings of `CV_CANDIDATES`
+(module constants of ``ragweb.compact`` / ``ragweb.pack``, set in this process and restored
+after each candidate) by leave-one-source-out cross-validation over the development
+sources: for each held-out source, the candidate with the best mean of per-source recall on
+the other sources is chosen (ties: the earlier candidate) and its recall on the held-out
+source recorded; the estimate is the mean of those. It prints, per candidate, the recall of
+each development source, their mean and standard deviation, mean tokens, the lean
+recall and tokens, refusals, and the development recall with all READMEs in one index.
 """
 
 from __future__ import annotations
@@ -202,6 +211,116 @@ def refusals(cases: list[dict], packs: dict | None) -> dict:
             "A_notsuff": sum(ev[c["id"]] != "sufficient" for c in an)}
 
 
+# name -> {"compact.CONST" | "pack.CONST": value}; the first is the current default.
+CV_CANDIDATES: list[tuple[str, dict]] = [
+    ("current", {}),
+    ("heading bonus 0", {"compact.HEADING_BONUS": 0.0}),
+    ("parent heading 0", {"compact.PARENT_HEADING_BONUS": 0.0}),
+    ("both heading 0", {"compact.HEADING_BONUS": 0.0, "compact.PARENT_HEADING_BONUS": 0.0}),
+    ("neighbour 0", {"compact.NEIGHBOUR_BONUS": 0.0}),
+    ("rank bonus 0", {"compact.RANK_BONUS": 0.0}),
+    ("section bonus 0", {"compact.SECTION_BONUS": 0.0}),
+    ("file prior 0", {"compact.FILE_PRIOR_POWER": 0.0}),
+    ("local idf 0", {"compact.LOCAL_IDF": 0.0}),
+    ("length norm 0", {"compact.LENGTH_NORM": 0.0}),
+    ("content chars 0", {"compact.CONTENT_CHARS": 0}),
+    ("kinds uniform", {"compact.KIND_WEIGHT": {"code": 1.0, "toc": 1.0, "row": 1.0, "heading": 1.0, "text": 1.0}}),
+    ("no prefix", {"compact.PREFIX_MATCH": 0.0}),
+    ("no abbrev", {"compact.ABBREV_MATCH": 0.0}),
+    ("no related words", {"compact.PREFIX_MATCH": 0.0, "compact.ABBREV_MATCH": 0.0, "compact.NUMBER_WORDS": {}}),
+    ("min relative 0", {"compact.MIN_RELATIVE": 0.0}),
+    ("min relative 0.1", {"compact.MIN_RELATIVE": 0.1}),
+    ("min relative 0.25", {"compact.MIN_RELATIVE": 0.25}),
+    ("share 0.65", {"pack.COMPACT_SHARE": 0.65}),
+    ("share 0.7", {"pack.COMPACT_SHARE": 0.7}),
+    ("no context fill", {"compact.CONTEXT_DISTANCE": 0}),
+    ("context dist 1", {"compact.CONTEXT_DISTANCE": 1}),
+    ("context dist 6", {"compact.CONTEXT_DISTANCE": 6}),
+    ("context decay 0.8", {"compact.CONTEXT_DECAY": 0.8}),
+    ("expand lines 0", {"pack.EXPAND_LINES": 0}),
+    ("hybrid top 1 whole", {"pack.WHOLE_TOP": 1}),
+    ("hybrid top 2 whole", {"pack.WHOLE_TOP": 2}),
+    ("hybrid 1 + share 0.7", {"pack.WHOLE_TOP": 1, "pack.COMPACT_SHARE": 0.7}),
+    ("min rel 0.2", {"compact.MIN_RELATIVE": 0.2}),
+    ("min rel 0.25 + ctx 6", {"compact.MIN_RELATIVE": 0.25, "compact.CONTEXT_DISTANCE": 6}),
+    ("min rel 0.25 + sh 0.8", {"compact.MIN_RELATIVE": 0.25, "pack.COMPACT_SHARE": 0.8}),
+    ("pruned (no-op knobs)", {"compact.PARENT_HEADING_BONUS": 0.0, "compact.CONTENT_CHARS": 0,
+                              "pack.EXPAND_LINES": 0}),
+    ("simple (no bonuses)", {"compact.HEADING_BONUS": 0.0, "compact.PARENT_HEADING_BONUS": 0.0,
+                             "compact.NEIGHBOUR_BONUS": 0.0, "compact.RANK_BONUS": 0.0,
+                             "compact.SECTION_BONUS": 0.0}),
+]
+
+
+def apply_settings(settings: dict) -> dict:
+    """Set module constants ("compact.NAME" / "pack.NAME" -> value); returns the old values."""
+    from ragweb import compact, pack
+    mods = {"compact": compact, "pack": pack}
+    old = {}
+    for key, value in settings.items():
+        mod, name = key.split(".", 1)
+        if not hasattr(mods[mod], name):
+            raise SystemExit(f"--cv: unknown setting {key}")
+        old[key] = getattr(mods[mod], name)
+        setattr(mods[mod], name, value)
+    return old
+
+
+def loso(per_source: list[dict[str, float]], sources: list[str]) -> tuple[float, list[tuple[str, int]]]:
+    """Leave-one-source-out estimate: for each source, the candidate (index) with the best mean
+    recall over the other sources (ties: the earlier one), and that candidate's recall on it."""
+    picks, total = [], 0.0
+    for held in sources:
+        rest = [s for s in sources if s != held]
+        best = max(range(len(per_source)),
+                   key=lambda i: (sum(per_source[i][s] for s in rest) / len(rest), -i))
+        picks.append((held, best))
+        total += per_source[best][held]
+    return total / len(sources), picks
+
+
+def run_cv(scorer, dataset: dict, eval_dir: Path, budget: int, work: Path) -> None:
+    """The --cv table (development only): see the module docstring."""
+    cases = [c for c in dataset["cases"] if c["split"] == "development"]
+    roots = prepare_roots(dataset, cases, eval_dir, work, True)
+    one = prepare_one_root(dataset, cases, eval_dir, work, True)
+    sources = list(roots)
+    rows = []
+    for name, settings in CV_CANDIDATES:
+        old = apply_settings(settings)
+        try:
+            res, packs, _ = run_system(roots, [], budget, work, True, name)
+            lean, _, _ = run_system(roots, ["--lean"], budget, work, True, name + " lean")
+            res1, _, _ = run_system(one, [], budget, work, True, name + " one")
+        finally:
+            apply_settings(old)
+        sm, sl, s1 = (scorer.score(dataset, r)["development"] for r in (res, lean, res1))
+        full = scorer.score(dataset, res)
+        rec = {s: full["source:" + s]["recall"] for s in sources}
+        vals = list(rec.values())
+        mean = sum(vals) / len(vals)
+        sd = (sum((v - mean) ** 2 for v in vals) / len(vals)) ** 0.5
+        rows.append((name, rec, mean, sd, sm, sl, s1, refusals(cases, packs)))
+    print(f"readme-qa --cv: development only, budget {budget}; recall per source (%), macro mean, "
+          f"sd across sources, pooled dev recall, mean tokens, lean recall @ tokens, "
+          f"refusals U none/A none, one-index dev recall")
+    print(f"{'candidate':<22}" + "".join(f"{s[:9]:>10}" for s in sources)
+          + f"{'mean':>7}{'sd':>6}{'dev':>7}{'tok':>6}{'lean':>7}{'@tok':>6}{'U/A':>8}{'one-idx':>9}")
+    for name, rec, mean, sd, sm, sl, s1, rf in rows:
+        print(f"{name[:21]:<22}" + "".join(f"{100 * rec[s]:>10.1f}" for s in sources)
+              + f"{100 * mean:>7.1f}{100 * sd:>6.1f}{100 * sm['recall']:>7.1f}{sm['mean_tokens']:>6.0f}"
+              + f"{100 * sl['recall']:>7.1f}{sl['mean_tokens']:>6.0f}"
+              + f"{str(rf['U_none']) + '/' + str(rf['A_none']):>8}{100 * s1['recall']:>9.1f}")
+    print("\nleave-one-source-out estimate (choosing among a family of candidates on the other sources):")
+    families = [("current only", [0]),
+                ("current + simpler", [i for i, r in enumerate(rows) if not r[0].startswith("hybrid")]),
+                ("current + hybrid", [i for i, r in enumerate(rows) if i == 0 or r[0].startswith("hybrid")]),
+                ("all candidates", list(range(len(rows))))]
+    for fam, idx in families:
+        est, picks = loso([rows[i][1] for i in idx], sources)
+        print(f"  {fam:<20} {100 * est:5.1f}%  (picks: {', '.join(f'{h}->{rows[idx[i]][0]}' for h, i in picks)})")
+
+
 def print_cases(scorer, cases: list[dict], rows: list) -> None:
     """One line per development case and system: recall, tokens, evidence (holdout: never)."""
     print("\nper development case: recall/tokens[/evidence score] per system (holdout cases are not listed)")
@@ -233,6 +352,8 @@ def main() -> int:
     ap.add_argument("--one-index", action="store_true",
                     help="index all READMEs together in one root (NAME/README.md) and ask every question there")
     ap.add_argument("--cases", action="store_true", help="also print one line per development case")
+    ap.add_argument("--cv", action="store_true",
+                    help="leave-one-source-out comparison of candidate settings (development only)")
     args = ap.parse_args()
 
     eval_dir = args.eval_dir.resolve()
@@ -241,6 +362,12 @@ def main() -> int:
     cases = [c for c in dataset["cases"] if args.split == "all" or c["split"] == args.split]
     splits = ["development", "holdout"] if args.split == "all" else [args.split]
     scored_cases = {c["id"] for c in cases}
+    if args.cv:
+        if args.split != "development" or args.one_index:
+            raise SystemExit("--cv runs on the development split only: pass --split development")
+        with tempfile.TemporaryDirectory(prefix="ragweb-readme-qa-") as tmp_cv:
+            run_cv(scorer, dataset, eval_dir, args.budget, Path(tmp_cv))
+        return 0
 
     tmp = None
     if args.keep:

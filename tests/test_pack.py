@@ -413,3 +413,32 @@ def test_recency_ignores_files_written_together():
     from ragweb.engine import Hit
     hits = [Hit("a.md", 1, 1, 2.0, "", mtime=1000.0), Hit("b.md", 1, 1, 1.99, "", mtime=1001.0)]
     assert [h.path for h in apply_recency(hits, 0.1)] == ["a.md", "b.md"]
+
+
+# --- hybrid: the best chunks whole, the rest compacted (pack.WHOLE_TOP) --------------------
+@pytest.mark.parametrize("whole_top", [1, 2])
+@pytest.mark.parametrize("budget", [30, 300, 700, 1400])
+@pytest.mark.parametrize("q", ["option7 default value error7 topic7", "widgets gadgets retry", "frobnicator"])
+def test_hybrid_packs_the_best_chunks_whole_and_compacts_the_rest(sample_engine, monkeypatch, whole_top, budget, q):
+    monkeypatch.setattr(pack_mod, "WHOLE_TOP", whole_top)
+    hits = sample_engine.search(q)
+    assert sum(count_tokens(h.text) for h in hits) > budget  # compaction happens
+    packed = sample_engine.pack(q, budget)
+    check_pack(sample_engine, packed, budget)  # exact spans, the budget, no text twice
+    assert packed["used_tokens"] <= int(budget * pack_mod.COMPACT_SHARE)
+    whole = [s for s in packed["snippets"] if s["why"].endswith("(whole)")]
+    if count_tokens(hits[0].text) > int(budget * pack_mod.COMPACT_SHARE):
+        assert not whole  # the best chunk does not fit: everything is compacted
+        return
+    first = packed["snippets"][0]
+    assert first["why"].endswith("(whole)") and hits[0].text in first["text"]
+    assert len(packed["snippets"]) > len(whole)  # the rest of the budget went to compacted units
+
+
+def test_hybrid_off_by_default_is_the_compacted_pack(sample_engine, monkeypatch):
+    q = "option7 default value error7 topic7"
+    plain = sample_engine.pack(q, 300)
+    assert all(s["why"].startswith("compacted") for s in plain["snippets"])
+    monkeypatch.setattr(pack_mod, "WHOLE_TOP", 1)
+    hybrid = sample_engine.pack(q, 300)
+    assert hybrid["snippets"][0]["why"].endswith("(whole)") and hybrid != plain

@@ -37,6 +37,12 @@
      order of their best unit's score; ``why`` names the units and matched terms
      (``(context)`` for a run of context units only).
 
+   **Hybrid** (`WHOLE_TOP`, 0 = off, the default): the best ``WHOLE_TOP`` candidates are
+   first packed whole (in rank order, while they fit the compacted share), units that
+   overlap their lines are dropped, and the rest of the share is compacted as above. Off
+   because leave-one-source-out cross-validation on the development READMEs
+   (``bench/eval_readme_qa.py --cv``) measured it below plain compaction.
+
    ``lean`` (config ``pack.lean``) trades recall for tokens: sharper term weights
    (`compact.LEAN_IDF_POWER`), a higher score floor (`compact.LEAN_MIN_RELATIVE`) and at
    most `LEAN_BUDGET_SHARE` of the budget (context fill included); lean always compacts,
@@ -70,6 +76,7 @@ from ragweb.tokens import count_tokens
 COMPACT_CHUNKS = 20        # at most this many of the best candidates are compacted (>= 1)
 COMPACT_SHARE = 0.75       # a compacted pack fills at most this share of the budget (0..1]
 LEAN_BUDGET_SHARE = 0.35   # lean mode fills at most this share of the budget (0..1]
+WHOLE_TOP = 0              # hybrid: the best this many candidates go whole (if they fit) before compacting the rest (>= 0)
 EXPAND_LINES = 12          # a compacted region grows by up to this many lines to paragraph ends
 EVIDENCE_FILE_IDF = 0.5    # evidence: share of a term's weight from its IDF among the file's own chunks (0..1)
 EVIDENCE_MIN_CHUNKS = 8    # ... a file counts as at least this many chunks (a tiny file cannot tell) (>= 1)
@@ -208,15 +215,22 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
                                if h.start_line <= u.end and u.start <= h.end_line), default=0.0)
                 u.file_prior = mass[fid] / top_mass
                 units.append(u)
+    limit = lean_budget(budget) if lean else max(1, int(budget * COMPACT_SHARE))
+    whole = top_whole(top, WHOLE_TOP, limit, lines_of) if not lean else []
+    if whole:  # units overlapping a whole chunk's lines are not offered again
+        spans = [(s.file_id, s.start, s.end) for s in whole]
+        units = [u for u in units if not any(f == u.file and s <= u.end and u.start <= e for f, s, e in spans)]
+        limit -= sum(s.tokens for s in whole)
+        if not units or limit <= 0:
+            return whole
     vocab = cp.prepare_units(units, engine.analyzer)
     related = cp.related_terms(qterms, vocab)
     idf = engine.idf_of(sorted(set(qterms) | {t for rel in related.values() for t in rel}))
     idf = cp.blend_local_idf(idf, units)
     weights = cp.query_weights(idf, qterms, related, cp.LEAN_IDF_POWER if lean else 1.0)
     if not weights:
-        return []
+        return whole
     cp.score_units(units, weights, engine.analyzer, related)
-    limit = lean_budget(budget) if lean else max(1, int(budget * COMPACT_SHARE))
     chosen = cp.select_units(units, limit, lines_of, cp.LEAN_MIN_RELATIVE if lean else cp.MIN_RELATIVE,
                              context=True)
     snippets = []
@@ -233,7 +247,20 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
                                     r.col_start if partial else None, r.col_end if partial else None))
             file_rank[fid] = max(file_rank.get(fid, 0.0), score)
     snippets.sort(key=lambda s: (-file_rank[s.file_id], s.path, s.start, s.col_start or 0))
-    return snippets
+    return whole + snippets
+
+
+def top_whole(hits, n: int, limit: int, lines_of: dict[int, list[str]]) -> list[Snippet]:
+    """The best ``n`` hits as whole chunks (merged per file), in rank order, stopping at
+    the first that does not fit ``limit`` tokens together with those before it."""
+    chosen: list[Snippet] = []
+    for h in hits[:n]:
+        trial = chosen + [Snippet(h.path, h.start_line, h.end_line, h.score, h.text, h.file_id,
+                                  f"BM25 score: {h.score:.2f} (whole)", list(h.terms), h.col_start, h.col_end)]
+        if sum(s.tokens for s in merge_all(trial, lines_of)) > limit:
+            break
+        chosen = trial
+    return merge_all(chosen, lines_of)
 
 
 def file_term_df(engine, file_ids, terms) -> dict[int, tuple[int, dict[str, int]]]:
