@@ -442,3 +442,21 @@ def test_hybrid_off_by_default_is_the_compacted_pack(sample_engine, monkeypatch)
     monkeypatch.setattr(pack_mod, "WHOLE_TOP", 1)
     hybrid = sample_engine.pack(q, 300)
     assert hybrid["snippets"][0]["why"].endswith("(whole)") and hybrid != plain
+
+
+def test_an_over_long_line_is_compacted_piece_by_piece():
+    """Minified text (one huge line, indexed as pieces) still packs exact, in-budget spans."""
+    import json as _json
+    import random
+    rng = random.Random(3)
+    words = ["alpha", "beta", "gamma", "delta", "socket", "timeout", "parser", "header"]
+    line = _json.dumps([{"k": rng.choice(words), "v": " ".join(rng.choice(words) for _ in range(20))}
+                        for _ in range(2000)])
+    eng = Engine.memory()
+    eng.add_document("big.json", line)
+    eng.add_document("notes.md", "# Notes\n\nThe socket timeout is set by the parser.\n")
+    packed = eng.pack("socket timeout parser", 300)
+    check_pack(eng, packed, 300)
+    pieces = [s for s in packed["snippets"] if s["path"] == "big.json"]
+    assert pieces and all("cols" in s for s in pieces)
+    assert all(len(s["text"]) < 2000 for s in pieces)

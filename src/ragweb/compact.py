@@ -339,6 +339,31 @@ def _paragraph_units(block: list[tuple[int, str]], out: list[Unit], heads: tuple
         out.append(Unit(block[i][0], ca, block[j][0], cb, text, "text", heads))
 
 
+PIECE_UNIT_CHARS = 400  # units of an over-long line's piece are cut to at most this many characters
+
+
+def piece_units(line: str, line_no: int, col_start: int, col_end: int, heads: tuple = ()) -> list[Unit]:
+    """Units of one piece (``col_start``..``col_end``) of an over-long line, such as minified
+    JSON: its sentences, each cut at whitespace into parts of at most `PIECE_UNIT_CHARS`."""
+    out: list[Unit] = []
+    piece = line[col_start:col_end]
+    for a, b in _sentence_spans(piece):
+        while a < b:
+            cut = b
+            if b - a > PIECE_UNIT_CHARS:
+                cut = piece.rfind(" ", a + PIECE_UNIT_CHARS // 2, a + PIECE_UNIT_CHARS)
+                cut = cut if cut > a else a + PIECE_UNIT_CHARS
+            lo, hi = a, cut
+            while hi > lo and piece[hi - 1].isspace():
+                hi -= 1
+            if hi > lo:
+                out.append(Unit(line_no, col_start + lo, line_no, col_start + hi, piece[lo:hi], "text", heads))
+            a = cut
+            while a < b and piece[a].isspace():
+                a += 1
+    return out
+
+
 def gap_is_blank(lines: list[str], a: Unit, b: Unit) -> bool:
     """True when only whitespace lies between unit ``a`` and the later unit ``b``."""
     return not span_text(lines, a.end, a.col_end, b.start, b.col_start).strip()

@@ -160,18 +160,24 @@ def merge_all(snippets: list[Snippet], lines_of: dict[int, list[str]]) -> list[S
     return out
 
 
-def _regions(hits, lines: list[str]) -> list[tuple[int, int]]:
-    """Union of the hits' line ranges, each grown to paragraph boundaries (blank lines)."""
-    spans = sorted((h.start_line, h.end_line) for h in hits)
+def _regions(hits, lines: list[str], max_line: int) -> list[tuple[int, int]]:
+    """Union of the line hits' ranges, each grown to paragraph boundaries (blank lines),
+    but never into a line longer than ``max_line`` characters (those are indexed as
+    pieces, and compacted piece by piece)."""
+    spans = sorted((h.start_line, h.end_line) for h in hits if h.col_start is None)
     out: list[list[int]] = []
     n = len(lines)
+
+    def grows(i: int) -> bool:  # 0-based line i may join the region
+        return bool(lines[i].strip()) and len(lines[i]) <= max_line
+
     for s, e in spans:
         k = 0
-        while s > 1 and k < EXPAND_LINES and lines[s - 2].strip():
+        while s > 1 and k < EXPAND_LINES and grows(s - 2):
             s -= 1
             k += 1
         k = 0
-        while e < n and k < EXPAND_LINES and lines[e].strip():
+        while e < n and k < EXPAND_LINES and grows(e):
             e += 1
             k += 1
         if out and s <= out[-1][1] + 1:
@@ -193,6 +199,7 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
     if not top or not qterms:
         return []
     lines_of = engine.file_lines(h.file_id for h in top)
+    max_line = engine.settings["chunk_tokens"] * 4  # longer lines were indexed as pieces
     best = max(h.score for h in top) or 1.0
     by_file: dict[int, list] = {}
     for h in top:
@@ -207,12 +214,18 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
         lines = lines_of[fid]
         paths[fid] = group[0].path
         md = is_markdown(group[0].path)
-        for s, e in _regions(group, lines):
+        regions = [(cp.split_units(lines, s, e, md, cp.file_context(lines, s, md)), None)
+                   for s, e in _regions(group, lines, max_line)]
+        regions += [(cp.piece_units(lines[h.start_line - 1], h.start_line, h.col_start, h.col_end,
+                                    tuple(t for _, t in cp.file_context(lines, h.start_line, md)[1])), h)
+                    for h in group if h.col_start is not None]
+        for region_units, piece in regions:
             region += 1
-            for u in cp.split_units(lines, s, e, md, cp.file_context(lines, s, md)):
+            for u in region_units:
                 u.file, u.region = fid, region
-                u.prior = max((h.score / best for h in group
-                               if h.start_line <= u.end and u.start <= h.end_line), default=0.0)
+                u.prior = (piece.score / best if piece is not None else
+                           max((h.score / best for h in group if h.col_start is None
+                                and h.start_line <= u.end and u.start <= h.end_line), default=0.0))
                 u.file_prior = mass[fid] / top_mass
                 units.append(u)
     limit = lean_budget(budget) if lean else max(1, int(budget * COMPACT_SHARE))
