@@ -157,3 +157,25 @@ def test_second_writer_waits_then_refuses(sample_root):
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_skipped_files_are_remembered_until_they_change(sample_root):
+    from ragweb.indexer import scan_changes
+    (sample_root / "blob.txt").write_bytes(b"\x00\x01binary" * 10)
+    r = index_root(sample_root, default_config())
+    assert r.binary == 1
+    eng = Engine.open(index_path(sample_root))
+    assert not scan_changes(eng, sample_root, default_config()).any   # not "new" on every query
+    eng.close()
+    r = index_root(sample_root, default_config())
+    assert r.binary == 0 and r.added == 0
+    (sample_root / "blob.txt").write_text("now it is text about walruses\n")
+    r = index_root(sample_root, default_config())
+    assert r.added == 1 and search_paths(sample_root, "walruses")[0][0] == "blob.txt"
+    (sample_root / "blob.txt").write_bytes(b"\x00\x01binary again" * 10)
+    r = index_root(sample_root, default_config())
+    assert r.removed == 1 and r.binary == 1
+    (sample_root / "blob.txt").unlink()
+    index_root(sample_root, default_config())
+    eng = Engine.open(index_path(sample_root))
+    assert eng.skipped_states() == {}

@@ -188,7 +188,7 @@ class Engine:
         """Drop every document (and adopt the analysis settings of ``config``)."""
         if config is not None:
             self.config = config
-        for table in ("files", "chunks", "terms", "postings", "dead", "meta"):
+        for table in ("files", "chunks", "terms", "postings", "dead", "skipped", "meta"):
             self.conn.execute(f"DELETE FROM {table}")
         self.conn.execute("INSERT INTO meta VALUES('format', ?)", (str(store.FORMAT_VERSION),))
         self._load_state()
@@ -203,6 +203,17 @@ class Engine:
     def file_states(self) -> dict[str, tuple[float, int, str]]:
         """path -> (mtime, size, sha256) of every indexed file."""
         return {p: (m, s, h) for p, m, s, h in self.conn.execute("SELECT path, mtime, size, sha256 FROM files")}
+
+    def skipped_states(self) -> dict[str, tuple[float, int, str]]:
+        """path -> (mtime, size, reason) of files a run looked at and did not index."""
+        return {p: (m, s, r) for p, m, s, r in self.conn.execute("SELECT path, mtime, size, reason FROM skipped")}
+
+    def mark_skipped(self, path: str, mtime: float, size: int, reason: str | None) -> None:
+        """Remember that ``path`` was not indexed (binary, too large...), or forget it (reason None)."""
+        if reason is None:
+            self.conn.execute("DELETE FROM skipped WHERE path=?", (path,))
+        else:
+            self.conn.execute("INSERT OR REPLACE INTO skipped VALUES(?,?,?,?)", (path, mtime, size, reason))
 
     def touch_file(self, path: str, mtime: float, size: int) -> None:
         """Record a new mtime/size for a file whose content hash did not change."""

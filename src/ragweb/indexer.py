@@ -38,6 +38,7 @@ class Changes:
     changed: list[FileEntry] = field(default_factory=list)
     unchanged: list[FileEntry] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
+    gone_skipped: list[str] = field(default_factory=list)  # skipped before, no longer there
     problems: list[tuple[str, str]] = field(default_factory=list)
 
     @property
@@ -60,11 +61,12 @@ def scan_changes(engine: Engine, root: str | Path, config: dict,
     if use_gitignore is None:
         use_gitignore = ix["gitignore"]
     states = engine.file_states()
+    skipped = engine.skipped_states()
     out = Changes()
     seen = set()
     for entry in iter_files(root, ix["includes"], ix["excludes"], use_gitignore, out.problems):
         seen.add(entry.path)
-        old = states.get(entry.path)
+        old = states.get(entry.path) or skipped.get(entry.path)
         if old is None:
             out.new.append(entry)
         elif old[0] == entry.mtime and old[1] == entry.size:
@@ -72,6 +74,7 @@ def scan_changes(engine: Engine, root: str | Path, config: dict,
         else:
             out.changed.append(entry)
     out.deleted = sorted(p for p in states if p not in seen)
+    out.gone_skipped = sorted(p for p in skipped if p not in seen)
     return out
 
 
@@ -153,6 +156,8 @@ def index_root(root: str | Path, config: dict, rebuild: bool = False,
             for path in changes.deleted:
                 engine.remove_document(path)
                 report.removed += 1
+            for path in changes.gone_skipped:
+                engine.mark_skipped(path, 0.0, 0, None)
             for i, entry in enumerate(todo):
                 report.bytes += entry.size
                 old = states.get(entry.path)
@@ -192,11 +197,15 @@ def _index_one(engine: Engine, entry: FileEntry, old, max_bytes: int, report: In
             report.too_large += 1
         else:
             report.problems.append((entry.path, reason))
-        if old is not None:  # it was indexed before: what is there now cannot be, so drop it
-            engine.remove_document(entry.path)
+        if engine.remove_document(entry.path):  # indexed before: what is there now cannot be
             report.removed += 1
+        if reason == "binary" or reason.startswith("too large"):
+            # Remembered, so later runs and queries do not see it as new until it changes
+            # (an unreadable file is tried again every time).
+            engine.mark_skipped(entry.path, entry.mtime, entry.size, reason)
         return
     text = result.text
+    engine.mark_skipped(entry.path, entry.mtime, entry.size, None)
     sha = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
     if old is not None and old[2] == sha:
         log.debug("unchanged content, new mtime: %s", entry.path)

@@ -49,6 +49,7 @@ CREATE TABLE postings(
     PRIMARY KEY(term, seg)
 ) WITHOUT ROWID;
 CREATE TABLE dead(chunk INTEGER PRIMARY KEY);
+CREATE TABLE skipped(path TEXT PRIMARY KEY, mtime REAL NOT NULL, size INTEGER NOT NULL, reason TEXT NOT NULL);
 """
 
 _SWAP = sys.byteorder != "little"
