@@ -554,6 +554,24 @@ class Engine:
             out += self.conn.execute(f"{sql} ({','.join('?' * len(part))})", part).fetchall()
         return out
 
+    def file_chunk_ids(self, file_ids) -> dict[int, int]:
+        """chunk id -> file id for every chunk of the given files."""
+        self.flush()
+        return dict(self._select_in("SELECT id, file_id FROM chunks WHERE file_id IN", sorted(set(file_ids))))
+
+    def term_chunk_ids(self, terms) -> dict[str, set[int]]:
+        """term -> ids of the chunks containing it, for the given terms only (their postings).
+
+        May include removed chunks not yet merged away; intersect with live chunk ids."""
+        self.flush()
+        out: dict[str, set[int]] = {}
+        for tid, term, _ in self._term_rows(sorted(set(terms))):
+            ids: set[int] = set()
+            for (blob,) in self.conn.execute("SELECT data FROM postings WHERE term=?", (tid,)):
+                ids.update(store.blob_to_ints(blob)[0::3])
+            out[term] = ids
+        return out
+
     def _chunk_files(self, ids):
         return self._select_in("SELECT id, file_id FROM chunks WHERE id IN", ids)
 

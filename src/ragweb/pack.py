@@ -62,15 +62,13 @@ snippet texts, and never exceeds ``budget_tokens``.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
-import math
-
 from ragweb import compact as cp
-from ragweb import store
-from ragweb.search import bm25_idf
 from ragweb.chunking import is_markdown
 from ragweb.errors import UsageError
+from ragweb.search import bm25_idf
 from ragweb.tokens import count_tokens
 
 COMPACT_CHUNKS = 20        # at most this many of the best candidates are compacted (>= 1)
@@ -135,18 +133,30 @@ def _merge(group: list[Snippet], lines: list[str]) -> list[Snippet]:
     return out
 
 
+def _whole(h, why: str) -> Snippet:
+    """A hit as a whole-chunk snippet."""
+    return Snippet(h.path, h.start_line, h.end_line, h.score, h.text, h.file_id, why,
+                   list(h.terms), h.col_start, h.col_end)
+
+
+def _fill_whole(hits, limit: int, lines_of, why: str, stop_at_miss: bool) -> list[Snippet]:
+    """Take ``hits`` in order as whole chunks while the merged snippets fit ``limit``
+    tokens; a hit that does not fit is skipped, or ends the fill with ``stop_at_miss``."""
+    chosen: list[Snippet] = []
+    for h in hits:
+        trial = chosen + [_whole(h, why.format(score=h.score))]
+        if sum(s.tokens for s in merge_all(trial, lines_of)) <= limit:
+            chosen = trial
+        elif stop_at_miss:
+            break
+    return merge_all(chosen, lines_of)
+
+
 def select_whole(hits, budget: int, engine) -> list[Snippet]:
     """Greedy by utility (score / tokens) over whole chunks, merging same-file neighbours."""
     lines_of = engine.file_lines(h.file_id for h in hits)
-    chosen: list[Snippet] = []
     order = sorted(hits, key=lambda h: (-(h.score / max(count_tokens(h.text), 1)), -h.score, h.path, h.start_line))
-    for h in order:
-        trial = chosen + [Snippet(h.path, h.start_line, h.end_line, h.score, h.text, h.file_id,
-                                  f"BM25 score: {h.score:.2f}", list(h.terms), h.col_start, h.col_end)]
-        merged = merge_all(trial, lines_of)
-        if sum(s.tokens for s in merged) <= budget:
-            chosen = trial
-    return merge_all(chosen, lines_of)
+    return _fill_whole(order, budget, lines_of, "BM25 score: {score:.2f}", stop_at_miss=False)
 
 
 def merge_all(snippets: list[Snippet], lines_of: dict[int, list[str]]) -> list[Snippet]:
@@ -266,37 +276,22 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
 def top_whole(hits, n: int, limit: int, lines_of: dict[int, list[str]]) -> list[Snippet]:
     """The best ``n`` hits as whole chunks (merged per file), in rank order, stopping at
     the first that does not fit ``limit`` tokens together with those before it."""
-    chosen: list[Snippet] = []
-    for h in hits[:n]:
-        trial = chosen + [Snippet(h.path, h.start_line, h.end_line, h.score, h.text, h.file_id,
-                                  f"BM25 score: {h.score:.2f} (whole)", list(h.terms), h.col_start, h.col_end)]
-        if sum(s.tokens for s in merge_all(trial, lines_of)) > limit:
-            break
-        chosen = trial
-    return merge_all(chosen, lines_of)
+    return _fill_whole(hits[:n], limit, lines_of, "BM25 score: {score:.2f} (whole)", stop_at_miss=True)
 
 
 def file_term_df(engine, file_ids, terms) -> dict[int, tuple[int, dict[str, int]]]:
     """file id -> (its number of chunks, {term: how many of its chunks contain it}) for the
     given terms, from the terms' postings (read only for these few terms)."""
-    engine.flush()
     file_ids = sorted(set(file_ids))
-    marks = ",".join("?" * len(file_ids))
-    chunk_file = dict(engine.conn.execute(
-        f"SELECT id, file_id FROM chunks WHERE file_id IN ({marks})", file_ids)) if file_ids else {}
+    chunk_file = engine.file_chunk_ids(file_ids) if file_ids else {}
     n_of = {fid: 0 for fid in file_ids}
     for fid in chunk_file.values():
         n_of[fid] += 1
     out = {fid: (n_of[fid], {}) for fid in file_ids}
-    mine = chunk_file.keys()
-    terms = sorted(set(terms))
-    if not terms or not mine:
+    if not terms or not chunk_file:
         return out
-    marks = ",".join("?" * len(terms))
-    for tid, term in engine.conn.execute(f"SELECT id, term FROM terms WHERE term IN ({marks})", terms).fetchall():
-        ids: set = set()
-        for (blob,) in engine.conn.execute("SELECT data FROM postings WHERE term=?", (tid,)):
-            ids.update(store.blob_to_ints(blob)[0::3])
+    mine = chunk_file.keys()
+    for term, ids in engine.term_chunk_ids(terms).items():
         for cid in mine & ids:  # live chunks of these files only (removed chunks have no row)
             df = out[chunk_file[cid]][1]
             df[term] = df.get(term, 0) + 1
