@@ -12,7 +12,8 @@ def test_ready_resolves_offline_with_boot_info(app, ready_info):
     # Everything the page needs is inside the site's sub-path: nothing else was even requested.
     assert app.page.url.endswith("/ragweb/")
     assert app.offline.blocked == []
-    assert app.page.locator("#status").inner_text().startswith("Ready")
+    # (the status line changes as other tests use the shared page; the ready class stays)
+    assert app.page.evaluate("document.body.classList.contains('ready')")
 
 
 def test_api_functions_exist_and_return_strings(app):
