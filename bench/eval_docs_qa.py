@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""docs-qa: required-evidence recall of packing over a real multi-file documentation corpus.
+
+    .venv/bin/python bench/eval_docs_qa.py [--docs /usr/lib/node_modules/npm/docs/content]
+                                           [--budget 1400] [--split all|development|holdout]
+                                           [--cases] [--cli]
+
+readme-qa (``eval_readme_qa.py``) asks each question of one README. This asks questions of
+a whole documentation set in ONE index: the npm CLI's own docs (91 Markdown files, about
+0.8 MB: command pages whose "Configuration" sections repeat the same options, guides on
+config, scripts, workspaces, package.json), which Debian's ``nodejs`` package installs
+under ``/usr/lib/node_modules/npm/docs/content``. The docs are read from there, never
+copied into this repository (they are npm's, under the Artistic License 2.0).
+
+The questions (``bench/npm-docs-qa/cases-*.json``) were written by helpers who read the
+docs but not ragweb's code or output: answerable cases name the file their short evidence
+quotes come from; unanswerable ones have none. Splits, fixed before any measurement:
+
+- development: ``cases-guides.json`` and ``cases-commands-a.json`` (tune on these);
+- holdout: ``cases-commands-b.json`` (run once at the end of a round of work).
+
+Scoring is the shared readme-qa scorer's (``score.recall``: whitespace-collapsed quote
+contained in a packed text), imported from ``../shared/eval/readme-qa``. Besides recall the
+table shows mean tokens (ceil(chars/4)), refusals of unanswerable / answerable questions
+(``evidence == "none"``), and "file hit": the share of answerable cases whose pack holds any
+text of the file the answer is in (retrieval found the right page). The baseline row is
+the shared ``baseline_bm25.py``'s chunking and BM25 over every file's chunks, top 8 within
+the budget (as ``eval_readme_qa.py --one-index`` does). Quotes missing from the installed
+docs (another npm version) are reported and those cases skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from eval_readme_qa import DEFAULT_EVAL, SYSTEMS, load_scorer, peer_tokens, rag, refusals  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+CASES_DIR = REPO / "bench" / "npm-docs-qa"
+DEFAULT_DOCS = Path("/usr/lib/node_modules/npm/docs/content")
+SPLITS = {"cases-guides.json": "development", "cases-commands-a.json": "development",
+          "cases-commands-b.json": "holdout"}
+
+
+def normalize(s: str) -> str:
+    return re.sub(r"\s+", " ", s).strip()
+
+
+def load_cases(docs: Path) -> tuple[list[dict], list[str]]:
+    """(cases with a "split", problems): answerable cases whose quotes are all in their file."""
+    cases, problems = [], []
+    for name, split in SPLITS.items():
+        path = CASES_DIR / name
+        if not path.exists():
+            problems.append(f"missing {path}")
+            continue
+        for c in json.loads(path.read_text(encoding="utf-8")):
+            c = {**c, "split": split}
+            if c["answerable"]:
+                f = docs / c["file"]
+                text = normalize(f.read_text(encoding="utf-8")) if f.exists() else ""
+                bad = [e["quote"] for e in c["evidence"] if normalize(e["quote"]) not in text]
+                if bad:
+                    problems.append(f"{c['id']}: not in {c['file']}: {bad[0][:60]!r}")
+                    continue
+            cases.append(c)
+    return cases, problems
+
+
+def baseline(docs: Path, files: list[str], cases: list[dict], budget: int, eval_dir: Path) -> dict:
+    """The shared baseline's chunking + BM25 over every file's chunks (top 8 in budget)."""
+    sys.path.insert(0, str(eval_dir))
+    try:
+        import baseline_bm25 as bb  # noqa: PLC0415
+    finally:
+        sys.path.pop(0)
+    chunks = []
+    for rel in files:
+        text = (docs / rel).read_text(encoding="utf-8")
+        chunks += [(f"{rel}\n{t}", t, n, rel) for t, n in bb.chunk(text)]
+    bm25 = bb.BM25([c[0] for c in chunks])
+    out = {}
+    for case in cases:
+        texts, used, paths = [], 0, []
+        for i in bm25.search(case["question"], 8):
+            if used + chunks[i][2] <= budget:
+                used += chunks[i][2]
+                texts.append(chunks[i][1])
+                paths.append(chunks[i][3])
+        out[case["id"]] = {"texts": texts, "tokens": used, "paths": paths}
+    return out
+
+
+def run(engine_or_root, cases: list[dict], flags: list[str], budget: int, work: Path | None) -> tuple[dict, dict]:
+    """(RESULTS with "paths", {id: pack}) for one system, in-process or through `rag pack --batch`."""
+    packs = {}
+    if work is None:
+        lean = "--lean" in flags
+        compact = False if "--no-compact" in flags else None
+        for c in cases:
+            packs[c["id"]] = engine_or_root.pack(c["question"], budget, compact=compact,
+                                                 lean=True if lean else None)
+    else:
+        qfile = work / "questions.jsonl"
+        qfile.write_text("".join(json.dumps({"id": c["id"], "question": c["question"]}) + "\n"
+                                 for c in cases), encoding="utf-8")
+        out = work / "packs.jsonl"
+        rag("pack", "--batch", str(qfile), "-b", str(budget), "-d", str(engine_or_root), "-o", str(out), *flags)
+        for line in out.read_text(encoding="utf-8").splitlines():
+            rec = json.loads(line)
+            packs[rec["id"]] = rec
+    results = {}
+    for cid, p in packs.items():
+        texts = [s["text"] for s in p["snippets"]]
+        if peer_tokens(texts) != p["used_tokens"] or p["used_tokens"] > budget:
+            raise SystemExit(f"case {cid}: used_tokens {p['used_tokens']} disagrees with its texts")
+        results[cid] = {"texts": texts, "tokens": p["used_tokens"],
+                        "paths": [s["path"] for s in p["snippets"]]}
+    return results, packs
+
+
+def summarize(scorer, cases: list[dict], results: dict, split: str) -> dict:
+    mine = [c for c in cases if c["answerable"] and (split == "all" or c["split"] == split)]
+    if not mine:
+        return {}
+    rec = [scorer.recall(results[c["id"]]["texts"], [e["quote"] for e in c["evidence"]]) for c in mine]
+    hit = [c["file"] in results[c["id"]]["paths"] for c in mine]
+    return {"n": len(mine), "recall": sum(rec) / len(rec), "complete": sum(r == 1 for r in rec),
+            "file_hit": sum(hit) / len(hit),
+            "tokens": sum(results[c["id"]]["tokens"] for c in mine) / len(mine)}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--docs", type=Path, default=DEFAULT_DOCS)
+    ap.add_argument("--budget", type=int, default=1400)
+    ap.add_argument("--split", choices=("all", "development", "holdout"), default="development")
+    ap.add_argument("--eval-dir", type=Path, default=DEFAULT_EVAL, help="the shared readme-qa folder (scorer, baseline)")
+    ap.add_argument("--cases", action="store_true", help="one line per development case")
+    ap.add_argument("--cli", action="store_true", help="use `rag index` + `rag pack --batch` instead of Engine")
+    args = ap.parse_args()
+    if not args.docs.is_dir():
+        raise SystemExit(f"no docs at {args.docs}: install Debian's nodejs (it ships npm's docs) or pass --docs")
+    scorer = load_scorer(args.eval_dir.resolve())
+    cases, problems = load_cases(args.docs)
+    for p in problems:
+        print(f"skipped: {p}")
+    cases = [c for c in cases if args.split == "all" or c["split"] == args.split]
+    files = sorted(str(p.relative_to(args.docs)) for p in args.docs.rglob("*.md"))
+
+    t0 = time.perf_counter()
+    rows = [("baseline_bm25 (shared)", baseline(args.docs, files, cases, args.budget, args.eval_dir), None)]
+    base_s = time.perf_counter() - t0
+    with tempfile.TemporaryDirectory(prefix="ragweb-docs-qa-") as tmp:
+        t0 = time.perf_counter()
+        if args.cli:
+            root = Path(tmp) / "docs"
+            for rel in files:
+                (root / rel).parent.mkdir(parents=True, exist_ok=True)
+                (root / rel).write_bytes((args.docs / rel).read_bytes())
+            rag("index", str(root))
+            target, work = root, Path(tmp)
+        else:
+            from ragweb.engine import Engine
+            target, work = Engine.memory(), None
+            for rel in files:
+                target.add_document(rel, (args.docs / rel).read_text(encoding="utf-8"))
+            target.flush()
+        index_s = time.perf_counter() - t0
+        for name, flags in SYSTEMS:
+            t0 = time.perf_counter()
+            results, packs = run(target, cases, flags, args.budget, work)
+            rows.append((name, results, packs, time.perf_counter() - t0))
+
+    splits = ["development", "holdout"] if args.split == "all" else [args.split]
+    n_ans = sum(c["answerable"] for c in cases)
+    print(f"docs-qa (npm docs, {len(files)} files in one index) at budget {args.budget}; "
+          f"{len(cases)} questions ({n_ans} answerable); "
+          f"{'rag index + rag pack --batch' if args.cli else 'in-process Engine'}")
+    print(f"{'system':<24}" + "".join(f"{s[:5] + ' recall':>22}{'file hit':>10}" for s in splits)
+          + f"{'tokens':>8}{'U refused':>11}{'A refused':>11}{'seconds':>9}")
+    for row in rows:
+        name, results, packs = row[:3]
+        secs = row[3] if len(row) > 3 else base_s
+        line = f"{name:<24}"
+        for s in splits:
+            g = summarize(scorer, cases, results, s)
+            line += (f"{100 * g['recall']:>12.1f}% ({g['complete']:>2}/{g['n']:>2}){100 * g['file_hit']:>9.0f}%"
+                     if g else f"{'-':>22}{'-':>10}")
+        g = summarize(scorer, cases, results, "all")
+        line += f"{g['tokens']:>8.0f}"
+        rf = refusals(cases, packs)
+        line += (f"{rf['U_none']:>5}/{rf['U']:<5}{rf['A_none']:>5}/{rf['A']:<5}" if rf else f"{'-':>11}{'-':>11}")
+        line += f"{secs:>9.2f}"
+        print(line)
+    print(f"ragweb indexing: {index_s:.2f} s. file hit: the answer's file is among the packed snippets' paths.")
+    if args.cases:
+        print(f"\nper development case: recall/tokens, then the files packed (first 3)")
+        for c in cases:
+            if c["split"] != "development":
+                continue
+            cells = []
+            for name, results, packs, *_ in rows:
+                r = results[c["id"]]
+                rec = (f"{scorer.recall(r['texts'], [e['quote'] for e in c['evidence']]):.2f}"
+                       if c["answerable"] else "U")
+                ev = f"/{packs[c['id']]['evidence'][0]}" if packs else ""
+                cells.append(f"{rec}/{r['tokens']}{ev}")
+            top = []
+            for p in rows[1][1][c["id"]]["paths"]:
+                if p not in top:
+                    top.append(p)
+            mark = "" if not c["answerable"] else (" *" if c["file"] in top else " MISS")
+            print(f"{c['id'][:30]:<31}{'  '.join(f'{x:>14}' for x in cells)}  [{c['file'] or '-'}]{mark} "
+                  f"{', '.join(top[:3])}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
