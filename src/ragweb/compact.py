@@ -94,8 +94,8 @@ FILE_PRIOR_POWER = 0.5       # score x the unit's `file_prior` ** this (the pack
 LOCAL_IDF = 0.5              # term weight: IDF in the index ** (1 - this) x IDF among the compacted units ** this (0..1)
 CONTEXT_DECAY = 0.5          # context fill: a neighbour d units away ranks at its anchor's score x this ** d (0..1)
 CONTEXT_DISTANCE = 3         # context fill: at most this many units away from a selected unit (>= 0)
-UNSEEN_WEIGHT = 0.3          # evidence: a question term no chunk contains, x an unseen term's IDF
-UNSEEN_ENTITY_WEIGHT = 3.0   # ... when it comes from a name, number or identifier (`entity_words`)
+UNSEEN_WEIGHT = 0.1          # evidence: a question term the judged file lacks, x an unseen term's IDF
+UNSEEN_ENTITY_WEIGHT = 3.0   # ... when it is a name, number or identifier (`entity_words`) the whole index lacks
 
 _FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _HEADING_RE = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
@@ -714,11 +714,14 @@ def entity_words(question: str) -> list[str]:
 
 
 def evidence_weights(question: str, qterms: list[str], idf: dict[str, float], n_chunks: int,
-                     analyzer) -> dict[str, float]:
-    """Weight of each question term for the evidence signal: its IDF in the index; a term
-    no chunk contains gets the IDF of an unseen term times `UNSEEN_WEIGHT`, or times
-    `UNSEEN_ENTITY_WEIGHT` when it comes from an `entity_words` word (a name or number the
-    index never mentions is strong evidence that the question is not answered here)."""
+                     analyzer, known: set | None = None) -> dict[str, float]:
+    """Weight of each question term for the evidence signal: its IDF in ``idf``; a term
+    absent from ``idf`` gets the IDF of an unseen term times `UNSEEN_WEIGHT`, or times
+    `UNSEEN_ENTITY_WEIGHT` when it comes from an `entity_words` word and is not in
+    ``known`` (the terms the whole index contains; None: every absent term is unknown).
+    A name or number the index never mentions is strong evidence that the question is not
+    answered here; one the index mentions elsewhere, or an everyday word, is not: questions
+    carry incidental names ("on node 16", "in our Docker build")."""
     unseen = bm25_idf(max(n_chunks, 1), 0)  # the IDF of a term no chunk contains
     ent = set()
     for w in entity_words(question):
@@ -729,7 +732,8 @@ def evidence_weights(question: str, qterms: list[str], idf: dict[str, float], n_
         if idf.get(t, 0.0) > 0:
             out[t] = idf[t]
         else:
-            out[t] = unseen * (UNSEEN_ENTITY_WEIGHT if t in ent else UNSEEN_WEIGHT)
+            out[t] = unseen * (UNSEEN_ENTITY_WEIGHT if t in ent and (known is None or t not in known)
+                               else UNSEEN_WEIGHT)
     return out
 
 

@@ -302,12 +302,14 @@ def evidence_file_weights(engine, query: str, qterms: list[str], idf: dict[str, 
                           n_chunks: int, df: dict[str, int]) -> dict[str, float]:
     """`compact.evidence_weights` for one file: each term's IDF in the index blended with its
     IDF among the file's own chunks (`EVIDENCE_FILE_IDF`; the file counts as at least
-    `EVIDENCE_MIN_CHUNKS` chunks), and a term the file does not contain weighs as unseen."""
+    `EVIDENCE_MIN_CHUNKS` chunks), and a term the file does not contain weighs as unseen
+    (as a possible unknown name only when no chunk of the index contains it)."""
     lam = EVIDENCE_FILE_IDF
     n_f = max(n_chunks, EVIDENCE_MIN_CHUNKS)
     local = {t: idf.get(t, 0.0) ** (1.0 - lam) * bm25_idf(n_f, d) ** lam for t, d in df.items() if d > 0}
     n_eff = math.exp((1.0 - lam) * math.log(max(engine.n_chunks, 1)) + lam * math.log(n_f))
-    return cp.evidence_weights(query, qterms, local, max(1, round(n_eff)), engine.analyzer)
+    known = {t for t, w in idf.items() if w > 0}
+    return cp.evidence_weights(query, qterms, local, max(1, round(n_eff)), engine.analyzer, known)
 
 
 def assess_evidence(engine, query: str, snippets: list[Snippet]) -> tuple[str, float]:
@@ -318,8 +320,8 @@ def assess_evidence(engine, query: str, snippets: list[Snippet]) -> tuple[str, f
     question term weighs its IDF (`evidence_file_weights`): in the index, blended with its
     IDF among that file's own chunks -- a word on every page of a file (its subject, its
     product name) says little about whether the file answers this question -- and a term
-    the file does not contain weighs as unseen, most of all a name, number or identifier
-    (`compact.evidence_weights`). Question terms in the file's path count as found (the
+    the file does not contain weighs as unseen: little for an everyday word, much for a
+    name, number or identifier that the whole index never mentions (`compact.evidence_weights`). Question terms in the file's path count as found (the
     question names the file or its folder). The levels are the thresholds `SUFFICIENT`
     and `WEAK`.
     """
