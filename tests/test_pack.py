@@ -279,6 +279,7 @@ def test_context_fill_packs_the_sentences_around_the_best_units(api_engine, monk
     q = "method17"
     assert sum(count_tokens(h.text) for h in api_engine.search(q)) > 400  # compaction happens
     monkeypatch.setattr(pack_mod.cp, "MIN_RELATIVE", 0.999)  # by score: the best unit only
+    monkeypatch.setattr(pack_mod, "TOP_CHUNK_FILL", False)  # context fill alone
     packed = api_engine.pack(q, 400)
     check_pack(api_engine, packed, 400)
     text = "\n".join(s["text"] for s in packed["snippets"])
@@ -290,6 +291,26 @@ def test_context_fill_packs_the_sentences_around_the_best_units(api_engine, monk
     check_pack(api_engine, bare, 400)
     assert len(bare["snippets"]) == 1 and "It never blocks the caller." not in bare["snippets"][0]["text"]
     assert bare["used_tokens"] < packed["used_tokens"]
+
+
+def test_leftover_budget_goes_to_the_rest_of_the_best_chunk(api_engine, monkeypatch):
+    q = "method17"
+    monkeypatch.setattr(pack_mod.cp, "MIN_RELATIVE", 0.999)
+    best = api_engine.search(q)[0]
+    assert "method17" in best.text and "method16" in best.text  # the chunk spans sections
+    packed = api_engine.pack(q, 400)
+    check_pack(api_engine, packed, 400)
+    text = "\n".join(s["text"] for s in packed["snippets"])
+    assert "### method17(options)" in text and "method16" in text  # the rest of the chunk
+    lines = set()
+    for s in packed["snippets"]:
+        a, b = map(int, s["range"][1:].split("-"))
+        lines.update(range(a, b + 1))
+    assert lines <= set(range(best.start_line, best.end_line + 1))  # and nothing outside it
+    monkeypatch.setattr(pack_mod, "TOP_CHUNK_FILL", False)
+    assert api_engine.pack(q, 400)["used_tokens"] < packed["used_tokens"]
+    lean = api_engine.pack(q, 400, lean=True)  # lean mode never fills
+    assert "method16" not in "\n".join(s["text"] for s in lean["snippets"])
 
 
 @pytest.mark.parametrize("budget", [60, 200, 400, 1400])

@@ -90,7 +90,7 @@ LEAN_MIN_RELATIVE = 0.27     # the same in lean mode (0..1)
 LEAN_IDF_POWER = 1.5         # lean mode weighs question terms by IDF ** this (>= 1: rare terms count more)
 HEADING_CONTEXT = False      # also pack the heading line of each selected unit's section, if it fits
 SECTION_BONUS = 1.0          # score x (1 + this x (share of the question its section matches) ** 2) (>= 0)
-FILE_PRIOR_POWER = 0.5       # score x the unit's `file_prior` ** this (the pack: its file's BM25 mass / the best file's) (>= 0)
+FILE_PRIOR_POWER = 0.3       # score x the unit's `file_prior` ** this (the pack: its file's BM25 mass / the best file's) (>= 0)
 LOCAL_IDF = 0.5              # term weight: IDF in the index ** (1 - this) x IDF among the compacted units ** this (0..1)
 CONTEXT_DECAY = 0.5          # context fill: a neighbour d units away ranks at its anchor's score x this ** d (0..1)
 CONTEXT_DISTANCE = 3         # context fill: at most this many units away from a selected unit (>= 0)
@@ -574,7 +574,8 @@ def tokens_of_length(n_chars: int) -> int:
 
 
 def select_units(units: list[Unit], budget: int, lines_of: dict,
-                 min_relative: float = MIN_RELATIVE, context: bool = False) -> list[Unit]:
+                 min_relative: float = MIN_RELATIVE, context: bool = False,
+                 fill_top: bool = False) -> list[Unit]:
     """The best units (by score, ties in document order) that fit ``budget`` tokens.
 
     ``units`` are in document order per file and carry a ``file`` attribute (a key of
@@ -582,7 +583,9 @@ def select_units(units: list[Unit], budget: int, lines_of: dict,
     between them form one run, whose text (units and the whitespace) is counted once,
     as `join_runs` and the pack will count it. Units scoring 0 or below ``min_relative``
     times the best score are never taken by score; with ``context``, what the budget has
-    left after them goes to their context (`context_fill`).
+    left after them goes to their context (`context_fill`). With ``fill_top``, what is still
+    left then goes to the rest of the best chunk's units (``prior`` 1), in document order:
+    a short question with one clear match gets the passage around it, not one line.
     """
     best = max((u.score for u in units), default=0.0)
     if best <= 0:
@@ -630,6 +633,11 @@ def select_units(units: list[Unit], budget: int, lines_of: dict,
         add(i)
     if context and used < budget:
         context_fill(units, list(chosen), add)
+    if context and fill_top and used < budget:
+        # what is still left goes to the rest of the best chunk, in document order
+        for i, u in enumerate(units):
+            if u.prior >= 1.0 and not add(i):
+                break
     if HEADING_CONTEXT:
         for i in list(chosen):
             if units[i].head >= 0:

@@ -21,7 +21,10 @@
      sentences around a selected sentence, the first sentences under a selected heading,
      in the same section, nearest and best-anchored first (`compact.context_fill`) --
      so a small file's pack carries the lines that explain its best matches instead of
-     stopping far below the budget.
+     stopping far below the budget;
+   - then (not in lean mode) what is still left goes to the rest of the best chunk's
+     units in document order, so a short question with one clear match ("what does
+     `npm cit` do?") gets the passage around that match, not one line.
 
    **Gaps are marked by snippet boundaries**: selected units with only whitespace between
    them form one run, and each run is one snippet, so every snippet is one exact span of
@@ -74,6 +77,7 @@ from ragweb.tokens import count_tokens
 COMPACT_CHUNKS = 20        # at most this many of the best candidates are compacted (>= 1)
 COMPACT_SHARE = 0.75       # a compacted pack fills at most this share of the budget (0..1]
 LEAN_BUDGET_SHARE = 0.35   # lean mode fills at most this share of the budget (0..1]
+TOP_CHUNK_FILL = True      # a compacted pack's leftover budget goes to the rest of the best chunk (not in lean mode)
 WHOLE_TOP = 0              # hybrid: the best this many candidates go whole (if they fit) before compacting the rest (>= 0)
 EXPAND_LINES = 12          # a compacted region grows by up to this many lines to paragraph ends
 EVIDENCE_FILE_IDF = 0.5    # evidence: share of a term's weight from its IDF among the file's own chunks (0..1)
@@ -255,7 +259,7 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
         return whole
     cp.score_units(units, weights, engine.analyzer, related)
     chosen = cp.select_units(units, limit, lines_of, cp.LEAN_MIN_RELATIVE if lean else cp.MIN_RELATIVE,
-                             context=True)
+                             context=True, fill_top=TOP_CHUNK_FILL and not lean)
     snippets = []
     file_rank: dict[int, float] = {}
     for fid in sorted({u.file for u in chosen}):
