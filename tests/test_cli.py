@@ -71,6 +71,26 @@ def test_query_batch(indexed, tmp_path):
     assert rows[0]["results"] and "error" in rows[2]
 
 
+def test_the_question_can_be_plain_words(indexed):
+    for cmd in ("query", "pack"):
+        flag = rag(cmd, "-q", "retry backoff", "-d", indexed, "--json" if cmd == "query" else "-b", *(
+            [] if cmd == "query" else ["300"]))
+        words = rag(cmd, "retry", "backoff", "-d", indexed, "--json" if cmd == "query" else "-b", *(
+            [] if cmd == "query" else ["300"]))
+        assert flag.returncode == words.returncode == 0, words.stderr
+        assert json.loads(words.stdout) == json.loads(flag.stdout)
+
+
+@pytest.mark.parametrize("cmd", ["query", "pack"])
+def test_the_question_is_given_exactly_once(indexed, tmp_path, cmd):
+    batch = tmp_path / "q.txt"
+    batch.write_text("retry\n")
+    for args, says in ((["-q", "retry", "backoff"], "once"), (["retry", "--batch", batch], "not both"),
+                       (["-q", "retry", "--batch", batch], "not both"), ([], "needs a question")):
+        r = rag(cmd, *args, "-d", indexed)
+        assert r.returncode == 2 and says in r.stderr and "Traceback" not in r.stderr, (args, r.stderr)
+
+
 def test_no_index_fails_clearly(sample_root):
     r = rag("query", "-q", "retry", "-d", sample_root, "--no-auto-index")
     assert r.returncode == 1 and "no index" in r.stderr and "rag index" in r.stderr

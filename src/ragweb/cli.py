@@ -32,6 +32,8 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 def _retrieval(p: argparse.ArgumentParser) -> None:
     p.add_argument("-q", "--query", help="the question (required unless --batch)")
+    p.add_argument("words", nargs="*", metavar="QUESTION",
+                   help="the question as plain words, instead of -q (rag pack how does retry work)")
     _common(p)
     p.add_argument("-k", "--top-k", type=int, default=None, metavar="N",
                    help="number of results (query) or candidate pool (pack); default retrieve.top_k")
@@ -257,6 +259,20 @@ def cmd_index(args) -> int:
     return EXIT_OK
 
 
+def _question(args, command: str) -> str | None:
+    """The question of `rag query` / `rag pack`: ``-q TEXT`` or the words after the command."""
+    words = " ".join(args.words).strip() if args.words else ""
+    if words and args.query:
+        raise UsageError(f"rag {command}: give the question once, with -q or as words, not both")
+    question = args.query or words or None
+    if not question and not args.batch:
+        raise UsageError(f"rag {command} needs a question: rag {command} -q QUESTION, "
+                         f"rag {command} QUESTION WORDS, or --batch FILE")
+    if question and args.batch:
+        raise UsageError(f"rag {command}: give either a question or --batch FILE, not both")
+    return question
+
+
 def cmd_query(args) -> int:
     if args.semantic:
         raise RagError("--semantic needs embeddings, which this version of ragweb does not compute; "
@@ -265,8 +281,7 @@ def cmd_query(args) -> int:
     cfg = _config(args, root)
     if args.context < 0:
         raise UsageError(f"--context must be 0 or more, got {args.context}")
-    if not args.query and not args.batch:
-        raise UsageError("rag query needs -q QUESTION (or --batch FILE)")
+    args.query = _question(args, "query")
     engine = _open_for_reading(args, root, cfg)
 
     def run(q: str):
@@ -311,8 +326,7 @@ def cmd_pack(args) -> int:
     root = _root(args)
     cfg = _config(args, root)
     fmt = args.format or cfg["pack"]["output"]
-    if not args.query and not args.batch:
-        raise UsageError("rag pack needs -q QUESTION (or --batch FILE)")
+    args.query = _question(args, "pack")
     engine = _open_for_reading(args, root, cfg)
 
     def run(q: str) -> dict:
