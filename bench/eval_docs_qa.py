@@ -1,23 +1,25 @@
 #!/usr/bin/env python3
-"""docs-qa: required-evidence recall of packing over a real multi-file documentation corpus.
+"""docs-qa: required-evidence recall of packing over real multi-file documentation sets.
 
-    .venv/bin/python bench/eval_docs_qa.py [--docs /usr/lib/node_modules/npm/docs/content]
-                                           [--budget 1400] [--split all|development|holdout]
-                                           [--cases] [--cli]
+    .venv/bin/python bench/eval_docs_qa.py [--set npm|node] [--docs DIR] [--budget 1400]
+                                           [--split all|development|holdout] [--cases] [--cli]
 
 readme-qa (``eval_readme_qa.py``) asks each question of one README. This asks questions of
-a whole documentation set in ONE index: the npm CLI's own docs (91 Markdown files, about
-0.8 MB: command pages whose "Configuration" sections repeat the same options, guides on
-config, scripts, workspaces, package.json), which Debian's ``nodejs`` package installs
-under ``/usr/lib/node_modules/npm/docs/content``. The docs are read from there, never
-copied into this repository (they are npm's, under the Artistic License 2.0).
+a whole documentation set in ONE index. Two sets, both installed by Debian's ``nodejs``
+package and read from there (never copied into this repository):
 
-The questions (``bench/npm-docs-qa/cases-*.json``) were written by helpers who read the
-docs but not ragweb's code or output: answerable cases name the file their short evidence
-quotes come from; unanswerable ones have none. Splits, fixed before any measurement:
+- ``npm``: the npm CLI's docs, ``/usr/lib/node_modules/npm/docs/content`` (91 Markdown
+  files, 0.8 MB: command pages whose "Configuration" sections repeat the same options,
+  guides on config, scripts, workspaces, package.json; npm's, Artistic License 2.0);
+  questions in ``bench/npm-docs-qa``;
+- ``node``: the Node.js v20 API docs, ``/usr/share/doc/nodejs/api/*.md`` (64 files,
+  3.5 MB, files up to 260 KB; MIT-style licence); questions in ``bench/node-docs-qa``.
 
-- development: ``cases-guides.json`` and ``cases-commands-a.json`` (tune on these);
-- holdout: ``cases-commands-b.json`` (run once at the end of a round of work).
+The questions (``cases-*.json``) were written by helpers who read the docs but not
+ragweb's code or output: answerable cases name the file their short evidence quotes come
+from; unanswerable ones have none. Each set's split into development and holdout files
+(`SETS`) was fixed before any measurement; tune on development, run holdout once at the
+end of a round of work.
 
 Scoring is the shared readme-qa scorer's (``score.recall``: whitespace-collapsed quote
 contained in a packed text), imported from ``../shared/eval/readme-qa``. Besides recall the
@@ -26,7 +28,7 @@ table shows mean tokens (ceil(chars/4)), refusals of unanswerable / answerable q
 text of the file the answer is in (retrieval found the right page). The baseline row is
 the shared ``baseline_bm25.py``'s chunking and BM25 over every file's chunks, top 8 within
 the budget (as ``eval_readme_qa.py --one-index`` does). Quotes missing from the installed
-docs (another npm version) are reported and those cases skipped.
+docs (another version) are reported and those cases skipped.
 """
 
 from __future__ import annotations
@@ -43,21 +45,28 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from eval_readme_qa import DEFAULT_EVAL, SYSTEMS, load_scorer, peer_tokens, rag, refusals  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
-CASES_DIR = REPO / "bench" / "npm-docs-qa"
-DEFAULT_DOCS = Path("/usr/lib/node_modules/npm/docs/content")
-SPLITS = {"cases-guides.json": "development", "cases-commands-a.json": "development",
-          "cases-commands-b.json": "holdout"}
+# set name -> (folder of case files, where Debian's nodejs installs the docs, case file -> split)
+SETS = {
+    "npm": (REPO / "bench" / "npm-docs-qa", Path("/usr/lib/node_modules/npm/docs/content"),
+            {"cases-guides.json": "development", "cases-commands-a.json": "development",
+             "cases-commands-b.json": "holdout"}),
+    "node": (REPO / "bench" / "node-docs-qa", Path("/usr/share/doc/nodejs/api"),
+             {"cases-runtime.json": "development", "cases-network.json": "development",
+              "cases-tooling.json": "holdout"}),
+}
+DEFAULT_DOCS = SETS["npm"][1]
 
 
 def normalize(s: str) -> str:
     return re.sub(r"\s+", " ", s).strip()
 
 
-def load_cases(docs: Path) -> tuple[list[dict], list[str]]:
+def load_cases(docs: Path, which: str = "npm") -> tuple[list[dict], list[str]]:
     """(cases with a "split", problems): answerable cases whose quotes are all in their file."""
     cases, problems = [], []
-    for name, split in SPLITS.items():
-        path = CASES_DIR / name
+    cases_dir, _, splits = SETS[which]
+    for name, split in splits.items():
+        path = cases_dir / name
         if not path.exists():
             problems.append(f"missing {path}")
             continue
@@ -139,17 +148,19 @@ def summarize(scorer, cases: list[dict], results: dict, split: str) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--docs", type=Path, default=DEFAULT_DOCS)
+    ap.add_argument("--set", choices=sorted(SETS), default="npm", help="which question set (default npm)")
+    ap.add_argument("--docs", type=Path, default=None, help="the docs folder (default: where Debian installs them)")
     ap.add_argument("--budget", type=int, default=1400)
     ap.add_argument("--split", choices=("all", "development", "holdout"), default="development")
     ap.add_argument("--eval-dir", type=Path, default=DEFAULT_EVAL, help="the shared readme-qa folder (scorer, baseline)")
     ap.add_argument("--cases", action="store_true", help="one line per development case")
     ap.add_argument("--cli", action="store_true", help="use `rag index` + `rag pack --batch` instead of Engine")
     args = ap.parse_args()
+    args.docs = args.docs or SETS[args.set][1]
     if not args.docs.is_dir():
-        raise SystemExit(f"no docs at {args.docs}: install Debian's nodejs (it ships npm's docs) or pass --docs")
+        raise SystemExit(f"no docs at {args.docs}: install Debian's nodejs (it ships these docs) or pass --docs")
     scorer = load_scorer(args.eval_dir.resolve())
-    cases, problems = load_cases(args.docs)
+    cases, problems = load_cases(args.docs, args.set)
     for p in problems:
         print(f"skipped: {p}")
     cases = [c for c in cases if args.split == "all" or c["split"] == args.split]
@@ -181,7 +192,7 @@ def main() -> int:
 
     splits = ["development", "holdout"] if args.split == "all" else [args.split]
     n_ans = sum(c["answerable"] for c in cases)
-    print(f"docs-qa (npm docs, {len(files)} files in one index) at budget {args.budget}; "
+    print(f"docs-qa ({args.set} docs, {len(files)} files in one index) at budget {args.budget}; "
           f"{len(cases)} questions ({n_ans} answerable); "
           f"{'rag index + rag pack --batch' if args.cli else 'in-process Engine'}")
     print(f"{'system':<24}" + "".join(f"{s[:5] + ' recall':>22}{'file hit':>10}" for s in splits)
