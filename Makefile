@@ -45,7 +45,8 @@ bench-browser: setup browser-deps node_modules/.installed
 eval: setup
 	$(PY) bench/eval_readme_qa.py
 	$(PY) bench/eval_readme_qa.py --one-index
-	$(PY) bench/eval_docs_qa.py --split all --cli
+	$(PY) bench/eval_docs_qa.py --set npm --split all --cli
+	$(PY) bench/eval_docs_qa.py --set node --split all --cli
 
 clean:
 	rm -rf site build dist .pytest_cache
