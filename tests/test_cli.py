@@ -71,14 +71,12 @@ def test_query_batch(indexed, tmp_path):
     assert rows[0]["results"] and "error" in rows[2]
 
 
-def test_the_question_can_be_plain_words(indexed):
-    for cmd in ("query", "pack"):
-        flag = rag(cmd, "-q", "retry backoff", "-d", indexed, "--json" if cmd == "query" else "-b", *(
-            [] if cmd == "query" else ["300"]))
-        words = rag(cmd, "retry", "backoff", "-d", indexed, "--json" if cmd == "query" else "-b", *(
-            [] if cmd == "query" else ["300"]))
-        assert flag.returncode == words.returncode == 0, words.stderr
-        assert json.loads(words.stdout) == json.loads(flag.stdout)
+@pytest.mark.parametrize("cmd, out", [("query", ["--json"]), ("pack", ["-b", "300"])])
+def test_the_question_can_be_plain_words(indexed, cmd, out):
+    flag = rag(cmd, "-q", "retry backoff", "-d", indexed, *out)
+    words = rag(cmd, "retry", "backoff", "-d", indexed, *out)
+    assert flag.returncode == words.returncode == 0, words.stderr
+    assert json.loads(words.stdout) == json.loads(flag.stdout)
 
 
 @pytest.mark.parametrize("cmd", ["query", "pack"])

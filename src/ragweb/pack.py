@@ -325,7 +325,8 @@ def assess_evidence(engine, query: str, snippets: list[Snippet]) -> tuple[str, f
     IDF among that file's own chunks -- a word on every page of a file (its subject, its
     product name) says little about whether the file answers this question -- and a term
     the file does not contain weighs as unseen: little for an everyday word, much for a
-    name, number or identifier that the whole index never mentions (`compact.evidence_weights`). Question terms in the file's path count as found (the
+    name, number or identifier that the whole index never mentions
+    (`compact.evidence_weights`). Question terms in the file's path count as found (the
     question names the file or its folder). The levels are the thresholds `SUFFICIENT`
     and `WEAK`.
     """
