@@ -42,7 +42,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from eval_readme_qa import DEFAULT_EVAL, SYSTEMS, load_scorer, peer_tokens, rag, refusals  # noqa: E402
+from eval_readme_qa import (DEFAULT_EVAL, SYSTEMS, baseline_over, load_scorer, peer_tokens,  # noqa: E402
+                            rag, refusals)
 
 REPO = Path(__file__).resolve().parent.parent
 # set name -> (folder of case files, where Debian's nodejs installs the docs, case file -> split)
@@ -81,30 +82,6 @@ def load_cases(docs: Path, which: str = "npm") -> tuple[list[dict], list[str]]:
                     continue
             cases.append(c)
     return cases, problems
-
-
-def baseline(docs: Path, files: list[str], cases: list[dict], budget: int, eval_dir: Path) -> dict:
-    """The shared baseline's chunking + BM25 over every file's chunks (top 8 in budget)."""
-    sys.path.insert(0, str(eval_dir))
-    try:
-        import baseline_bm25 as bb  # noqa: PLC0415
-    finally:
-        sys.path.pop(0)
-    chunks = []
-    for rel in files:
-        text = (docs / rel).read_text(encoding="utf-8")
-        chunks += [(f"{rel}\n{t}", t, n, rel) for t, n in bb.chunk(text)]
-    bm25 = bb.BM25([c[0] for c in chunks])
-    out = {}
-    for case in cases:
-        texts, used, paths = [], 0, []
-        for i in bm25.search(case["question"], 8):
-            if used + chunks[i][2] <= budget:
-                used += chunks[i][2]
-                texts.append(chunks[i][1])
-                paths.append(chunks[i][3])
-        out[case["id"]] = {"texts": texts, "tokens": used, "paths": paths}
-    return out
 
 
 def run(engine_or_root, cases: list[dict], flags: list[str], budget: int, work: Path | None) -> tuple[dict, dict]:
@@ -167,7 +144,8 @@ def main() -> int:
     files = sorted(str(p.relative_to(args.docs)) for p in args.docs.rglob("*.md"))
 
     t0 = time.perf_counter()
-    rows = [("baseline_bm25 (shared)", baseline(args.docs, files, cases, args.budget, args.eval_dir), None)]
+    docs = [(rel, rel, (args.docs / rel).read_text(encoding="utf-8")) for rel in files]
+    rows = [("baseline_bm25 (shared)", baseline_over(args.eval_dir, docs, cases, args.budget), None)]
     base_s = time.perf_counter() - t0
     with tempfile.TemporaryDirectory(prefix="ragweb-docs-qa-") as tmp:
         t0 = time.perf_counter()

@@ -79,28 +79,42 @@ def peer_tokens(texts: list[str]) -> int:
     return sum(math.ceil(len(t) / 4) for t in texts)
 
 
-def run_baseline_one_index(eval_dir: Path, dataset: dict, cases: list[dict], budget: int) -> tuple[dict, float]:
-    """RESULTS of the shared baseline's chunking and BM25 over ALL READMEs in one index."""
-    t0 = time.perf_counter()
+def shared_baseline(eval_dir: Path):
+    """The data set's baseline_bm25 module (its `chunk` and `BM25`)."""
     sys.path.insert(0, str(eval_dir))
     try:
         import baseline_bm25 as bb  # noqa: PLC0415  (the shared baseline, found on eval_dir)
     finally:
         sys.path.pop(0)
-    chunks = []
-    for src in dataset["sources"]:
-        text = (eval_dir / src["file"]).read_text(encoding="utf-8")
-        chunks += [(f"{src['name']} README\n{t}", t, n) for t, n in bb.chunk(text)]
+    return bb
+
+
+def baseline_over(eval_dir: Path, docs: list[tuple[str, str, str]], cases: list[dict], budget: int) -> dict:
+    """RESULTS (with "paths") of the shared baseline's chunking and BM25 over many documents
+    in one index: ``docs`` are (path, title line, text); each chunk is indexed as its title
+    line + text, and the top 8 are taken in rank order while they fit the budget, as the
+    baseline does for one README."""
+    bb = shared_baseline(eval_dir)
+    chunks = [(f"{title}\n{t}", t, n, path) for path, title, text in docs for t, n in bb.chunk(text)]
     bm25 = bb.BM25([c[0] for c in chunks])
     results = {}
     for case in cases:
-        texts, used = [], 0
+        texts, used, paths = [], 0, []
         for i in bm25.search(case["question"], 8):
             if used + chunks[i][2] <= budget:
                 used += chunks[i][2]
                 texts.append(chunks[i][1])
-        results[case["id"]] = {"texts": texts, "tokens": used}
-    return results, time.perf_counter() - t0
+                paths.append(chunks[i][3])
+        results[case["id"]] = {"texts": texts, "tokens": used, "paths": paths}
+    return results
+
+
+def run_baseline_one_index(eval_dir: Path, dataset: dict, cases: list[dict], budget: int) -> tuple[dict, float]:
+    """RESULTS of the shared baseline's chunking and BM25 over ALL READMEs in one index."""
+    t0 = time.perf_counter()
+    docs = [(f"{src['name']}/README.md", f"{src['name']} README",
+             (eval_dir / src["file"]).read_text(encoding="utf-8")) for src in dataset["sources"]]
+    return baseline_over(eval_dir, docs, cases, budget), time.perf_counter() - t0
 
 
 def run_baseline(eval_dir: Path, work: Path) -> tuple[dict, float]:
