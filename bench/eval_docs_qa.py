@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import tempfile
 import time
@@ -58,12 +57,10 @@ SETS = {
 DEFAULT_DOCS = SETS["npm"][1]
 
 
-def normalize(s: str) -> str:
-    return re.sub(r"\s+", " ", s).strip()
-
-
-def load_cases(docs: Path, which: str = "npm") -> tuple[list[dict], list[str]]:
-    """(cases with a "split", problems): answerable cases whose quotes are all in their file."""
+def load_cases(docs: Path, which: str = "npm", normalize=None) -> tuple[list[dict], list[str]]:
+    """(cases with a "split", problems): answerable cases whose quotes are all in their file
+    (compared as the scorer compares them: ``normalize``, default the shared scorer's)."""
+    normalize = normalize or load_scorer(DEFAULT_EVAL).normalize
     cases, problems = [], []
     cases_dir, _, splits = SETS[which]
     for name, split in splits.items():
@@ -137,7 +134,7 @@ def main() -> int:
     if not args.docs.is_dir():
         raise SystemExit(f"no docs at {args.docs}: install Debian's nodejs (it ships these docs) or pass --docs")
     scorer = load_scorer(args.eval_dir.resolve())
-    cases, problems = load_cases(args.docs, args.set)
+    cases, problems = load_cases(args.docs, args.set, scorer.normalize)
     for p in problems:
         print(f"skipped: {p}")
     cases = [c for c in cases if args.split == "all" or c["split"] == args.split]

@@ -49,6 +49,7 @@ recall and tokens, refusals, and the development recall with all READMEs in one 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import math
 import os
@@ -64,14 +65,18 @@ DEFAULT_EVAL = REPO.parent / "shared" / "eval" / "readme-qa"
 SYSTEMS = [("ragweb", []), ("ragweb --lean", ["--lean"]), ("ragweb --no-compact", ["--no-compact"])]
 
 
-def load_scorer(eval_dir: Path):
-    """The data set's score.py as a module (its `score`, `load_dataset`)."""
+def shared_module(eval_dir: Path, name: str):
+    """A module of the data set's folder, imported from there (`score`, `baseline_bm25`)."""
     sys.path.insert(0, str(eval_dir))
     try:
-        import score  # noqa: PLC0415  (the shared scorer, found on eval_dir)
+        return importlib.import_module(name)
     finally:
         sys.path.pop(0)
-    return score
+
+
+def load_scorer(eval_dir: Path):
+    """The data set's score.py as a module (its `score`, `recall`, `normalize`, `load_dataset`)."""
+    return shared_module(eval_dir, "score")
 
 
 def peer_tokens(texts: list[str]) -> int:
@@ -79,22 +84,12 @@ def peer_tokens(texts: list[str]) -> int:
     return sum(math.ceil(len(t) / 4) for t in texts)
 
 
-def shared_baseline(eval_dir: Path):
-    """The data set's baseline_bm25 module (its `chunk` and `BM25`)."""
-    sys.path.insert(0, str(eval_dir))
-    try:
-        import baseline_bm25 as bb  # noqa: PLC0415  (the shared baseline, found on eval_dir)
-    finally:
-        sys.path.pop(0)
-    return bb
-
-
 def baseline_over(eval_dir: Path, docs: list[tuple[str, str, str]], cases: list[dict], budget: int) -> dict:
     """RESULTS (with "paths") of the shared baseline's chunking and BM25 over many documents
     in one index: ``docs`` are (path, title line, text); each chunk is indexed as its title
     line + text, and the top 8 are taken in rank order while they fit the budget, as the
     baseline does for one README."""
-    bb = shared_baseline(eval_dir)
+    bb = shared_module(eval_dir, "baseline_bm25")  # its `chunk` and `BM25`
     chunks = [(f"{title}\n{t}", t, n, path) for path, title, text in docs for t, n in bb.chunk(text)]
     bm25 = bb.BM25([c[0] for c in chunks])
     results = {}
