@@ -363,6 +363,24 @@ def test_context_fill_goes_both_ways_nearest_first_and_only_with_leftover_budget
     assert [u.text for u in one_more] == [best.text, "And one more after it."]
 
 
+def test_context_budget_caps_the_fill_but_not_the_units_chosen_by_score():
+    lines, units = _api_units("another sentence")
+    best = max(units, key=lambda u: u.score)
+    full = cp.select_units(units, 1000, {0: lines}, 0.99, context=True)
+    assert len(full) > 1
+    # a context budget of the best unit alone: the unit chosen by score, no context
+    capped = cp.select_units(units, 1000, {0: lines}, 0.99, context=True,
+                             context_budget=count_tokens(best.text))
+    assert [u.text for u in capped] == [best.text]
+    # room for one more: the nearest context unit, as with a small budget
+    one_more = cp.select_units(units, 1000, {0: lines}, 0.99, context=True,
+                               context_budget=count_tokens(best.text + " And one more after it."))
+    assert [u.text for u in one_more] == [best.text, "And one more after it."]
+    # the units chosen by score may use the whole budget even past the context budget
+    every = cp.select_units(units, 1000, {0: lines}, 0.0, context=True, context_budget=1)
+    assert {u.text for u in every} == {u.text for u in units if u.score > 0}
+
+
 def test_context_distance_zero_disables_the_fill(monkeypatch):
     lines, units = _api_units("aborterror")
     monkeypatch.setattr(cp, "CONTEXT_DISTANCE", 0)

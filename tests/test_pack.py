@@ -1,5 +1,6 @@
 """Packing: exact citations, hard budgets, compaction, lean mode and the evidence signal."""
 
+import random
 import re
 
 import pytest
@@ -117,7 +118,8 @@ def test_sentences_of_a_long_line_carry_columns(sample_engine):
     check_pack(sample_engine, packed, 60)
     hit = [s for s in packed["snippets"] if "option5 changes" in s["text"]]
     assert hit and "cols" in hit[0]
-    assert hit[0]["text"].startswith("It explains how option5")
+    assert "It explains how option5" in hit[0]["text"]
+    assert "A third sentence" not in hit[0]["text"]  # the span ends inside the line
 
 
 def test_chunks_that_fit_whole_stay_whole(sample_engine):
@@ -333,8 +335,37 @@ def test_a_compacted_pack_fills_at_most_its_share_of_the_budget(api_engine, budg
     packed = api_engine.pack(q, budget, lean=lean)
     check_pack(api_engine, packed, budget)
     assert packed["snippets"] and all(s["why"].startswith("compacted") for s in packed["snippets"])
-    share = pack_mod.LEAN_BUDGET_SHARE if lean else pack_mod.COMPACT_SHARE
-    assert packed["used_tokens"] <= int(budget * share)
+    if lean:
+        assert packed["used_tokens"] <= int(budget * pack_mod.LEAN_BUDGET_SHARE)
+    elif packed["used_tokens"] > int(budget * pack_mod.CONTEXT_SHARE):
+        # past the context share only units that match the question are packed
+        assert not any(s["why"].endswith("(context)") for s in packed["snippets"])
+
+
+def test_matching_units_may_fill_the_whole_budget_context_only_its_share():
+    rng = random.Random(7)
+
+    def filler(n):  # made-up words: every file has its own vocabulary
+        return " ".join("".join(rng.choice("bdfgklmnprstvz") + rng.choice("aeiou") for _ in range(3))
+                        for _ in range(n)).capitalize() + "."
+
+    eng = Engine.memory()
+    # many distinct files, each with a few long sentences that match among many that do not
+    for i in range(40):
+        paras = [filler(14) for _ in range(20)]
+        for k in range(3):
+            paras.insert(rng.randrange(len(paras)), f"The zanzibar quokka rule q{i}x{k} says {filler(25)}")
+        eng.add_document(f"doc{i}.md", f"# Doc {i}\n\n" + "\n\n".join(paras) + "\n")
+    eng.flush()
+    big = eng.pack("zanzibar quokka rule", 1400)
+    check_pack(eng, big, 1400)
+    assert big["used_tokens"] > 1300  # matching units use the whole budget, past the context share
+    assert all("zanzibar" in s["text"] for s in big["snippets"])
+    # one clear match: the pack is it and its context, within the context share
+    one = eng.pack("zanzibar quokka rule q7x1", 1400)
+    check_pack(eng, one, 1400)
+    assert "The zanzibar quokka rule q7x1 says" in one["snippets"][0]["text"]
+    assert one["used_tokens"] <= int(1400 * pack_mod.CONTEXT_SHARE)
 
 
 def test_the_file_that_covers_the_question_leads(monkeypatch):
@@ -459,9 +490,8 @@ def test_hybrid_packs_the_best_chunks_whole_and_compacts_the_rest(sample_engine,
     assert sum(count_tokens(h.text) for h in hits) > budget  # compaction happens
     packed = sample_engine.pack(q, budget)
     check_pack(sample_engine, packed, budget)  # exact spans, the budget, no text twice
-    assert packed["used_tokens"] <= int(budget * pack_mod.COMPACT_SHARE)
     whole = [s for s in packed["snippets"] if s["why"].endswith("(whole)")]
-    if count_tokens(hits[0].text) > int(budget * pack_mod.COMPACT_SHARE):
+    if count_tokens(hits[0].text) > budget:
         assert not whole  # the best chunk does not fit: everything is compacted
         return
     first = packed["snippets"][0]

@@ -575,7 +575,7 @@ def tokens_of_length(n_chars: int) -> int:
 
 def select_units(units: list[Unit], budget: int, lines_of: dict,
                  min_relative: float = MIN_RELATIVE, context: bool = False,
-                 fill_top: bool = False) -> list[Unit]:
+                 fill_top: bool = False, context_budget: int | None = None) -> list[Unit]:
     """The best units (by score, ties in document order) that fit ``budget`` tokens.
 
     ``units`` are in document order per file and carry a ``file`` attribute (a key of
@@ -586,6 +586,8 @@ def select_units(units: list[Unit], budget: int, lines_of: dict,
     left after them goes to their context (`context_fill`). With ``fill_top``, what is still
     left then goes to the rest of the best chunk's units (``prior`` 1), in document order:
     a short question with one clear match gets the passage around it, not one line.
+    Both fills stop at ``context_budget`` tokens in all (default: ``budget``): units that
+    match the question may use the whole budget, context only tops up a small pack.
     """
     best = max((u.score for u in units), default=0.0)
     if best <= 0:
@@ -617,7 +619,7 @@ def select_units(units: list[Unit], budget: int, lines_of: dict,
             delta -= tokens_of_length(run_len[i + 1])
             length += run_len[i + 1] + link[i]
         delta += tokens_of_length(length)
-        if used + delta > budget:
+        if used + delta > cap:
             return False
         used += delta
         if first != i:
@@ -629,11 +631,13 @@ def select_units(units: list[Unit], budget: int, lines_of: dict,
         taken.add(i)
         return True
 
+    cap = budget
     for i in order:
         add(i)
-    if context and used < budget:
+    cap = budget if context_budget is None else min(budget, context_budget)
+    if context and used < cap:
         context_fill(units, list(chosen), add)
-    if context and fill_top and used < budget:
+    if context and fill_top and used < cap:
         # what is still left goes to the rest of the best chunk, in document order
         for i, u in enumerate(units):
             if u.prior >= 1.0 and not add(i):

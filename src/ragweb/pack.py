@@ -12,19 +12,23 @@
    are cut into units -- sentences, list items, headings, table rows, code lines -- which
    are scored against the question (`ragweb.compact`; each unit's score also weighs its
    file's share of the candidates' BM25 relevance, so in an index of many files the file
-   that best covers the question leads) and selected into at most `COMPACT_SHARE` of the
-   budget:
+   that best covers the question leads) and selected:
 
-   - units by score, never those below `compact.MIN_RELATIVE` of the best unit (a pack
-     with one clear answer stays small);
-   - then **context fill**: what is left goes to the context of the selected units -- the
-     sentences around a selected sentence, the first sentences under a selected heading,
-     in the same section, nearest and best-anchored first (`compact.context_fill`) --
-     so a small file's pack carries the lines that explain its best matches instead of
-     stopping far below the budget;
-   - then (not in lean mode) what is still left goes to the rest of the best chunk's
-     units in document order, so a short question with one clear match ("what does
-     `npm cit` do?") gets the passage around that match, not one line.
+   - units by score while they fit the whole budget, never those below
+     `compact.MIN_RELATIVE` of the best unit (a pack with one clear answer stays small;
+     in a big corpus the budget is spent on units that match the question);
+   - then **context fill**, up to `CONTEXT_SHARE` of the budget in all: what is left goes
+     to the context of the selected units -- the sentences around a selected sentence,
+     the first sentences under a selected heading, in the same section, nearest and
+     best-anchored first (`compact.context_fill`) -- so a small file's pack carries the
+     lines that explain its best matches instead of stopping far below the budget;
+   - then (not in lean mode, within the same share) what is still left goes to the rest
+     of the best chunk's units in document order, so a short question with one clear
+     match ("what does `npm cit` do?") gets the passage around that match, not one line.
+
+   Context is capped below the budget because it is a guess (it does not match the
+   question): on the development questions the share of the budget that matching units
+   use decides recall in big corpora, while context only helps small packs.
 
    **Gaps are marked by snippet boundaries**: selected units with only whitespace between
    them form one run, and each run is one snippet, so every snippet is one exact span of
@@ -41,8 +45,8 @@
      (``(context)`` for a run of context units only).
 
    **Hybrid** (`WHOLE_TOP`, 0 = off, the default): the best ``WHOLE_TOP`` candidates are
-   first packed whole (in rank order, while they fit the compacted share), units that
-   overlap their lines are dropped, and the rest of the share is compacted as above. Off
+   first packed whole (in rank order, while they fit the budget), units that
+   overlap their lines are dropped, and the rest of the budget is compacted as above. Off
    because leave-one-source-out cross-validation on the development READMEs
    (``bench/eval_readme_qa.py --cv``) measured it below plain compaction.
 
@@ -75,7 +79,7 @@ from ragweb.search import bm25_idf
 from ragweb.tokens import count_tokens
 
 COMPACT_CHUNKS = 20        # at most this many of the best candidates are compacted (>= 1)
-COMPACT_SHARE = 0.75       # a compacted pack fills at most this share of the budget (0..1]
+CONTEXT_SHARE = 0.6        # a compacted pack's context fills stop at this share of the budget (0..1]
 LEAN_BUDGET_SHARE = 0.35   # lean mode fills at most this share of the budget (0..1]
 TOP_CHUNK_FILL = True      # a compacted pack's leftover budget goes to the rest of the best chunk (not in lean mode)
 WHOLE_TOP = 0              # hybrid: the best this many candidates go whole (if they fit) before compacting the rest (>= 0)
@@ -242,7 +246,7 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
                                 and h.start_line <= u.end and u.start <= h.end_line), default=0.0))
                 u.file_prior = mass[fid] / top_mass
                 units.append(u)
-    limit = lean_budget(budget) if lean else max(1, int(budget * COMPACT_SHARE))
+    limit = lean_budget(budget) if lean else budget
     whole = top_whole(top, WHOLE_TOP, limit, lines_of) if not lean else []
     if whole:  # units overlapping a whole chunk's lines are not offered again
         spans = [(s.file_id, s.start, s.end) for s in whole]
@@ -259,7 +263,8 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
         return whole
     cp.score_units(units, weights, engine.analyzer, related)
     chosen = cp.select_units(units, limit, lines_of, cp.LEAN_MIN_RELATIVE if lean else cp.MIN_RELATIVE,
-                             context=True, fill_top=TOP_CHUNK_FILL and not lean)
+                             context=True, fill_top=TOP_CHUNK_FILL and not lean,
+                             context_budget=limit if lean else int(budget * CONTEXT_SHARE))
     snippets = []
     file_rank: dict[int, float] = {}
     for fid in sorted({u.file for u in chosen}):
