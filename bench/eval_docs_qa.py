@@ -1,19 +1,22 @@
 #!/usr/bin/env python3
 """docs-qa: required-evidence recall of packing over real multi-file documentation sets.
 
-    .venv/bin/python bench/eval_docs_qa.py [--set npm|node] [--docs DIR] [--budget 1400]
+    .venv/bin/python bench/eval_docs_qa.py [--set npm|node|cmake] [--docs DIR] [--budget 1400]
                                            [--split all|development|holdout] [--cases] [--cli]
 
 readme-qa (``eval_readme_qa.py``) asks each question of one README. This asks questions of
-a whole documentation set in ONE index. Two sets, both installed by Debian's ``nodejs``
-package and read from there (never copied into this repository):
+a whole documentation set in ONE index. Three sets, installed by Debian packages and read
+from there (never copied into this repository):
 
 - ``npm``: the npm CLI's docs, ``/usr/lib/node_modules/npm/docs/content`` (91 Markdown
   files, 0.8 MB: command pages whose "Configuration" sections repeat the same options,
   guides on config, scripts, workspaces, package.json; npm's, Artistic License 2.0);
   questions in ``bench/npm-docs-qa``;
 - ``node``: the Node.js v20 API docs, ``/usr/share/doc/nodejs/api/*.md`` (64 files,
-  3.5 MB, files up to 260 KB; MIT-style licence); questions in ``bench/node-docs-qa``.
+  3.5 MB, files up to 260 KB; MIT-style licence); questions in ``bench/node-docs-qa``;
+- ``cmake``: CMake 3.25's reStructuredText docs from ``cmake-data``,
+  ``/usr/share/cmake-3.25/Help`` (1,962 ``.rst`` and ``.txt`` files, 9.2 MB; BSD-3-Clause);
+  questions in ``bench/cmake-docs-qa``.
 
 The questions (``cases-*.json``) were written by helpers who read the docs but not
 ragweb's code or output: answerable cases name the file their short evidence quotes come
@@ -45,16 +48,23 @@ from eval_readme_qa import (DEFAULT_EVAL, SYSTEMS, baseline_over, load_scorer, p
                             rag, refusals)
 
 REPO = Path(__file__).resolve().parent.parent
-# set name -> (folder of case files, where Debian's nodejs installs the docs, case file -> split)
+# set name -> (folder of case files, where Debian installs the docs, case file -> split, file globs)
 SETS = {
     "npm": (REPO / "bench" / "npm-docs-qa", Path("/usr/lib/node_modules/npm/docs/content"),
             {"cases-guides.json": "development", "cases-commands-a.json": "development",
-             "cases-commands-b.json": "holdout"}),
+             "cases-commands-b.json": "holdout"}, ("*.md",)),
     "node": (REPO / "bench" / "node-docs-qa", Path("/usr/share/doc/nodejs/api"),
              {"cases-runtime.json": "development", "cases-network.json": "development",
-              "cases-tooling.json": "holdout"}),
+              "cases-tooling.json": "holdout"}, ("*.md",)),
+    "cmake": (REPO / "bench" / "cmake-docs-qa", Path("/usr/share/cmake-3.25/Help"),
+              {"cases-dev.json": "development", "cases-holdout.json": "holdout"}, ("*.rst", "*.txt")),
 }
 DEFAULT_DOCS = SETS["npm"][1]
+
+
+def doc_files(docs: Path, which: str) -> list[str]:
+    """The set's documentation files under ``docs``, relative, sorted."""
+    return sorted({str(p.relative_to(docs)) for pat in SETS[which][3] for p in docs.rglob(pat)})
 
 
 def load_cases(docs: Path, which: str = "npm", normalize=None) -> tuple[list[dict], list[str]]:
@@ -62,7 +72,7 @@ def load_cases(docs: Path, which: str = "npm", normalize=None) -> tuple[list[dic
     (compared as the scorer compares them: ``normalize``, default the shared scorer's)."""
     normalize = normalize or load_scorer(DEFAULT_EVAL).normalize
     cases, problems = [], []
-    cases_dir, _, splits = SETS[which]
+    cases_dir, _, splits, _ = SETS[which]
     for name, split in splits.items():
         path = cases_dir / name
         if not path.exists():
@@ -132,13 +142,14 @@ def main() -> int:
     args = ap.parse_args()
     args.docs = args.docs or SETS[args.set][1]
     if not args.docs.is_dir():
-        raise SystemExit(f"no docs at {args.docs}: install Debian's nodejs (it ships these docs) or pass --docs")
+        raise SystemExit(f"no docs at {args.docs}: install Debian's nodejs (npm, node) or cmake-data (cmake), "
+                         "which ship these docs, or pass --docs")
     scorer = load_scorer(args.eval_dir.resolve())
     cases, problems = load_cases(args.docs, args.set, scorer.normalize)
     for p in problems:
         print(f"skipped: {p}")
     cases = [c for c in cases if args.split == "all" or c["split"] == args.split]
-    files = sorted(str(p.relative_to(args.docs)) for p in args.docs.rglob("*.md"))
+    files = doc_files(args.docs, args.set)
 
     t0 = time.perf_counter()
     docs = [(rel, rel, (args.docs / rel).read_text(encoding="utf-8")) for rel in files]

@@ -68,3 +68,17 @@ def test_chunks_cover_every_nonblank_line_within_budget(lines, size, overlap, md
     for i, line in enumerate(all_lines, 1):
         if line.strip():
             assert i in covered
+
+
+def test_underlined_headings_start_chunks_and_name_them():
+    text = "Guide\n=====\n\n" + "".join(f"line {i} of the intro\n" for i in range(20)) + \
+        "\n=======\nOptions\n=======\n\n" + "".join(f"line {i} about options\n" for i in range(20))
+    lines = split_lines(text)
+    headings, starts, where = line_headings(lines, markdown=True)
+    over = lines.index("Options") - 1
+    assert starts == {0, over}  # an overlined title starts at its overline
+    assert headings[over + 3] == "Options" and headings[5] == "Guide"
+    chunks = chunk_lines(text, 64, 0, markdown=True)
+    assert any(c.start > over + 2 and c.heading == "Options" == c.context for c in chunks)
+    # not in code: the same text indexed as a program has no headings
+    assert line_headings(lines, markdown=False)[1] == set()

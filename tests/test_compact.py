@@ -5,7 +5,7 @@ from hypothesis import given, settings, strategies as st
 
 from ragweb import compact as cp
 from ragweb.analysis import Analyzer
-from ragweb.chunking import split_lines
+from ragweb.chunking import outline, split_lines
 from ragweb.tokens import count_tokens
 
 DOC = """# Tool
@@ -219,11 +219,25 @@ def test_evidence_weights_rank_unknown_names_over_seen_terms_over_absent_words()
     assert known["redi"] == known["persist"] == w["persist"]
 
 
+def test_an_identifier_of_known_parts_is_not_an_unknown_name():
+    an = Analyzer()
+    q = "why is HAVE_ZLIB commented out while Argon2id works"
+    qterms = an.query_terms(q)
+    assert {"have_zlib", "zlib", "argon2id"} <= set(qterms)
+    idf = {"zlib": 2.0, "comment": 1.0}
+    w = cp.evidence_weights(q, qterms, idf, 50, an, known=set(idf))
+    # the user's own name built of words the index knows weighs as an everyday absent word
+    assert w["have_zlib"] == w["work"] < w["zlib"]
+    # a name none of whose parts the index knows stays a strong sign of no answer
+    assert w["argon2id"] > 10 * w["have_zlib"]
+
+
 # --- properties -------------------------------------------------------------------------
 LINE = st.one_of(
     st.just(""), st.just("```"), st.just("```js"), st.just("# Title"), st.just("### sub heading"),
     st.just("| a | b |"), st.just("- item one. Item two!"), st.just("  - nested e.g. this"),
     st.just("\\"), st.just("    indented code"),
+    st.just("====="), st.just("---"), st.just("~~~~~~~~~~~~"), st.just("^^^^^^^^^^^^^^^^"), st.just("Sub"),
     st.text(st.sampled_from(list("ab c.!?`\\-*#|\t")), max_size=60),
     st.lists(st.sampled_from(["word", "Next.", "end?", "i.e.", "x", "  ", "U.S.", "42.", "`c`."]),
              max_size=15).map(" ".join),
@@ -245,7 +259,8 @@ def test_units_are_exact_ordered_and_disjoint_for_any_text(raw, markdown, data):
         prev = (u.end, u.col_end)
     # every non-blank character of the region outside fence lines is in some unit
     covered = sum(len("".join(u.text.split())) for u in units)
-    region = [x for x in lines[first - 1:last] if not (markdown and cp._FENCE_RE.match(x))]
+    fences = outline(lines, markdown).fence
+    region = [x for i, x in enumerate(lines[first - 1:last], first - 1) if i not in fences]
     assert covered == len("".join("".join(region).split()))
 
 
@@ -462,3 +477,55 @@ def test_local_idf_lets_the_rarer_word_among_the_candidates_decide():
 
     assert best_text(0.0).startswith("Zorp does thing")
     assert best_text(0.5) == "The blorb applies here."
+
+
+RST_DOC = """==========
+The Manual
+==========
+
+Intro text about the tool.
+
+Installing
+----------
+
+Run the installer. It asks for a folder.
+
+Options
+^^^^^^^
+
+The retries option sets how often it retries.
+
+Uninstalling
+------------
+
+Remove the folder.
+"""
+
+
+def test_underlined_headings_are_heading_units_with_their_adornments():
+    lines, units = units_of(RST_DOC)
+    heads = [u for u in units if u.kind == "heading"]
+    assert [u.text for u in heads] == ["==========\nThe Manual\n==========", "Installing\n----------",
+                                      "Options\n^^^^^^^", "Uninstalling\n------------"]
+    retries = next(u for u in units if u.text.startswith("The retries option"))
+    assert retries.headings == ("The Manual", "Installing", "Options")  # levels by first appearance
+    remove = next(u for u in units if u.text == "Remove the folder.")
+    assert remove.headings == ("The Manual", "Uninstalling")
+
+
+def test_a_region_starting_at_an_underline_keeps_the_line_in_a_unit():
+    lines = split_lines(RST_DOC)
+    under = lines.index("----------") + 1  # 1-based line of the first underline
+    units = cp.split_units(lines, under, under + 2, True)
+    assert [u.text for u in units] == ["----------", "Run the installer.", "It asks for a folder."]
+    assert units[1].headings == ("The Manual", "Installing")
+
+
+def test_markdown_setext_headings_and_what_is_not_a_heading():
+    doc = ("Title\n=====\n\nSome text.\n\nSection\n---\n\nA paragraph of\nmore text\n---\n\n"
+           "Ex:\n~~~\ncode here\n~~~\n\nA line\n***\n")
+    lines, units = units_of(doc)
+    assert [u.text for u in units if u.kind == "heading"] == ["Title\n=====", "Section\n---"]
+    # an underline right under a paragraph line, a tilde fence and a thematic break stay what they are
+    assert next(u for u in units if u.text == "code here").kind == "code"
+    assert next(u for u in units if u.text.startswith("A paragraph")).headings == ("Title", "Section")

@@ -10,12 +10,18 @@ character span it covers within its line (``col_start``/``col_end``).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ragweb.tokens import count_tokens
 
-_HEADING_RE = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
-_FENCE_RE = re.compile(r"^ {0,3}(```|~~~)")
+_HEADING_RE = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
+_FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+# a line of one punctuation character repeated: a setext / reStructuredText heading adornment
+# (not "`": a line of backticks is always a code fence)
+_ADORN_RE = re.compile(r"^ {0,3}([=\-~^\"'#*+:._])\1{2,}[ \t]*$")
+_ADORN_CHARS = frozenset("=-~^\"'#*+:._")
+_ADORN_START = _ADORN_CHARS | {" "}
+ITEM_RE = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+")
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".txt")
 
 
@@ -49,24 +55,106 @@ def split_lines(text: str) -> list[str]:
     return text.split("\n")
 
 
+@dataclass
+class Outline:
+    """The heading and code-fence structure of a text file's lines (0-based line indices).
+
+    Headings are Markdown ATX headings (``## Title``) and underlined titles: Markdown setext
+    (a line of ``=`` or ``-`` under the title) and reStructuredText sections (any
+    punctuation adornment at least as long as the title, optionally also above it). An
+    ATX heading's level is its number of ``#``; an adornment style's level is its order of
+    first appearance in the file, as reStructuredText defines it (``=`` before ``-`` gives
+    Markdown's 1 and 2)."""
+
+    heads: dict = field(default_factory=dict)   # title line -> (level, text, first line, last line)
+    adorn: dict = field(default_factory=dict)   # an adornment line -> its title line
+    fence: dict = field(default_factory=dict)   # a code fence delimiter line -> opens (True) or closes
+    code: set = field(default_factory=set)      # lines inside a code fence
+
+
+def _underline(lines: list[str], i: int) -> tuple[str, bool] | None:
+    """(adornment style, overlined?) when line ``i`` is the title of an underlined heading."""
+    if i + 1 >= len(lines) or lines[i + 1][:4].lstrip(" ")[:1] not in _ADORN_CHARS:
+        return None
+    title = lines[i]
+    st = title.strip()
+    if not st or title.startswith(("    ", "\t")) or st[0] == "|":
+        return None
+    m = _ADORN_RE.match(lines[i + 1])
+    if not m or _ADORN_RE.match(title) or ITEM_RE.match(title) or _HEADING_RE.match(title):
+        return None
+    ch, width = m.group(1), len(lines[i + 1].strip())
+    if ch not in "=-" and width < len(st):  # reStructuredText: at least as long as the title
+        return None
+    if ch == "~" and i + 2 < len(lines) and lines[i + 2].strip():
+        return None  # a tilde code fence opening after a short line, not an underline
+    if i == 0 or not lines[i - 1].strip():
+        return ch, False
+    over = _ADORN_RE.match(lines[i - 1])
+    if over and over.group(1) == ch and len(lines[i - 1].strip()) >= len(st):
+        return ch, True
+    return None  # the last line of a paragraph: not a title
+
+
+def outline(lines: list[str], markdown: bool) -> Outline:
+    """The `Outline` of ``lines``; empty for a file that is not Markdown-like (code)."""
+    out = Outline()
+    if not markdown:
+        return out
+    styles: dict[tuple[str, bool], int] = {}
+    in_fence = False
+    adorn = out.adorn
+    last = len(lines) - 1
+    for i, line in enumerate(lines):
+        if in_fence:
+            if _FENCE_RE.match(line):
+                out.fence[i] = False
+                in_fence = False
+            else:
+                out.code.add(i)
+            continue
+        if adorn and i in adorn:
+            continue
+        # cheap test first: only a line followed by a punctuation line can be a title
+        style = None
+        if i < last and lines[i + 1][:1] in _ADORN_START:
+            nxt = lines[i + 1].lstrip(" ")
+            if nxt[1:3] == nxt[:1] * 2:
+                style = _underline(lines, i)
+        if style is not None:
+            level = styles.setdefault(style, len(styles) + 1)
+            first = i - 1 if style[1] else i
+            out.heads[i] = (level, lines[i].strip(), first, i + 1)
+            out.adorn[i + 1] = i
+            if style[1]:
+                out.adorn[i - 1] = i
+            continue
+        c = line[:1]
+        if c == " ":
+            c = line.lstrip(" ")[:1]
+        if (c == "`" or c == "~") and _FENCE_RE.match(line):
+            out.fence[i] = True
+            in_fence = True
+        elif c == "#":
+            m = _HEADING_RE.match(line)
+            if m:
+                out.heads[i] = (len(m.group(1)), m.group(2), i, i)
+    return out
+
+
 def line_headings(lines: list[str], markdown: bool) -> tuple[list[str], set[int], list[int]]:
-    """For each line: the nearest Markdown heading at or above it ('' if none); the 0-based
-    indices of the heading lines; and for each line the index of that nearest heading's
-    line (-1 if none)."""
+    """For each line: the nearest heading at or above it ('' if none); the 0-based indices
+    of the lines where headings start (an overline, or the title); and for each line the
+    index of that nearest heading's start line (-1 if none)."""
+    heads = outline(lines, markdown).heads
+    starts = {first for _, _, first, _ in heads.values()}
     out: list[str] = []
     where: list[int] = []
-    starts: set[int] = set()
     current, at = "", -1
-    in_fence = False
-    for i, line in enumerate(lines):
-        if markdown:
-            if _FENCE_RE.match(line):
-                in_fence = not in_fence
-            elif not in_fence and line.startswith(("#", " #", "  #", "   #")):
-                m = _HEADING_RE.match(line)
-                if m:
-                    current, at = m.group(2), i
-                    starts.add(i)
+    for i in range(len(lines)):
+        if i in starts:
+            h = heads.get(i) or heads[i + 1]  # an overline starts the heading of the next line
+            current, at = h[1], i
         out.append(current)
         where.append(at)
     return out, starts, where

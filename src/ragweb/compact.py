@@ -69,6 +69,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from ragweb.chunking import ITEM_RE, Outline, outline
 from ragweb.search import bm25_idf
 from ragweb.tokens import CHARS_PER_TOKEN, count_tokens
 
@@ -97,9 +98,6 @@ CONTEXT_DISTANCE = 3         # context fill: at most this many units away from a
 UNSEEN_WEIGHT = 0.1          # evidence: a question term the judged file lacks, x an unseen term's IDF
 UNSEEN_ENTITY_WEIGHT = 3.0   # ... when it is a name, number or identifier (`entity_words`) the whole index lacks
 
-_FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_HEADING_RE = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
-_ITEM_RE = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+")
 # A sentence ends at . ! or ? (plus closing quotes/brackets/emphasis) followed by whitespace.
 _SENT_END_RE = re.compile(r"[.!?][\"')\]*_`]*(?=\s)")
 # A list item that is only a link to a heading of the page: a table of contents entry.
@@ -150,34 +148,21 @@ def span_text(lines: list[str], start: int, col_start: int, end: int, col_end: i
     return "\n".join(parts)
 
 
-def heading_of(line: str) -> str | None:
-    """The text of a Markdown ATX heading line, or None."""
-    if not line.lstrip(" ").startswith("#"):
-        return None
-    m = _HEADING_RE.match(line)
-    return m.group(2) if m else None
-
-
-def file_context(lines: list[str], upto: int, markdown: bool) -> tuple[bool, tuple]:
-    """(inside a code fence?, heading stack) just before 1-based line ``upto``."""
-    in_fence = False
-    stack: list[tuple[int, str]] = []
+def file_context(lines: list[str], upto: int, markdown: bool,
+                 ol: Outline | None = None) -> tuple[bool, tuple]:
+    """(inside a code fence?, heading stack of (level, text)) just before 1-based line
+    ``upto``. ``ol``: the file's `outline` (computed when None)."""
     if not markdown:
         return False, ()
-    for i in range(upto - 1):
-        line = lines[i]
-        c = line.lstrip(" ")[:1]
-        if c == "`" or c == "~":
-            if _FENCE_RE.match(line):
-                in_fence = not in_fence
-        elif c == "#" and not in_fence:
-            m = _HEADING_RE.match(line)
-            if m:
-                level = len(m.group(1))
-                while stack and stack[-1][0] >= level:
-                    stack.pop()
-                stack.append((level, m.group(2)))
-    return in_fence, tuple(stack)
+    ol = outline(lines, markdown) if ol is None else ol
+    i = upto - 1
+    stack: list[tuple[int, str]] = []
+    for t in sorted(t for t in ol.heads if t < i):
+        level, text = ol.heads[t][:2]
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, text))
+    return i in ol.code or ol.fence.get(i) is False, tuple(stack)
 
 
 def _sentence_spans(text: str) -> list[tuple[int, int]]:
@@ -229,12 +214,15 @@ def _hard_breaks(block: list[tuple[int, str]]) -> list[list[tuple[int, str]]]:
 
 
 def split_units(lines: list[str], first: int, last: int, markdown: bool,
-                context: tuple[bool, tuple] | None = None) -> list[Unit]:
+                context: tuple[bool, tuple] | None = None, ol: Outline | None = None) -> list[Unit]:
     """The units of lines ``first``..``last`` (1-based, inclusive), in document order.
 
-    ``context`` is `file_context(lines, first, markdown)` (computed when None).
+    ``ol`` is the file's `outline` and ``context`` `file_context(lines, first, markdown, ol)`
+    (each computed when None). A heading is one unit with its adornment lines.
     """
-    in_fence, stack = context if context is not None else file_context(lines, first, markdown)
+    if markdown and ol is None:
+        ol = outline(lines, markdown)
+    _, stack = context if context is not None else file_context(lines, first, markdown, ol)
     stack = list(stack)
     units: list[Unit] = []
     para: list[tuple[int, str]] = []
@@ -266,45 +254,54 @@ def split_units(lines: list[str], first: int, last: int, markdown: bool,
             units.extend(Unit(ln, 0, ln, len(t), t, "code", h) for ln, t in code)
         code = []
 
-    for ln in range(first, last + 1):
+    ln = first
+    while ln <= last:
         line = lines[ln - 1]
         stripped = line.strip()
+        i = ln - 1
+        ln += 1
         if not markdown:
             if stripped:
-                code.append((ln, line))
+                code.append((i + 1, line))
             else:
                 flush_code()
             continue
-        if _FENCE_RE.match(line):
+        if i in ol.fence:
             flush_para()
             flush_code()
-            in_fence = not in_fence
             continue
-        if in_fence:
+        if i in ol.code:
             if stripped:
-                code.append((ln, line))
+                code.append((i + 1, line))
             else:
                 flush_code()
             continue
         if not stripped:
             flush_para()
             continue
-        h = heading_of(line)
-        if h is not None:
+        title = i if i in ol.heads else ol.adorn.get(i, -1)
+        if title >= i:  # a heading starts here: one unit with its adornment lines in the region
             flush_para()
-            level = len(line.lstrip(" ")) - len(line.lstrip(" ").lstrip("#"))
+            level, text, _, end = ol.heads[title]
+            end = min(end, last - 1)
             while stack and stack[-1][0] >= level:
                 stack.pop()
-            stack.append((level, h))
-            units.append(Unit(ln, 0, ln, len(line), line, "heading", heads()[:-1]))
+            stack.append((level, text))
+            units.append(Unit(i + 1, 0, end + 1, len(lines[end]), span_text(lines, i + 1, 0, end + 1, len(lines[end])),
+                              "heading", heads()[:-1]))
+            ln = end + 2
+            continue
+        if title >= 0:  # the underline of a title above the region
+            flush_para()
+            units.append(Unit(i + 1, 0, i + 1, len(line), line, "text", heads()))
             continue
         if stripped.startswith("|"):
             flush_para()
-            units.append(Unit(ln, 0, ln, len(line), line, "row", heads()))
+            units.append(Unit(i + 1, 0, i + 1, len(line), line, "row", heads()))
             continue
-        if _ITEM_RE.match(line):
+        if ITEM_RE.match(line):
             flush_para()
-        para.append((ln, line))
+        para.append((i + 1, line))
     flush_para()
     flush_code()
     return units
@@ -733,12 +730,20 @@ def evidence_weights(question: str, qterms: list[str], idf: dict[str, float], n_
     ``known`` (the terms the whole index contains; None: every absent term is unknown).
     A name or number the index never mentions is strong evidence that the question is not
     answered here; one the index mentions elsewhere, or an everyday word, is not: questions
-    carry incidental names ("on node 16", "in our Docker build")."""
+    carry incidental names ("on node 16", "in our Docker build"). An identifier made of
+    known parts ("HAVE_ZLIB", "WITH_TESTS": the user's own names, in a question about how
+    a tool treats them) is not an unknown name either, though its whole form is new; its
+    parts count one by one."""
     unseen = bm25_idf(max(n_chunks, 1), 0)  # the IDF of a term no chunk contains
     ent = set()
     for w in entity_words(question):
-        ent.update(analyzer.word_terms(w))
-        ent.update(analyzer.word_terms(w.lower()))
+        for form in (w, w.lower()):
+            ts = analyzer.word_terms(form)  # the whole word's term first, then its parts
+            if not ts:
+                continue
+            ent.update(ts[1:])
+            if len(ts) == 1 or known is None or not any(p in known for p in ts[1:]):
+                ent.add(ts[0])
     out = {}
     for t in qterms:
         if idf.get(t, 0.0) > 0:

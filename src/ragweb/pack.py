@@ -73,7 +73,7 @@ import math
 from dataclasses import dataclass, field
 
 from ragweb import compact as cp
-from ragweb.chunking import is_markdown
+from ragweb.chunking import is_markdown, outline
 from ragweb.errors import UsageError
 from ragweb.search import bm25_idf
 from ragweb.tokens import count_tokens
@@ -232,10 +232,11 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
         lines = lines_of[fid]
         paths[fid] = group[0].path
         md = is_markdown(group[0].path)
-        regions = [(cp.split_units(lines, s, e, md, cp.file_context(lines, s, md)), None)
+        ol = outline(lines, md)
+        regions = [(cp.split_units(lines, s, e, md, cp.file_context(lines, s, md, ol), ol), None)
                    for s, e in _regions(group, lines, max_line)]
         regions += [(cp.piece_units(lines[h.start_line - 1], h.start_line, h.col_start, h.col_end,
-                                    tuple(t for _, t in cp.file_context(lines, h.start_line, md)[1])), h)
+                                    tuple(t for _, t in cp.file_context(lines, h.start_line, md, ol)[1])), h)
                     for h in group if h.col_start is not None]
         for region_units, piece in regions:
             region += 1
