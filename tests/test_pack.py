@@ -524,3 +524,29 @@ def test_an_over_long_line_is_compacted_piece_by_piece():
     pieces = [s for s in packed["snippets"] if s["path"] == "big.json"]
     assert pieces and all("cols" in s for s in pieces)
     assert all(len(s["text"]) < 2000 for s in pieces)
+
+
+def test_the_best_file_is_read_whole_for_units_outside_the_candidate_chunks(monkeypatch):
+    def pad(tag, n=150):  # distinct filler words over several lines
+        words = [f"{tag}x{j}" for j in range(n)]
+        return "\n".join(" ".join(words[k:k + 15]) for k in range(0, n, 15))
+
+    eng = Engine.memory()
+    parts = [f"## Part {i}\n\nThe frobnicator widget number {i} turns the frobnicator widget gears "
+             f"with frobnicator widget force.\n\n" + pad(f"w{i}") for i in range(30)]
+    parts.insert(17, "## Ceiling\n\n" + pad("c") + "\n\nThe ceiling of every frobnicator is 42 turns "
+                 "a minute, its hard limit.\n\n" + pad("d"))
+    eng.add_document("guide.md", "# Guide\n\n" + "\n\n".join(parts) + "\n")
+    for i in range(200):  # "limit" is a common word of the index, so its chunk ranks low
+        eng.add_document(f"notes/n{i}.md", f"# Note {i}\n\nNote {i} mentions a limit of kind k{i}.\n")
+    eng.flush()
+    q = "what is the frobnicator limit"
+    hits = eng.search(q, top_k=3)
+    assert not any("hard limit" in h.text for h in hits)  # not among the candidate chunks
+    packed = eng.pack(q, 300, top_k=3)
+    check_pack(eng, packed, 300)
+    assert any("its hard limit" in s["text"] for s in packed["snippets"])
+    monkeypatch.setattr(pack_mod, "WHOLE_FILE_LINES", 0)  # off: only the candidates' regions
+    assert not any("its hard limit" in s["text"] for s in eng.pack(q, 300, top_k=3)["snippets"])
+    monkeypatch.setattr(pack_mod, "WHOLE_FILE_LINES", 100)  # a longer file is not read whole
+    assert not any("its hard limit" in s["text"] for s in eng.pack(q, 300, top_k=3)["snippets"])

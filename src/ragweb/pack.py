@@ -9,7 +9,9 @@
    lines); snippets are ordered by score. Each ``text`` is exactly the lines of ``range``.
 3. Compaction (the default, config ``pack.compact``): when the candidates do not all fit
    whole, the regions of the best `COMPACT_CHUNKS` candidates (grown to whole paragraphs)
-   are cut into units -- sentences, list items, headings, table rows, code lines -- which
+   -- and, not in lean mode, the whole of the best file (the one with the most BM25 mass
+   among the candidates) when it has at most `WHOLE_FILE_LINES` lines: the answer often
+   sits in a chunk of the right page that ranks below the pool -- are cut into units -- sentences, list items, headings, table rows, code lines -- which
    are scored against the question (`ragweb.compact`; each unit's score also weighs its
    file's share of the candidates' BM25 relevance, so in an index of many files the file
    that best covers the question leads) and selected:
@@ -84,6 +86,7 @@ LEAN_BUDGET_SHARE = 0.35   # lean mode fills at most this share of the budget (0
 TOP_CHUNK_FILL = True      # a compacted pack's leftover budget goes to the rest of the best chunk (not in lean mode)
 WHOLE_TOP = 0              # hybrid: the best this many candidates go whole (if they fit) before compacting the rest (>= 0)
 EXPAND_LINES = 12          # a compacted region grows by up to this many lines to paragraph ends
+WHOLE_FILE_LINES = 2000    # the best file's units all compete when it has at most this many lines (0: off)
 EVIDENCE_FILE_IDF = 0.5    # evidence: share of a term's weight from its IDF among the file's own chunks (0..1)
 EVIDENCE_MIN_CHUNKS = 8    # ... a file counts as at least this many chunks (a tiny file cannot tell) (>= 1)
 SUFFICIENT = 0.6           # evidence_score at or above this: "sufficient" (0..1)
@@ -178,6 +181,23 @@ def merge_all(snippets: list[Snippet], lines_of: dict[int, list[str]]) -> list[S
     return out
 
 
+def _whole_file(lines: list[str], max_line: int) -> list[tuple[int, int]]:
+    """The whole file as regions: every run of lines between over-long lines (those are
+    indexed as pieces, and compacted piece by piece)."""
+    out: list[tuple[int, int]] = []
+    start = None
+    for i, line in enumerate(lines, 1):
+        if len(line) > max_line:
+            if start is not None:
+                out.append((start, i - 1))
+            start = None
+        elif start is None:
+            start = i
+    if start is not None:
+        out.append((start, len(lines)))
+    return out
+
+
 def _regions(hits, lines: list[str], max_line: int) -> list[tuple[int, int]]:
     """Union of the line hits' ranges, each grown to paragraph boundaries (blank lines),
     but never into a line longer than ``max_line`` characters (those are indexed as
@@ -225,6 +245,9 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
     # a file's share of the candidates' relevance: the sum of its chunks' scores
     mass = {fid: sum(h.score for h in group) for fid, group in by_file.items()}
     top_mass = max(mass.values()) or 1.0
+    # the best file is read whole when it is not too long (not in lean mode)
+    best_fid = next(fid for fid in by_file if mass[fid] == max(mass.values()))
+    read_whole = best_fid if not lean and len(lines_of[best_fid]) <= WHOLE_FILE_LINES else None
     units: list[cp.Unit] = []
     paths = {}
     region = 0
@@ -234,7 +257,8 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
         md = is_markdown(group[0].path)
         ol = outline(lines, md)
         regions = [(cp.split_units(lines, s, e, md, cp.file_context(lines, s, md, ol), ol), None)
-                   for s, e in _regions(group, lines, max_line)]
+                   for s, e in (_whole_file(lines, max_line) if fid == read_whole else
+                                _regions(group, lines, max_line))]
         regions += [(cp.piece_units(lines[h.start_line - 1], h.start_line, h.col_start, h.col_end,
                                     tuple(t for _, t in cp.file_context(lines, h.start_line, md, ol)[1])), h)
                     for h in group if h.col_start is not None]
