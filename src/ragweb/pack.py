@@ -82,7 +82,7 @@ from ragweb.tokens import count_tokens
 
 COMPACT_CHUNKS = 20        # at most this many of the best candidates are compacted (>= 1)
 CONTEXT_SHARE = 0.6        # a compacted pack's context fills stop at this share of the budget (0..1]
-LEAN_BUDGET_SHARE = 0.35   # lean mode fills at most this share of the budget (0..1]
+LEAN_BUDGET_SHARE = 0.32   # lean mode fills at most this share of the budget: 448 of 1,400 (0..1]
 TOP_CHUNK_FILL = True      # a compacted pack's leftover budget goes to the rest of the best chunk (not in lean mode)
 WHOLE_TOP = 0              # hybrid: the best this many candidates go whole (if they fit) before compacting the rest (>= 0)
 EXPAND_LINES = 12          # a compacted region grows by up to this many lines to paragraph ends
