@@ -264,8 +264,8 @@ CV_CANDIDATES: list[tuple[str, dict]] = [
 def apply_settings(settings: dict) -> dict:
     """Set module constants ("compact.NAME" / "pack.NAME" / "engine.NAME" -> value); returns
     the old values."""
-    from ragweb import compact, engine, pack
-    mods = {"compact": compact, "pack": pack, "engine": engine}
+    from ragweb import analysis, compact, engine, pack
+    mods = {"compact": compact, "pack": pack, "engine": engine, "analysis": analysis}
     old = {}
     for key, value in settings.items():
         mod, name = key.split(".", 1)
