@@ -146,7 +146,9 @@ class Engine:
         self._reset_pending()
 
     def _reset_pending(self) -> None:
-        self._post: dict[int, array] = {}
+        # term id -> flat (chunk, tf, len) triples; a list (extending one is several times
+        # faster than an array's), packed into a blob at flush
+        self._post: dict[int, list[int]] = {}
         self._df_delta: dict[int, int] = {}
         self._new_terms: dict[int, str] = {}
         # Chunk ids only grow, so the chunks whose postings are still in _post are those
@@ -284,9 +286,9 @@ class Engine:
             for tid, tf in zip(tids, tfs):
                 arr = pget(tid)
                 if arr is None:
-                    post[tid] = array("i", (cid, tf, length))
+                    post[tid] = [cid, tf, length]
                 else:
-                    arr.extend((cid, tf, length))
+                    arr += (cid, tf, length)
         self.next_chunk = first_id + len(rows)
         self.n_chunks += len(rows)
         self.total_len += sum(r[3] for r in id_lists)
