@@ -681,10 +681,14 @@ def blend_local_idf(idf: dict[str, float], units: list[Unit], share: float | Non
     if share <= 0 or not units:
         return dict(idf)
     n = len(units)
+    df = dict.fromkeys(idf, 0)
+    keys = df.keys()
+    for u in units:
+        for t in keys & u.all_terms:
+            df[t] += 1
     out = {}
     for t, w in idf.items():
-        df = sum(1 for u in units if t in u.all_terms)
-        local = bm25_idf(n, df)
+        local = bm25_idf(n, df[t])
         out[t] = (w ** (1.0 - share)) * (local ** share) if w > 0 else w
     return out
 

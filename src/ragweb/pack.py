@@ -181,6 +181,19 @@ def merge_all(snippets: list[Snippet], lines_of: dict[int, list[str]]) -> list[S
     return out
 
 
+def _line_priors(hits, n_lines: int, best: float) -> list[float]:
+    """For each line of a file (0-based), the best score / ``best`` of the line hits
+    covering it (0 where none does)."""
+    out = [0.0] * n_lines
+    for h in hits:
+        if h.col_start is None:
+            r = h.score / best
+            for i in range(h.start_line - 1, min(h.end_line, n_lines)):
+                if r > out[i]:
+                    out[i] = r
+    return out
+
+
 def _whole_file(lines: list[str], max_line: int) -> list[tuple[int, int]]:
     """The whole file as regions: every run of lines between over-long lines (those are
     indexed as pieces, and compacted piece by piece)."""
@@ -262,13 +275,12 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
         regions += [(cp.piece_units(lines[h.start_line - 1], h.start_line, h.col_start, h.col_end,
                                     tuple(t for _, t in cp.file_context(lines, h.start_line, md, ol)[1])), h)
                     for h in group if h.col_start is not None]
+        line_prior = _line_priors(group, len(lines), best)
         for region_units, piece in regions:
             region += 1
             for u in region_units:
                 u.file, u.region = fid, region
-                u.prior = (piece.score / best if piece is not None else
-                           max((h.score / best for h in group if h.col_start is None
-                                and h.start_line <= u.end and u.start <= h.end_line), default=0.0))
+                u.prior = piece.score / best if piece is not None else max(line_prior[u.start - 1:u.end])
                 u.file_prior = mass[fid] / top_mass
                 units.append(u)
     limit = lean_budget(budget) if lean else budget
