@@ -49,6 +49,7 @@ eval: setup
 	$(PY) bench/eval_docs_qa.py --set node --split all --cli
 	@test -d /usr/share/cmake-3.25/Help || { apt-get update && apt-get install -y cmake-data; }
 	$(PY) bench/eval_docs_qa.py --set cmake --split all --cli
+	$(PY) bench/eval_docs_qa.py --set code --split all --cli
 
 clean:
 	rm -rf site build dist .pytest_cache

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """docs-qa: required-evidence recall of packing over real multi-file documentation sets.
 
-    .venv/bin/python bench/eval_docs_qa.py [--set npm|node|cmake] [--docs DIR] [--budget 1400]
+    .venv/bin/python bench/eval_docs_qa.py [--set npm|node|cmake|code] [--docs DIR] [--budget 1400]
                                            [--split all|development|holdout] [--cases] [--cli]
 
 readme-qa (``eval_readme_qa.py``) asks each question of one README. This asks questions of
@@ -16,7 +16,10 @@ from there (never copied into this repository):
   3.5 MB, files up to 260 KB; MIT-style licence); questions in ``bench/node-docs-qa``;
 - ``cmake``: CMake 3.25's reStructuredText docs from ``cmake-data``,
   ``/usr/share/cmake-3.25/Help`` (1,962 ``.rst`` and ``.txt`` files, 9.2 MB; BSD-3-Clause);
-  questions in ``bench/cmake-docs-qa``.
+  questions in ``bench/cmake-docs-qa``;
+- ``code``: not docs but a program: the running interpreter's standard library (the 734
+  ``.py`` files the native benchmark indexes), with questions about the behaviour of some
+  modules in ``bench/code-qa`` (each case names its split).
 
 The questions (``cases-*.json``) were written by helpers who read the docs but not
 ragweb's code or output: answerable cases name the file their short evidence quotes come
@@ -44,6 +47,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import corpus  # noqa: E402
 from eval_readme_qa import (DEFAULT_EVAL, SYSTEMS, baseline_over, load_scorer, peer_tokens,  # noqa: E402
                             rag, refusals)
 
@@ -58,12 +62,16 @@ SETS = {
               "cases-tooling.json": "holdout"}, ("*.md",)),
     "cmake": (REPO / "bench" / "cmake-docs-qa", Path("/usr/share/cmake-3.25/Help"),
               {"cases-dev.json": "development", "cases-holdout.json": "holdout"}, ("*.rst", "*.txt")),
+    # the split is each case's own "split"; the files are the benchmark's stdlib corpus
+    "code": (REPO / "bench" / "code-qa", corpus.stdlib_root(), {"cases.json": None}, None),
 }
 DEFAULT_DOCS = SETS["npm"][1]
 
 
 def doc_files(docs: Path, which: str) -> list[str]:
     """The set's documentation files under ``docs``, relative, sorted."""
+    if SETS[which][3] is None:  # the code set: the stdlib .py files the benchmarks index
+        return [corpus.rel_path(p, docs) for p in corpus.stdlib_files(docs)]
     return sorted({str(p.relative_to(docs)) for pat in SETS[which][3] for p in docs.rglob(pat)})
 
 
@@ -79,7 +87,7 @@ def load_cases(docs: Path, which: str = "npm", normalize=None) -> tuple[list[dic
             problems.append(f"missing {path}")
             continue
         for c in json.loads(path.read_text(encoding="utf-8")):
-            c = {**c, "split": split}
+            c = {**c, "split": split or c["split"]}
             if c["answerable"]:
                 f = docs / c["file"]
                 text = normalize(f.read_text(encoding="utf-8")) if f.exists() else ""

@@ -1,6 +1,6 @@
 from hypothesis import given, settings, strategies as st
 
-from ragweb.chunking import chunk_lines, line_headings, split_lines
+from ragweb.chunking import chunk_lines, code_outline, line_headings, split_lines
 from ragweb.tokens import count_tokens
 
 
@@ -82,3 +82,28 @@ def test_underlined_headings_start_chunks_and_name_them():
     assert any(c.start > over + 2 and c.heading == "Options" == c.context for c in chunks)
     # not in code: the same text indexed as a program has no headings
     assert line_headings(lines, markdown=False)[1] == set()
+
+
+def test_code_outline_finds_comments_and_docstrings():
+    src = '''#!/usr/bin/env python3
+"""Module docstring
+over two lines."""
+import glob
+# a comment
+#   and its second line
+files = glob.glob("src/*.py")  # trailing comments stay code
+x = 1
+/* a C block
+   comment */
+#include <stdio.h>
+// a line comment
+-- an SQL comment
+y = "*/"
+'''
+    lines = split_lines(src)
+    ol = code_outline(lines)
+    kinds = {i: ol.prose_at(i) for i in range(len(lines))}
+    assert [i for i, k in kinds.items() if k == '"'] == [1, 2]
+    assert [i for i, k in kinds.items() if k == "#"] == [4, 5, 8, 9, 11, 12]
+    # not comments: the shebang, code with a trailing comment, a glob's "/*", a C include
+    assert kinds[0] is kinds[6] is kinds[10] is kinds[13] is None

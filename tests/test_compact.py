@@ -529,3 +529,30 @@ def test_markdown_setext_headings_and_what_is_not_a_heading():
     # an underline right under a paragraph line, a tilde fence and a thematic break stay what they are
     assert next(u for u in units if u.text == "code here").kind == "code"
     assert next(u for u in units if u.text.startswith("A paragraph")).headings == ("Title", "Section")
+
+
+PY_SRC = '''def backoff(attempt):
+    """Return the delay before a retry.
+
+    The delay doubles with every attempt. A random jitter of up to
+    one second is added, so clients do not retry together.
+    """
+    # Cap the exponent: 2 ** 10 seconds is already
+    # longer than anyone waits. Larger values overflow.
+    exp = min(attempt, 10)
+    return 2 ** exp + random.random()
+'''
+
+
+def test_comments_and_docstrings_of_a_program_are_cut_into_sentences():
+    lines, units = units_of(PY_SRC, markdown=False)
+    texts = {u.text: u.kind for u in units}
+    # a sentence of a docstring that wraps over two lines is one prose unit
+    assert texts["    The delay doubles with every attempt."] == "text"  # whole lines keep their indent
+    assert texts["A random jitter of up to\n    one second is added, so clients do not retry together."] == "text"
+    # the same for a comment block, "#" of the next line included (the span is exact)
+    assert texts["    # Cap the exponent: 2 ** 10 seconds is already\n    # longer than anyone waits."] == "text"
+    assert texts['    """'] == "text"  # the docstring's end is not joined to the comment after it
+    # code stays code
+    assert texts["    exp = min(attempt, 10)\n    return 2 ** exp + random.random()"] == "code"
+    assert texts["def backoff(attempt):"] == "code"

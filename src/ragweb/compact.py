@@ -5,8 +5,8 @@ ranked chunks do not fit the budget whole, `ragweb.pack` cuts the regions they c
 *units* (`split_units`), scores them (`score_units`) and packs the best (`select_units`):
 
 - a Markdown heading line, a table row, a short group of code lines (between blank lines,
-  up to `CODE_GROUP_TOKENS`) or else one code line; in a non-Markdown file the same for
-  every line;
+  up to `CODE_GROUP_TOKENS`) or else one code line; in a program the same for every line
+  except comments and docstrings (`chunking.code_outline`), which are paragraphs;
 - a sentence of a paragraph or list item: a paragraph wrapped over several lines gives
   sentences that span lines, a long one-line paragraph gives sentences within the line.
   A Markdown hard break (a line ending in ``\\``) also ends a unit.
@@ -69,7 +69,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from ragweb.chunking import ITEM_RE, Outline, outline
+from ragweb.chunking import ITEM_RE, Outline, code_outline, outline
 from ragweb.search import bm25_idf
 from ragweb.tokens import CHARS_PER_TOKEN, count_tokens
 
@@ -85,6 +85,7 @@ PREFIX_MATCH = 0.5           # match strength of a longer word starting with the
 PREFIX_MIN = 4               # ... only for terms of at least this many characters
 ABBREV_MATCH = 0.5           # match strength of a word abbreviating the term, "max" (0..1)
 ABBREV_MIN_QUERY = 5         # ... only for terms of at least this many characters
+CODE_PROSE = True            # in a program, comment and docstring lines are cut into sentences like paragraphs
 CODE_GROUP_TOKENS = 30       # code lines between blank lines up to this many tokens: one unit
 MIN_RELATIVE = 0.15          # take no unit scoring below this share of the best unit (0..1)
 LEAN_MIN_RELATIVE = 0.27     # the same in lean mode (0..1)
@@ -220,8 +221,8 @@ def split_units(lines: list[str], first: int, last: int, markdown: bool,
     ``ol`` is the file's `outline` and ``context`` `file_context(lines, first, markdown, ol)`
     (each computed when None). A heading is one unit with its adornment lines.
     """
-    if markdown and ol is None:
-        ol = outline(lines, markdown)
+    if ol is None:
+        ol = outline(lines, markdown) if markdown else code_outline(lines)
     _, stack = context if context is not None else file_context(lines, first, markdown, ol)
     stack = list(stack)
     units: list[Unit] = []
@@ -261,10 +262,17 @@ def split_units(lines: list[str], first: int, last: int, markdown: bool,
         i = ln - 1
         ln += 1
         if not markdown:
-            if stripped:
-                code.append((i + 1, line))
-            else:
+            if not stripped:
                 flush_code()
+                flush_para()
+            elif CODE_PROSE and (kind := ol.prose_at(i)):  # comments and docstrings read as paragraphs
+                flush_code()
+                if para and ol.prose_at(para[-1][0] - 1) != kind:
+                    flush_para()  # a docstring and the comment after it are two paragraphs
+                para.append((i + 1, line))
+            else:
+                flush_para()
+                code.append((i + 1, line))
             continue
         if i in ol.fence:
             flush_para()

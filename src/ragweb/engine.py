@@ -24,7 +24,7 @@ from ragweb import store
 from collections import _count_elements  # C helper behind Counter.update
 
 from ragweb.analysis import WORD_RE, Analyzer
-from ragweb.chunking import chunk_lines, is_markdown, split_lines
+from ragweb.chunking import Outline, chunk_lines, code_outline, is_markdown, outline, split_lines
 from ragweb.config import default_config
 from ragweb.files import GlobSet
 from ragweb.errors import EmptyQueryError, IndexBusyError, IndexCorruptError, UsageError
@@ -32,6 +32,7 @@ from ragweb.search import bm25_idf, mmr_select
 
 MAX_SEGMENTS = 12          # merge all segments when there are more than this many
 DEAD_MERGE_RATIO = 0.25    # ... or when this share of indexed chunks is dead
+OUTLINE_CACHE = 256        # file outlines kept for packing
 
 
 @dataclass
@@ -143,6 +144,7 @@ class Engine:
         self._raw_ids: dict[str, tuple[int, ...]] = {}  # raw word -> term ids
         self._next_term = 0
         self._path_terms: dict[str, frozenset] = {}
+        self._outlines: dict[int, Outline] = {}  # file id -> its outline (compaction reads it per pack)
         self._reset_pending()
 
     def _reset_pending(self) -> None:
@@ -335,6 +337,7 @@ class Engine:
         if row is None:
             return False
         file_id = row[0]
+        self._outlines.pop(file_id, None)  # SQLite may give a later file this id again
         df = self._df_delta
         dead_rows = []
         for cid, length, blob in self.conn.execute(
@@ -586,6 +589,16 @@ class Engine:
         """file id -> stored lines, for the given files."""
         rows = self._select_in("SELECT id, text FROM files WHERE id IN", sorted(set(file_ids)))
         return {fid: split_lines(text) for fid, text in rows}
+
+    def file_outline(self, file_id: int, lines: list[str], markdown: bool) -> Outline:
+        """The `chunking.outline` of a file's ``lines`` (`chunking.code_outline` of a program),
+        cached per file until the file is replaced or removed."""
+        ol = self._outlines.get(file_id)
+        if ol is None:
+            if len(self._outlines) >= OUTLINE_CACHE:
+                self._outlines.clear()
+            ol = self._outlines[file_id] = outline(lines, markdown) if markdown else code_outline(lines)
+        return ol
 
     def fill_text(self, hits: list[Hit]) -> None:
         """Set each hit's text to exactly its stored lines (or its piece of one long line)."""

@@ -75,7 +75,7 @@ import math
 from dataclasses import dataclass, field
 
 from ragweb import compact as cp
-from ragweb.chunking import is_markdown, outline
+from ragweb.chunking import is_markdown
 from ragweb.errors import UsageError
 from ragweb.search import bm25_idf
 from ragweb.tokens import count_tokens
@@ -268,7 +268,7 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
         lines = lines_of[fid]
         paths[fid] = group[0].path
         md = is_markdown(group[0].path)
-        ol = outline(lines, md)
+        ol = engine.file_outline(fid, lines, md)
         regions = [(cp.split_units(lines, s, e, md, cp.file_context(lines, s, md, ol), ol), None)
                    for s, e in (_whole_file(lines, max_line) if fid == read_whole else
                                 _regions(group, lines, max_line))]
