@@ -720,18 +720,31 @@ def query_weights(idf: dict[str, float], qterms: list[str],
 def entity_words(question: str) -> list[str]:
     """Words of a question that name something: with a digit ("c7g", "2026"), in capitals
     ("SLA"), with an inner capital ("GraphQL"), capitalised but not first in a sentence
-    ("Redis"), or inside backticks."""
+    ("Redis") -- but not words written as code (in backticks, with an underscore, inside
+    code punctuation: "set(MyFlag ON)", "-DOUT_DIR=..."): in a question those are mostly
+    the asker's own names, which no documentation mentions."""
     out = []
+    code = [m.span() for m in _CODE_SPAN_RE.finditer(question)]
     for m in _WORD_RE.finditer(question):
         w = m.group()
+        if _in_code(question, m.start(), m.end(), w) or any(a <= m.start() < b for a, b in code):
+            continue
         before = question[:m.start()].rstrip()
         starts_sentence = not before or before[-1] in ".?!:"
         if (any(c.isdigit() for c in w) or (len(w) > 1 and w.isupper())
                 or any(c.isupper() for c in w[1:]) or (w[0].isupper() and not starts_sentence)):
             out.append(w)
-    for m in _CODE_SPAN_RE.finditer(question):
-        out.extend(_WORD_RE.findall(m.group(1)))
     return out
+
+
+def _in_code(text: str, a: int, b: int, word: str) -> bool:
+    """Whether the word at ``text[a:b]`` is written as code: an identifier with an
+    underscore, or a word right inside code punctuation ("set(MyFlag", "${OUT}", "-DX=1")."""
+    if "_" in word:
+        return True
+    before = text[a - 1] if a > 0 else " "
+    after = text[b] if b < len(text) else " "
+    return before in "({$=<[/" or after in ")}=>(]/" or text[max(0, a - 2):a] == "-D"
 
 
 def evidence_weights(question: str, qterms: list[str], idf: dict[str, float], n_chunks: int,
