@@ -61,7 +61,8 @@ SETS = {
              {"cases-runtime.json": "development", "cases-network.json": "development",
               "cases-tooling.json": "holdout"}, ("*.md",)),
     "cmake": (REPO / "bench" / "cmake-docs-qa", Path("/usr/share/cmake-3.25/Help"),
-              {"cases-dev.json": "development", "cases-holdout.json": "holdout"}, ("*.rst", "*.txt")),
+              {"cases-dev.json": "development", "cases-dev-small.json": "development",
+               "cases-holdout.json": "holdout"}, ("*.rst", "*.txt")),
     # the split is each case's own "split"; the files are the benchmark's stdlib corpus
     "code": (REPO / "bench" / "code-qa", corpus.stdlib_root(), {"cases.json": None}, None),
 }

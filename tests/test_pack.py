@@ -550,3 +550,37 @@ def test_the_best_file_is_read_whole_for_units_outside_the_candidate_chunks(monk
     assert not any("its hard limit" in s["text"] for s in eng.pack(q, 300, top_k=3)["snippets"])
     monkeypatch.setattr(pack_mod, "WHOLE_FILE_LINES", 100)  # a longer file is not read whole
     assert not any("its hard limit" in s["text"] for s in eng.pack(q, 300, top_k=3)["snippets"])
+
+
+def _property_pages(n=40):
+    rng = random.Random(3)
+    eng = Engine.memory()
+    for i in range(n):  # one short page per property; made-up words keep the pages distinct
+        words = " ".join("".join(rng.choice("bdfgklmnprstvz") + rng.choice("aeiou") for _ in range(3))
+                         for _ in range(40))
+        eng.add_document(f"prop/PROP_{i}.rst", f"PROP_{i}\n-------\n\nThe test property number {i} sets "
+                         f"how the test runner treats a test of kind k{i}. When it is set the runner "
+                         f"skips the test after a timeout of {i} seconds. {words.capitalize()}.\n")
+    eng.flush()
+    return eng
+
+
+def test_the_best_whole_short_pages_are_packed_whole(monkeypatch):
+    eng = _property_pages()
+    q = "which test property makes the runner skip a test of kind k7 after a timeout"
+    hits = eng.search(q)
+    assert sum(count_tokens(h.text) for h in hits) > 1400  # the candidates do not fit: compaction
+    page = "\n".join(eng.file_lines([hits[0].file_id])[hits[0].file_id])
+    for lean in (False, True):
+        packed = eng.pack(q, 1400, lean=lean)
+        check_pack(eng, packed, 1400)
+        first = packed["snippets"][0]
+        assert first["path"] == "prop/PROP_7.rst" and first["why"].endswith("(whole page)")
+        assert first["text"] == page  # the whole page, its title included
+        share = pack_mod.lean_budget(1400) if lean else 1400
+        assert sum(count_tokens(s["text"]) for s in packed["snippets"] if s["why"].endswith("(whole page)")) \
+            <= int(share * pack_mod.WHOLE_PAGE_SHARE)
+        assert any(s["why"].startswith("compacted") for s in packed["snippets"])  # the rest is compacted
+    monkeypatch.setattr(pack_mod, "WHOLE_PAGE_TOP", 0)  # off: every page is cut into units
+    packed = eng.pack(q, 1400)
+    assert all(s["why"].startswith("compacted") for s in packed["snippets"])
