@@ -584,3 +584,23 @@ def test_the_best_whole_short_pages_are_packed_whole(monkeypatch):
     monkeypatch.setattr(pack_mod, "WHOLE_PAGE_TOP", 0)  # off: every page is cut into units
     packed = eng.pack(q, 1400)
     assert all(s["why"].startswith("compacted") for s in packed["snippets"])
+
+
+def test_packing_never_reads_a_stale_file_after_replace_remove_or_clear():
+    eng = Engine.memory()
+    eng.add_document("a.md", "# A\n\nThe quokka colour is green.\n")
+    eng.flush()
+    assert "green" in eng.pack("quokka colour", 100)["snippets"][0]["text"]
+    eng.add_document("a.md", "# A\n\nThe quokka colour is purple.\n")  # replaced
+    eng.flush()
+    assert "purple" in eng.pack("quokka colour", 100)["snippets"][0]["text"]
+    eng.remove_document("a.md")
+    eng.add_document("b.md", "# B\n\nThe quokka colour is orange.\n")  # SQLite may reuse the id
+    eng.flush()
+    assert "orange" in eng.pack("quokka colour", 100)["snippets"][0]["text"]
+    eng.clear()
+    eng.add_document("c.md", "# C\n\nThe quokka colour is teal.\n")
+    eng.flush()
+    packed = eng.pack("quokka colour", 100)
+    check_pack(eng, packed, 100)
+    assert "teal" in packed["snippets"][0]["text"]

@@ -418,12 +418,14 @@ NUMBER_WORDS.update({"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60"
 def prepare_units(units: list[Unit], analyzer) -> set:
     """Set each unit's ``all_terms`` and ``content``; return the union of their terms."""
     vocab: set = set()
+    findall = _WORD_RE.findall
+    word_terms = analyzer.word_terms
     for u in units:
-        words = _WORD_RE.findall(u.text)
+        words = findall(u.text)
         u.content = sum(map(len, words))
         terms: set = set()
         for raw in set(words):
-            terms.update(analyzer.word_terms(raw))
+            terms.update(word_terms(raw))
         u.all_terms = terms
         vocab |= terms
     return vocab

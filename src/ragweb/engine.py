@@ -32,7 +32,7 @@ from ragweb.search import bm25_idf, mmr_select
 
 MAX_SEGMENTS = 12          # merge all segments when there are more than this many
 DEAD_MERGE_RATIO = 0.25    # ... or when this share of indexed chunks is dead
-OUTLINE_CACHE = 256        # file outlines kept for packing
+FILE_CACHE = 256           # files whose lines and outline packing keeps in memory
 
 
 @dataclass
@@ -145,6 +145,7 @@ class Engine:
         self._next_term = 0
         self._path_terms: dict[str, frozenset] = {}
         self._outlines: dict[int, Outline] = {}  # file id -> its outline (compaction reads it per pack)
+        self._lines: dict[int, list[str]] = {}   # file id -> its lines (packing reads them per pack)
         self._reset_pending()
 
     def _reset_pending(self) -> None:
@@ -338,6 +339,7 @@ class Engine:
             return False
         file_id = row[0]
         self._outlines.pop(file_id, None)  # SQLite may give a later file this id again
+        self._lines.pop(file_id, None)
         df = self._df_delta
         dead_rows = []
         for cid, length, blob in self.conn.execute(
@@ -586,16 +588,25 @@ class Engine:
             "c.terms, f.path, f.mtime FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN", ids)
 
     def file_lines(self, file_ids) -> dict[int, list[str]]:
-        """file id -> stored lines, for the given files."""
-        rows = self._select_in("SELECT id, text FROM files WHERE id IN", sorted(set(file_ids)))
-        return {fid: split_lines(text) for fid, text in rows}
+        """file id -> stored lines, for the given files (the lists are shared: read only)."""
+        ids = set(file_ids)
+        cache = self._lines
+        out = {fid: cache[fid] for fid in ids if fid in cache}
+        missing = sorted(ids - out.keys())
+        if missing:
+            if len(cache) + len(missing) > FILE_CACHE:
+                cache.clear()
+                self._outlines.clear()
+            for fid, text in self._select_in("SELECT id, text FROM files WHERE id IN", missing):
+                out[fid] = cache[fid] = split_lines(text)
+        return out
 
     def file_outline(self, file_id: int, lines: list[str], markdown: bool) -> Outline:
         """The `chunking.outline` of a file's ``lines`` (`chunking.code_outline` of a program),
         cached per file until the file is replaced or removed."""
         ol = self._outlines.get(file_id)
         if ol is None:
-            if len(self._outlines) >= OUTLINE_CACHE:
+            if len(self._outlines) >= FILE_CACHE:
                 self._outlines.clear()
             ol = self._outlines[file_id] = outline(lines, markdown) if markdown else code_outline(lines)
         return ol
