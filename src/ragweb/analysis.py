@@ -36,6 +36,8 @@ were what when where which while who whom why will with would you your yours you
 yourselves
 """.split())
 
+SPAN_MEMO = 20_000  # sentences and lines whose terms an analyzer remembers (about 10 MB at most)
+
 
 def snowball_languages() -> list[str]:
     """Languages the Snowball stemmer knows (valid values of ``index.language``)."""
@@ -61,6 +63,7 @@ class Analyzer:
         self._stop = STOPWORDS if language == "english" else frozenset()
         self._memo: dict[str, tuple[str, ...]] = {}
         self._stems: dict[str, str] = {}  # identifier parts recur across many raw words
+        self._spans: dict[str, tuple[frozenset, int]] = {}  # text -> its term set and word characters
 
     @property
     def settings(self) -> dict:
@@ -110,6 +113,20 @@ class Analyzer:
         if terms is None:
             terms = self._memo[raw] = self._analyze_word(raw)
         return terms
+
+    def span_terms(self, text: str) -> tuple[frozenset, int]:
+        """(the distinct terms of a short text, how many word characters it has), memoised:
+        packing analyses the same sentences of the same files question after question."""
+        hit = self._spans.get(text)
+        if hit is None:
+            words = WORD_RE.findall(text)
+            terms: set = set()
+            for raw in set(words):
+                terms.update(self.word_terms(raw))
+            if len(self._spans) >= SPAN_MEMO:
+                self._spans.clear()
+            hit = self._spans[text] = (frozenset(terms), sum(map(len, words)))
+        return hit
 
     def term_counts(self, text: str) -> dict[str, int]:
         """Term -> frequency for a text (counts raw words first, then analyses each once)."""

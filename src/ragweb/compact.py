@@ -418,16 +418,10 @@ NUMBER_WORDS.update({"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60"
 def prepare_units(units: list[Unit], analyzer) -> set:
     """Set each unit's ``all_terms`` and ``content``; return the union of their terms."""
     vocab: set = set()
-    findall = _WORD_RE.findall
-    word_terms = analyzer.word_terms
+    span_terms = analyzer.span_terms
     for u in units:
-        words = findall(u.text)
-        u.content = sum(map(len, words))
-        terms: set = set()
-        for raw in set(words):
-            terms.update(word_terms(raw))
-        u.all_terms = terms
-        vocab |= terms
+        u.all_terms, u.content = span_terms(u.text)
+        vocab |= u.all_terms
     return vocab
 
 
@@ -474,7 +468,7 @@ def unit_terms(analyzer, text: str, weights: dict[str, float],
     strength of its `related_terms` found in the text. ``counts``: the text's `term_set`."""
     if counts is None:
         counts = term_set(analyzer, text)
-    out = {t: 1.0 for t in counts if t in weights}
+    out = {t: 1.0 for t in weights if t in counts}  # few question terms: look each up
     if related and len(out) < len(weights):
         for q, rel in related.items():
             if q in out or q not in weights:
@@ -529,21 +523,36 @@ def score_units(units: list[Unit], weights: dict[str, float], analyzer,
         u.head = head if head != i else -1
         prev = u
     n = len(units)
+    plain_hb: dict[tuple, float] = {}  # heading bonus of a unit that matches nothing itself
+
+    def heading_bonus(headings: tuple, match: dict) -> float:
+        inner = head_terms(headings[-1])
+        hb = HEADING_BONUS * sum(weights[t] * m for t, m in inner.items() if t not in match)
+        if len(headings) > 1:
+            outer: dict[str, float] = {}
+            for h in headings[:-1]:
+                for t, m in head_terms(h).items():
+                    if t not in match and t not in inner and m > outer.get(t, 0.0):
+                        outer[t] = m
+            hb += PARENT_HEADING_BONUS * sum(weights[t] * m for t, m in outer.items())
+        return hb
+
     for i, u in enumerate(units):
         hb = 0.0
         if u.headings:
-            inner = head_terms(u.headings[-1])
-            hb = HEADING_BONUS * sum(weights[t] * m for t, m in inner.items() if t not in u.match)
-            if len(u.headings) > 1:
-                outer: dict[str, float] = {}
-                for h in u.headings[:-1]:
-                    for t, m in head_terms(h).items():
-                        if t not in u.match and t not in inner and m > outer.get(t, 0.0):
-                            outer[t] = m
-                hb += PARENT_HEADING_BONUS * sum(weights[t] * m for t, m in outer.items())
-        nb = NEIGHBOUR_BONUS * max((units[j].direct for j in (i - 1, i + 1)
-                                    if 0 <= j < n and section[j] == section[i] and units[j].kind != "heading"),
-                                   default=0.0)
+            if u.match:
+                hb = heading_bonus(u.headings, u.match)
+            else:
+                hb = plain_hb.get(u.headings)
+                if hb is None:
+                    hb = plain_hb[u.headings] = heading_bonus(u.headings, u.match)
+        nb = 0.0
+        sec = section[i]
+        if i > 0 and section[i - 1] == sec and units[i - 1].kind != "heading":
+            nb = units[i - 1].direct
+        if i + 1 < n and section[i + 1] == sec and units[i + 1].kind != "heading" and units[i + 1].direct > nb:
+            nb = units[i + 1].direct
+        nb *= NEIGHBOUR_BONUS
         u.parts = {"terms": u.direct, "heading": hb, "neighbour": nb, "prior": u.prior}
         u.score = (u.direct + (hb + nb) * content_w[i]) * (1.0 + RANK_BONUS * u.prior)
     # a section that matches much of the question as a whole lifts every unit of it
