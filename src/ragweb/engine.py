@@ -32,7 +32,8 @@ from ragweb.search import bm25_idf, mmr_select
 
 MAX_SEGMENTS = 12          # merge all segments when there are more than this many
 DEAD_MERGE_RATIO = 0.25    # ... or when this share of indexed chunks is dead
-FILE_CACHE = 256           # files whose lines and outline packing keeps in memory
+FILE_CACHE = 256           # files whose lines and outline packing keeps in memory ...
+FILE_CACHE_CHARS = 8_000_000  # ... and at most this many characters of them
 
 
 @dataclass
@@ -146,6 +147,7 @@ class Engine:
         self._path_terms: dict[str, frozenset] = {}
         self._outlines: dict[int, Outline] = {}  # file id -> its outline (compaction reads it per pack)
         self._lines: dict[int, list[str]] = {}   # file id -> its lines (packing reads them per pack)
+        self._lines_size = 0                     # characters in _lines
         self._reset_pending()
 
     def _reset_pending(self) -> None:
@@ -339,7 +341,9 @@ class Engine:
             return False
         file_id = row[0]
         self._outlines.pop(file_id, None)  # SQLite may give a later file this id again
-        self._lines.pop(file_id, None)
+        lines = self._lines.pop(file_id, None)
+        if lines is not None:
+            self._lines_size -= sum(map(len, lines)) + len(lines) - 1
         df = self._df_delta
         dead_rows = []
         for cid, length, blob in self.conn.execute(
@@ -594,11 +598,15 @@ class Engine:
         out = {fid: cache[fid] for fid in ids if fid in cache}
         missing = sorted(ids - out.keys())
         if missing:
-            if len(cache) + len(missing) > FILE_CACHE:
+            rows = self._select_in("SELECT id, text FROM files WHERE id IN", missing)
+            size = sum(len(text) for _, text in rows)
+            if len(cache) + len(missing) > FILE_CACHE or self._lines_size + size > FILE_CACHE_CHARS:
                 cache.clear()
                 self._outlines.clear()
-            for fid, text in self._select_in("SELECT id, text FROM files WHERE id IN", missing):
+                self._lines_size = 0
+            for fid, text in rows:
                 out[fid] = cache[fid] = split_lines(text)
+            self._lines_size += size
         return out
 
     def file_outline(self, file_id: int, lines: list[str], markdown: bool) -> Outline:
