@@ -193,7 +193,7 @@ def code_outline(lines: list[str]) -> Outline:
             spans.append((line_of(start), line_of(end), kind))
             pos = end + len(closer_of(opener))
 
-    blocks(('"""', "\'\'\'"), lambda o: o, '"', False)  # paired in order, like the quotes themselves
+    blocks(('"""', "'''"), lambda o: o, '"', False)  # paired in order, like the quotes themselves
     at, line = 0, 0
     blocks(("/*",), lambda o: "*/", "#", True)
     for token in ("#", "//", "-- "):

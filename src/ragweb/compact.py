@@ -295,7 +295,8 @@ def split_units(lines: list[str], first: int, last: int, markdown: bool,
             while stack and stack[-1][0] >= level:
                 stack.pop()
             stack.append((level, text))
-            units.append(Unit(i + 1, 0, end + 1, len(lines[end]), span_text(lines, i + 1, 0, end + 1, len(lines[end])),
+            width = len(lines[end])
+            units.append(Unit(i + 1, 0, end + 1, width, span_text(lines, i + 1, 0, end + 1, width),
                               "heading", heads()[:-1]))
             ln = end + 2
             continue
@@ -453,21 +454,14 @@ def related_terms(qterms, vocab) -> dict[str, dict[str, float]]:
     return out
 
 
-def term_set(analyzer, text: str) -> set:
-    """The distinct search terms of ``text``."""
-    out: set = set()
-    for raw in set(_WORD_RE.findall(text)):
-        out.update(analyzer.word_terms(raw))
-    return out
-
-
 def unit_terms(analyzer, text: str, weights: dict[str, float],
                related: dict[str, dict[str, float]] | None = None,
                counts: set | None = None) -> dict[str, float]:
     """Query term -> match strength in ``text``: 1 for the term itself, else the best
-    strength of its `related_terms` found in the text. ``counts``: the text's `term_set`."""
+    strength of its `related_terms` found in the text. ``counts``: the text's terms
+    (`Analyzer.span_terms`)."""
     if counts is None:
-        counts = term_set(analyzer, text)
+        counts = analyzer.span_terms(text)[0]
     out = {t: 1.0 for t in weights if t in counts}  # few question terms: look each up
     if related and len(out) < len(weights):
         for q, rel in related.items():

@@ -11,8 +11,9 @@
    whole, the regions of the best `COMPACT_CHUNKS` candidates (grown to whole paragraphs)
    -- and, not in lean mode, the whole of the best file (the one with the most BM25 mass
    among the candidates) when it has at most `WHOLE_FILE_LINES` lines: the answer often
-   sits in a chunk of the right page that ranks below the pool -- are cut into units -- sentences, list items, headings, table rows, code lines -- which
-   are scored against the question (`ragweb.compact`; each unit's score also weighs its
+   sits in a chunk of the right page that ranks below the pool -- are cut into units
+   (sentences, list items, headings, table rows, code lines), which are scored against
+   the question (`ragweb.compact`; each unit's score also weighs its
    file's share of the candidates' BM25 relevance, so in an index of many files the file
    that best covers the question leads) and selected:
 
@@ -269,7 +270,7 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
     mass = {fid: sum(h.score for h in group) for fid, group in by_file.items()}
     top_mass = max(mass.values()) or 1.0
     # the best file is read whole when it is not too long (not in lean mode)
-    best_fid = next(fid for fid in by_file if mass[fid] == max(mass.values()))
+    best_fid = max(by_file, key=mass.__getitem__)  # ties: the file of the better first hit
     read_whole = best_fid if not lean and len(lines_of[best_fid]) <= WHOLE_FILE_LINES else None
     units: list[cp.Unit] = []
     paths = {}
