@@ -102,6 +102,7 @@ UNSEEN_ENTITY_WEIGHT = 3.0   # ... when it is a name, number or identifier (`ent
 # A sentence ends at . ! or ? (plus closing quotes/brackets/emphasis) followed by whitespace.
 _SENT_END_RE = re.compile(r"[.!?][\"')\]*_`]*(?=\s)")
 # A list item that is only a link to a heading of the page: a table of contents entry.
+_ITEM_START = frozenset("-*+0123456789")
 _TOC_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[^\]]*\]\(#[^)]*\)\s*$")
 _WORD_RE = re.compile(r"\w+")
 _CODE_SPAN_RE = re.compile(r"`([^`]+)`")
@@ -499,10 +500,15 @@ def score_units(units: list[Unit], weights: dict[str, float], analyzer,
     avg = sum(len(u.text) for u in units) / len(units) if units else 1.0
     content_w = []
     for u in units:
-        kind = "toc" if u.kind == "text" and _TOC_RE.match(u.text) else u.kind
+        kind = u.kind
+        if kind == "text" and u.text.lstrip()[:1] in _ITEM_START and _TOC_RE.match(u.text):
+            kind = "toc"
         kw = KIND_WEIGHT.get(kind, 1.0)
-        norm = 1.0 - LENGTH_NORM + LENGTH_NORM * max(len(u.text), 1) / avg
-        u.direct = kw * sum(weights[t] * m for t, m in u.match.items()) / math.sqrt(norm)
+        if u.match:
+            norm = 1.0 - LENGTH_NORM + LENGTH_NORM * max(len(u.text), 1) / avg
+            u.direct = kw * sum(weights[t] * m for t, m in u.match.items()) / math.sqrt(norm)
+        else:
+            u.direct = 0.0
         content_w.append(kw * min(1.0, u.content / CONTENT_CHARS) if CONTENT_CHARS else kw)
     # sections: units from one heading to the next, within one file and region
     section = []
@@ -572,7 +578,11 @@ def link_lengths(units: list[Unit], lines_of: dict) -> list[int | None]:
         if u.file != v.file or (v.start, v.col_start) < (u.end, u.col_end):
             out.append(None)
             continue
-        gap = span_text(lines_of[u.file], u.end, u.col_end, v.start, v.col_start)
+        lines = lines_of[u.file]
+        if v.start == u.end + 1 and v.col_start == 0 and u.col_end == len(lines[u.end - 1]):
+            out.append(1)  # the next line: only the newline between them
+            continue
+        gap = span_text(lines, u.end, u.col_end, v.start, v.col_start)
         out.append(None if gap.strip() else len(gap))
     out.append(None)
     return out
