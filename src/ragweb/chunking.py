@@ -13,7 +13,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
-from ragweb.tokens import count_tokens
+from ragweb.tokens import CHARS_PER_TOKEN, count_tokens
 
 _HEADING_RE = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
 _FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -242,6 +242,11 @@ def chunk_lines(text: str, chunk_tokens: int = 512, chunk_overlap: int = 50,
     lines = split_lines(text)
     if not text.strip():
         return []
+    if len(text) // CHARS_PER_TOKEN + 2 * len(lines) <= chunk_tokens // 4:
+        # a small text (the bound exceeds its summed line costs) is one chunk: no heading
+        # can split it, as a heading starts a new chunk only once a quarter is full
+        title = line_headings(lines, markdown)[0][0] if markdown else ""
+        return [Chunk(1, len(lines), title)]
     headings, heading_starts, heading_at = line_headings(lines, markdown)
 
     def context(i: int) -> str:
