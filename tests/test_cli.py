@@ -234,3 +234,20 @@ def test_terminal_offers_to_reindex_changed_files(indexed):
     assert "changed  README.md" in out and "Re-index now?" in out and "1 updated" in out
     out = run_on_terminal(["query", "-q", "parse headers", "-d", indexed, "-k", "1"], "")
     assert "changed since" not in out
+
+
+def test_a_packed_context_written_into_the_indexed_folder_is_not_indexed(indexed):
+    out = indexed / "ctx.json"
+    r = rag("pack", "-q", "retry backoff", "-d", indexed, "-o", out, "--format", "json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(out.read_text())["snippets"]
+    r = rag("query", "-q", "retry backoff", "-d", indexed, "--json")
+    assert "changed since the last index" not in r.stderr  # the new file is not a change
+    r = rag("index", indexed)
+    assert r.returncode == 0 and "0 added" in r.stdout
+    hits = json.loads(rag("query", "-q", "retry backoff", "-d", indexed, "--json", "-k", "20").stdout)["results"]
+    assert hits and all(h["path"] != "ctx.json" for h in hits)
+    assert (indexed / ".rag" / "outputs").read_text() == "ctx.json\n"
+    # a file written outside the folder is not recorded
+    r = rag("pack", "-q", "retry backoff", "-d", indexed, "-o", indexed.parent / "elsewhere.json")
+    assert r.returncode == 0 and (indexed / ".rag" / "outputs").read_text() == "ctx.json\n"

@@ -323,6 +323,7 @@ def cmd_query(args) -> int:
 
 def cmd_pack(args) -> int:
     from ragweb.formats import render
+    from ragweb.indexer import note_pack_output
     root = _root(args)
     cfg = _config(args, root)
     fmt = args.format or cfg["pack"]["output"]
@@ -333,6 +334,8 @@ def cmd_pack(args) -> int:
         return engine.pack(q, budget=args.budget, top_k=args.top_k, path_glob=args.path,
                            compact=False if args.no_compact else None, lean=True if args.lean else None)
 
+    if args.output:  # a packed context written under the root is not indexed (indexer.pack_outputs)
+        note_pack_output(root, args.output)
     if args.batch:
         out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
         try:

@@ -25,9 +25,42 @@ WRITER_WAIT_SECONDS = 10.0  # how long a second `rag index` waits for the first 
 log = logging.getLogger("ragweb.index")
 
 
+OUTPUTS_FILE = "outputs"  # ROOT/.rag/outputs: files `rag pack -o` wrote under ROOT, one path a line
+
+
 def index_path(root: str | Path) -> Path:
     """Where the index of ``root`` lives."""
     return Path(root) / INDEX_DIR / INDEX_FILE
+
+
+def pack_outputs(root: str | Path) -> set[str]:
+    """The paths (relative, ``/``-separated) of the files `rag pack -o` wrote under ``root``.
+    They are not indexed: a packed context repeats the text of the files it cites, and
+    indexing it would make every later answer cite the copy."""
+    try:
+        text = (Path(root) / INDEX_DIR / OUTPUTS_FILE).read_text(encoding="utf-8")
+    except (FileNotFoundError, NotADirectoryError):
+        return set()
+    return {line for line in text.splitlines() if line}
+
+
+def note_pack_output(root: str | Path, output: str | Path) -> str | None:
+    """Record ``output`` in ROOT/.rag/outputs when it lies under ``root`` (and the index
+    folder exists); returns its relative path then, else None. Written atomically."""
+    root = Path(root).resolve()
+    try:
+        rel = Path(output).resolve().relative_to(root).as_posix()
+    except ValueError:
+        return None
+    folder = root / INDEX_DIR
+    if not folder.is_dir() or rel.split("/", 1)[0] == INDEX_DIR:
+        return None
+    known = pack_outputs(root)
+    if rel not in known:
+        tmp = folder / (OUTPUTS_FILE + ".tmp")
+        tmp.write_text("".join(f"{p}\n" for p in sorted(known | {rel})), encoding="utf-8")
+        os.replace(tmp, folder / OUTPUTS_FILE)
+    return rel
 
 
 @dataclass
@@ -64,7 +97,10 @@ def scan_changes(engine: Engine, root: str | Path, config: dict,
     skipped = engine.skipped_states()
     out = Changes()
     seen = set()
+    outputs = pack_outputs(root)
     for entry in iter_files(root, ix["includes"], ix["excludes"], use_gitignore, out.problems):
+        if entry.path in outputs:
+            continue
         seen.add(entry.path)
         old = states.get(entry.path) or skipped.get(entry.path)
         if old is None:
