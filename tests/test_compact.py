@@ -233,6 +233,9 @@ def test_an_identifier_of_known_parts_is_not_an_unknown_name():
     assert w["have_zlib"] == w["work"] < w["zlib"]
     # a name none of whose parts the index knows stays a strong sign of no answer
     assert w["argon2id"] > 10 * w["have_zlib"]
+    # ... and so does one with a part the index does not know ("id" is known, "argon" not)
+    w = cp.evidence_weights(q, qterms, idf, 50, an, known=set(idf) | {"id"})
+    assert w["argon2id"] > 10 * w["have_zlib"]
 
 
 # --- properties -------------------------------------------------------------------------

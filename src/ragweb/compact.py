@@ -773,7 +773,7 @@ def evidence_weights(question: str, qterms: list[str], idf: dict[str, float], n_
     carry incidental names ("on node 16", "in our Docker build"). An identifier made of
     known parts ("HAVE_ZLIB", "WITH_TESTS": the user's own names, in a question about how
     a tool treats them) is not an unknown name either, though its whole form is new; its
-    parts count one by one."""
+    parts count one by one. One with a part the index does not know ("Argon2id") is."""
     unseen = bm25_idf(max(n_chunks, 1), 0)  # the IDF of a term no chunk contains
     ent = set()
     for w in entity_words(question):
@@ -782,7 +782,7 @@ def evidence_weights(question: str, qterms: list[str], idf: dict[str, float], n_
             if not ts:
                 continue
             ent.update(ts[1:])
-            if len(ts) == 1 or known is None or not any(p in known for p in ts[1:]):
+            if len(ts) == 1 or known is None or not all(p in known for p in ts[1:]):
                 ent.add(ts[0])
     out = {}
     for t in qterms:
