@@ -121,8 +121,10 @@ class Analyzer:
         if hit is None:
             words = WORD_RE.findall(text)
             terms: set = set()
+            memo = self._memo
             for raw in set(words):
-                terms.update(self.word_terms(raw))
+                t = memo.get(raw)
+                terms.update(self.word_terms(raw) if t is None else t)
             if len(self._spans) >= SPAN_MEMO:
                 self._spans.clear()
             hit = self._spans[text] = (frozenset(terms), sum(map(len, words)))

@@ -72,6 +72,7 @@ class Outline:
     fence: dict = field(default_factory=dict)   # a code fence delimiter line -> opens (True) or closes
     code: set = field(default_factory=set)      # lines inside a code fence
     prose: list = field(default_factory=list)   # in a program: (first, last, "#" or '"') spans of comments and docstrings
+    _prose_lines: dict | None = field(default=None, repr=False, compare=False)
 
     def prose_at(self, i: int) -> str | None:
         """'"' (docstring), "#" (comment) or None for line ``i`` of a program."""
@@ -79,6 +80,13 @@ class Outline:
         if k >= 0 and self.prose[k][0] <= i <= self.prose[k][1]:
             return self.prose[k][2]
         return None
+
+    def prose_lines(self) -> dict[int, str]:
+        """Line -> `prose_at` of that line, for every comment and docstring line (computed
+        once per outline: compaction asks about every line of a file it reads whole)."""
+        if self._prose_lines is None:
+            self._prose_lines = {i: kind for a, b, kind in self.prose for i in range(a, b + 1)}
+        return self._prose_lines
 
 
 def _underline(lines: list[str], i: int) -> tuple[str, bool] | None:

@@ -249,13 +249,14 @@ def split_units(lines: list[str], first: int, last: int, markdown: bool,
         if not code:
             return
         h = heads()
-        if len(code) > 1 and count_tokens("\n".join(t for _, t in code)) <= CODE_GROUP_TOKENS:
+        if len(code) > 1 and sum(len(t) + 1 for _, t in code) - 1 <= CODE_GROUP_TOKENS * CHARS_PER_TOKEN:
             (s, _), (e, last_line) = code[0], code[-1]
             units.append(Unit(s, 0, e, len(last_line), "\n".join(t for _, t in code), "code", h))
         else:
             units.extend(Unit(ln, 0, ln, len(t), t, "code", h) for ln, t in code)
         code = []
 
+    prose = ol.prose_lines() if not markdown and CODE_PROSE else {}
     ln = first
     while ln <= last:
         line = lines[ln - 1]
@@ -266,9 +267,9 @@ def split_units(lines: list[str], first: int, last: int, markdown: bool,
             if not stripped:
                 flush_code()
                 flush_para()
-            elif CODE_PROSE and (kind := ol.prose_at(i)):  # comments and docstrings read as paragraphs
+            elif kind := prose.get(i):  # comments and docstrings read as paragraphs
                 flush_code()
-                if para and ol.prose_at(para[-1][0] - 1) != kind:
+                if para and prose.get(para[-1][0] - 1) != kind:
                     flush_para()  # a docstring and the comment after it are two paragraphs
                 para.append((i + 1, line))
             else:
