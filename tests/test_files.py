@@ -113,12 +113,13 @@ def test_parse_ignore_skips_comments_and_blanks_and_trailing_spaces():
 
 def test_includes_and_excludes(tmp_path):
     make(tmp_path, {"a.md": "", "b.txt": "", "c.py": "", "docs/d.md": "", "docs/deep/e.md": "",
-                    "node_modules/pkg/readme.md": "", "x.min.js": "", "y.js": ""})
+                    "docs/f.mdx": "", "node_modules/pkg/readme.md": "", "x.min.js": "", "y.js": "",
+                    "z.bin": ""})
     assert paths_of(tmp_path, includes=["**/*.md"]) == [
         "a.md", "docs/d.md", "docs/deep/e.md", "node_modules/pkg/readme.md"]
     assert paths_of(tmp_path, includes=["docs/*.md"]) == ["docs/d.md"]
     assert paths_of(tmp_path, includes=DEFAULT_INCLUDES, excludes=DEFAULT_EXCLUDES) == [
-        "a.md", "b.txt", "c.py", "docs/d.md", "docs/deep/e.md", "y.js"]
+        "a.md", "b.txt", "c.py", "docs/d.md", "docs/deep/e.md", "docs/f.mdx", "y.js"]
     only_md = dict(includes=["**/*.md"])
     assert paths_of(tmp_path, **only_md, excludes=["docs/", "node_modules"]) == ["a.md"]
     assert paths_of(tmp_path, **only_md, excludes=["docs/*", "**/pkg/**"]) == ["a.md"]

@@ -17,11 +17,11 @@ import yaml
 from .errors import ConfigError
 
 DEFAULT_INCLUDES = [
-    "**/*.md", "**/*.markdown", "**/*.txt", "**/*.rst", "**/*.adoc", "**/*.org",
+    "**/*.md", "**/*.markdown", "**/*.mdx", "**/*.txt", "**/*.rst", "**/*.adoc", "**/*.asciidoc", "**/*.org",
     "**/*.py", "**/*.pyi", "**/*.js", "**/*.mjs", "**/*.cjs", "**/*.jsx", "**/*.ts", "**/*.tsx",
     "**/*.go", "**/*.rs", "**/*.java", "**/*.kt", "**/*.scala", "**/*.c", "**/*.h",
     "**/*.cc", "**/*.cpp", "**/*.hpp", "**/*.cs", "**/*.rb", "**/*.php", "**/*.swift",
-    "**/*.sh", "**/*.sql", "**/*.html", "**/*.css", "**/*.json", "**/*.yaml", "**/*.yml",
+    "**/*.sh", "**/*.sql", "**/*.html", "**/*.htm", "**/*.css", "**/*.json", "**/*.yaml", "**/*.yml",
     "**/*.toml", "**/*.ini", "**/*.cfg", "**/*.xml", "**/*.csv",
 ]
 DEFAULT_EXCLUDES = [
