@@ -45,6 +45,8 @@ bench-browser: setup browser-deps node_modules/.installed
 eval: setup
 	$(PY) bench/eval_readme_qa.py
 	$(PY) bench/eval_readme_qa.py --one-index
+	$(PY) bench/eval_readme_qa.py --set readme-dev
+	$(PY) bench/eval_readme_qa.py --set readme-dev --one-index
 	$(PY) bench/eval_docs_qa.py --set npm --split all --cli
 	$(PY) bench/eval_docs_qa.py --set node --split all --cli
 	@test -d /usr/share/cmake-3.25/Help || { apt-get update && apt-get install -y cmake-data; }

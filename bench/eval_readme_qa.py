@@ -4,7 +4,7 @@
     .venv/bin/python bench/eval_readme_qa.py [--budget 1400] [--split all|development|holdout]
                                              [--eval-dir ../shared/eval/readme-qa] [--in-process]
                                              [--keep DIR] [--json FILE] [--one-index]
-                                             [--cases] [--cv]
+                                             [--cases] [--cv] [--set readme-dev]
 
 For each README of ``eval/readme-qa`` (each indexed on its own, as the data set's README
 says) this makes a temporary root holding the fixture as ``README.md``, runs ``rag index``
@@ -30,6 +30,14 @@ multi-document setting: the closest proxy for a big documentation corpus), and a
 selected question against that one index; the baseline row is then the shared baseline's
 own chunking and BM25 (imported from ``baseline_bm25.py``) over all READMEs' chunks
 together, top 8 within the budget, the same loop as its per-README run.
+
+``--set readme-dev`` asks this repository's second README set instead
+(``bench/readme-dev-qa``: 88 questions, 75 answerable, over 11 other READMEs this machine
+already has -- npm's bundled packages, the repo's ``node_modules``, the venv's Python
+packages, whose long description is their README), written blind by helpers in readme-qa's
+style from its development cases only. It is all development (there is no holdout), scored
+by the shared ``score.py`` next to the shared baseline's ``run`` on the same files; a case
+whose quote is not in the installed file (another version) is skipped and reported.
 
 ``--split development`` asks only the development questions (for tuning: the holdout split
 is meant to be run once). ``--cases`` prints one line per development case (recall, tokens,
@@ -112,13 +120,56 @@ def run_baseline_one_index(eval_dir: Path, dataset: dict, cases: list[dict], bud
     return baseline_over(eval_dir, docs, cases, budget), time.perf_counter() - t0
 
 
-def run_baseline(eval_dir: Path, work: Path) -> tuple[dict, float]:
-    """RESULTS of the shared plain-BM25 baseline (run as a subprocess) and its seconds."""
+def run_baseline(eval_dir: Path, work: Path, dataset: dict | None = None) -> tuple[dict, float]:
+    """RESULTS of the shared plain-BM25 baseline (run as a subprocess) and its seconds; for
+    another data set (``dataset``), its `run` imported and called on that one."""
     out = work / "baseline_results.json"
     t0 = time.perf_counter()
+    if dataset is not None:
+        return shared_module(eval_dir, "baseline_bm25").run(dataset), time.perf_counter() - t0
     subprocess.run([sys.executable, "baseline_bm25.py", "--out", str(out)], cwd=eval_dir,
                    check=True, stdout=subprocess.DEVNULL)
     return json.loads(out.read_text(encoding="utf-8")), time.perf_counter() - t0
+
+
+LOCAL_SETS = {"readme-dev": REPO / "bench" / "readme-dev-qa"}
+
+
+def local_dataset(folder: Path, normalize) -> tuple[dict, list[str]]:
+    """A readme-qa-shaped data set from ``folder``: its ``sources.json`` (each source a
+    ``file``, absolute or relative to the repository, or the ``dist`` of an installed Python
+    package, whose long description is its README) and the cases of its ``cases-*.json``.
+    Returns (data set, problems); a case with a quote missing from the installed file
+    (another version) is dropped and reported."""
+    from importlib import metadata
+    meta = json.loads((folder / "sources.json").read_text(encoding="utf-8"))
+    sources, problems = [], []
+    for src in meta["sources"]:
+        if "dist" in src:
+            try:
+                dist = metadata.distribution(src["dist"])
+                path = next(Path(dist.locate_file(f)) for f in dist.files or () if f.name == "METADATA")
+            except (metadata.PackageNotFoundError, StopIteration):
+                problems.append(f"{src['name']}: Python package {src['dist']} is not installed")
+                continue
+        else:
+            path = REPO / src["file"]
+        if not path.is_file():
+            problems.append(f"{src['name']}: {path} is missing")
+            continue
+        sources.append({"name": src["name"], "file": str(path.resolve()), "split": "development"})
+    texts = {s["name"]: normalize(Path(s["file"]).read_text(encoding="utf-8")) for s in sources}
+    cases = []
+    for f in sorted(folder.glob("cases-*.json")):
+        for c in json.loads(f.read_text(encoding="utf-8")):
+            if c["source"] not in texts:
+                continue
+            missing = [e["quote"] for e in c["evidence"] if normalize(e["quote"]) not in texts[c["source"]]]
+            if missing:
+                problems.append(f"{c['id']}: quote not in the installed file: {missing[0][:60]!r}")
+                continue
+            cases.append({**c, "split": "development"})
+    return {"version": meta.get("about", ""), "sources": sources, "cases": cases}, problems
 
 
 def rag(*args: str) -> subprocess.CompletedProcess:
@@ -356,6 +407,9 @@ def main() -> int:
     ap.add_argument("--budget", type=int, default=1400)
     ap.add_argument("--split", choices=("all", "development", "holdout"), default="all")
     ap.add_argument("--eval-dir", type=Path, default=DEFAULT_EVAL)
+    ap.add_argument("--set", choices=sorted(LOCAL_SETS),
+                    help="ask this repository's own README set instead (bench/readme-dev-qa: development "
+                         "only), scored by the shared scorer next to the shared baseline")
     ap.add_argument("--in-process", action="store_true", help="use Engine directly, not the rag CLI")
     ap.add_argument("--keep", type=Path, help="work in this directory and keep its files")
     ap.add_argument("--json", type=Path, help="also write the summary as JSON")
@@ -368,7 +422,12 @@ def main() -> int:
 
     eval_dir = args.eval_dir.resolve()
     scorer = load_scorer(eval_dir)
-    dataset = scorer.load_dataset(eval_dir / "dataset.json")
+    if args.set:
+        dataset, problems = local_dataset(LOCAL_SETS[args.set], scorer.normalize)
+        for p in problems:
+            print(f"skipped: {p}")
+    else:
+        dataset = scorer.load_dataset(eval_dir / "dataset.json")
     cases = [c for c in dataset["cases"] if args.split == "all" or c["split"] == args.split]
     splits = ["development", "holdout"] if args.split == "all" else [args.split]
     scored_cases = {c["id"] for c in cases}
@@ -391,7 +450,7 @@ def main() -> int:
         if args.one_index:
             base, base_s = run_baseline_one_index(eval_dir, dataset, cases, args.budget)
         else:
-            base, base_s = run_baseline(eval_dir, work)
+            base, base_s = run_baseline(eval_dir, work, dataset if args.set else None)
         base = {k: v for k, v in base.items() if k in scored_cases}
         rows.append(("baseline_bm25 (shared)", base, None, base_s))
         t0 = time.perf_counter()
@@ -406,10 +465,11 @@ def main() -> int:
             tmp.cleanup()
 
     summary = []
-    print(f"readme-qa at budget {args.budget} tokens (ceil(chars/4)); {len(cases)} questions "
+    n_sources = len(dataset["sources"])
+    print(f"{args.set or 'readme-qa'} at budget {args.budget} tokens (ceil(chars/4)); {len(cases)} questions "
           f"({sum(c['answerable'] for c in cases)} answerable); "
           f"{'in-process Engine' if args.in_process else 'rag index + rag pack --batch'}; "
-          f"{'all 7 READMEs in ONE index' if args.one_index else 'each README indexed on its own'}; "
+          f"{f'all {n_sources} READMEs in ONE index' if args.one_index else 'each README indexed on its own'}; "
           f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs")
     head = f"{'system':<24}" + "".join(f"{s + ' recall':>20}" for s in splits)
     head += f"{'all recall':>12}{'mean tokens':>13}{'U refused':>11}{'A refused':>11}{'U !suff':>9}{'A !suff':>9}{'seconds':>9}"
