@@ -236,6 +236,12 @@ def test_an_identifier_of_known_parts_is_not_an_unknown_name():
     # ... and so does one with a part the index does not know ("id" is known, "argon" not)
     w = cp.evidence_weights(q, qterms, idf, 50, an, known=set(idf) | {"id"})
     assert w["argon2id"] > 10 * w["have_zlib"]
+    # a name the index knows whole ("Pytorch") is known, even where the question splits it
+    q = "can we run this without PyTorch"
+    qterms = an.query_terms(q)
+    assert {"pytorch", "torch"} <= set(qterms)
+    w = cp.evidence_weights(q, qterms, {"pytorch": 2.0, "run": 1.0}, 50, an, known={"pytorch", "run"})
+    assert w["torch"] == w["without"] < w["run"]
 
 
 # --- properties -------------------------------------------------------------------------

@@ -780,8 +780,8 @@ def evidence_weights(question: str, qterms: list[str], idf: dict[str, float], n_
     for w in entity_words(question):
         for form in (w, w.lower()):
             ts = analyzer.word_terms(form)  # the whole word's term first, then its parts
-            if not ts:
-                continue
+            if not ts or (known is not None and ts[0] in known):
+                continue  # a name the index knows ("PyTorch" for "Pytorch") is known, parts and all
             ent.update(ts[1:])
             if len(ts) == 1 or known is None or not all(p in known for p in ts[1:]):
                 ent.add(ts[0])
