@@ -203,6 +203,34 @@ def test_min_relative_drops_weak_units():
     assert all(u.score >= 0.9 * best for u in strong)
 
 
+def test_the_same_sentence_is_not_packed_twice():
+    # two pages repeat an option's description (as generated docs do); a third sentence matches less
+    repeated = "The retries option sets how many times a failed request is retried."
+    pages = {0: ["# a", "", repeated, "", "Unrelated text here."],
+             1: ["# b", "", repeated, "", "Retries wait between attempts."]}
+    an = Analyzer()
+    units = []
+    for fid, lines in pages.items():
+        for u in cp.split_units(lines, 1, len(lines), True):
+            u.file = fid
+            units.append(u)
+    qterms = an.query_terms("how many retries for a failed request")
+    cp.score_units(units, {t: 1.0 for t in qterms}, an, {})
+    chosen = cp.select_units(units, 1000, pages, 0.0)
+    texts = [u.text for u in chosen]
+    assert texts.count(repeated) == 1 and "Retries wait between attempts." in texts
+    # the repeat is still taken where it joins a passage that is taken already
+    for u in units:
+        u.score = 0.0
+    by = {(u.file, u.text): u for u in units}
+    by[1, "Retries wait between attempts."].score = 3.0
+    by[0, repeated].score = 2.0
+    by[1, repeated].score = 1.0
+    chosen = cp.select_units(units, 1000, pages, 0.0)
+    assert sorted((u.file, u.text) for u in chosen) == sorted([
+        (0, repeated), (1, repeated), (1, "Retries wait between attempts.")])
+
+
 def test_entity_words():
     q = "What SLA does Redis give on AWS c7g in 2026, and does `onIdle` or GraphQL help? Python too."
     assert cp.entity_words(q) == ["SLA", "Redis", "AWS", "c7g", "2026", "GraphQL"]
