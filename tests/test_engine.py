@@ -75,6 +75,22 @@ def test_many_flushes_merge_segments_and_keep_results(monkeypatch):
         assert results(eng, q) == results(ref, q)
 
 
+def test_a_big_buffer_flushes_by_itself_and_keeps_results(monkeypatch):
+    # a big corpus must not hold all its postings in memory until the end of the run
+    docs = {p: t for p, t in sample_documents()}
+    monkeypatch.setattr(engine_mod, "FLUSH_INTS", 300)
+    eng = Engine.memory()
+    segs = []
+    for path, text in docs.items():
+        eng.add_document(path, text)
+        segs.append(eng.n_segs)
+        assert eng._pending_ints <= 300
+    assert max(segs) > 1  # segments were written during the run
+    ref = fresh(docs)
+    for q in QUERIES + ["configure the client", "pigeon post"]:
+        assert results(eng, q) == results(ref, q)
+
+
 def test_replaced_text_no_longer_matches():
     eng = Engine.memory()
     eng.add_document("a.md", "the zebra crossing")

@@ -32,6 +32,7 @@ from ragweb.search import bm25_idf, mmr_select
 
 MAX_SEGMENTS = 12          # merge all segments when there are more than this many
 DEAD_MERGE_RATIO = 0.25    # ... or when this share of indexed chunks is dead
+FLUSH_INTS = 4_000_000     # buffered postings (3 ints each) are flushed as a segment beyond this (~30 MB of text)
 FILE_CACHE = 256           # files whose lines and outline packing keeps in memory ...
 FILE_CACHE_CHARS = 8_000_000  # ... and at most this many characters of them
 
@@ -160,6 +161,7 @@ class Engine:
         # numbered from here on.
         self._pending_from = self.next_chunk
         self._pending_dead: set[int] = set()
+        self._pending_ints = 0  # ints buffered in _post
         self._dirty = False
 
     def _load_vocab(self) -> dict[str, int]:
@@ -287,6 +289,7 @@ class Engine:
         # to the vocabulary stay; unused ones get df 0, are ignored and purged on merge.)
         post = self._post
         pget = post.get
+        self._pending_ints += 3 * sum(len(t) for _, t, _, _ in id_lists)
         for cid, tids, tfs, length in id_lists:
             for tid, tf in zip(tids, tfs):
                 arr = pget(tid)
@@ -298,6 +301,8 @@ class Engine:
         self.n_chunks += len(rows)
         self.total_len += sum(r[3] for r in id_lists)
         self._dirty = True
+        if self._pending_ints > FLUSH_INTS:  # bound the buffer's memory on a big corpus
+            self.flush()
         return len(rows)
 
     def _id_counts(self, text: str) -> dict[int, int]:
