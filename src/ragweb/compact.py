@@ -47,9 +47,10 @@ contains a related form (`related_terms`: "10" for "ten", "timeout" for "time", 
   the candidates' BM25 relevance, 1 for the best file).
 
 Selection (`select_units`): units in order of score while they fit the budget, counted
-exactly (touching units form one run, counted once); a text already taken from another
-place (generated docs repeat an option's description on every page) is not taken again
-unless it joins a taken passage (`DEDUP_CHARS`); units scoring below `MIN_RELATIVE`
+exactly (touching units form one run, counted once); a sentence already taken from
+another place (generated docs repeat an option's description on every page) is not taken
+again unless it joins a taken passage (`DEDUP_CHARS`; code lines are, so that examples
+keep their imports); units scoring below `MIN_RELATIVE`
 of the best unit are not taken, so a pack with one clear answer stays small and a pack
 for a vague question spends more. With ``context``, what the budget has left then goes to
 the context of the selected units (`context_fill`): their neighbours in the same section,
@@ -89,7 +90,7 @@ ABBREV_MATCH = 0.5           # match strength of a word abbreviating the term, "
 ABBREV_MIN_QUERY = 5         # ... only for terms of at least this many characters
 CODE_PROSE = True            # in a program, comment and docstring lines are cut into sentences like paragraphs
 CODE_GROUP_TOKENS = 30       # code lines between blank lines up to this many tokens: one unit
-DEDUP_CHARS = 20             # a unit of at least this many characters whose text is packed already is skipped (0: off)
+DEDUP_CHARS = 20             # a non-code unit of at least this many characters whose text is packed already is skipped (0: off)
 MIN_RELATIVE = 0.15          # take no unit scoring below this share of the best unit (0..1)
 LEAN_MIN_RELATIVE = 0.27     # the same in lean mode (0..1)
 LEAN_IDF_POWER = 1.5         # lean mode weighs question terms by IDF ** this (>= 1: rare terms count more)
@@ -645,7 +646,7 @@ def select_units(units: list[Unit], budget: int, lines_of: dict,
             delta -= tokens_of_length(run_len[i + 1])
             length += run_len[i + 1] + link[i]
         text = None
-        if DEDUP_CHARS and lens[i] >= DEDUP_CHARS:
+        if DEDUP_CHARS and lens[i] >= DEDUP_CHARS and units[i].kind != "code":
             text = " ".join(units[i].text.split())
             if text in texts and first == i == last:  # next to a taken unit it completes a passage
                 return True
