@@ -269,9 +269,11 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
     # a file's share of the candidates' relevance: the sum of its chunks' scores
     mass = {fid: sum(h.score for h in group) for fid, group in by_file.items()}
     top_mass = max(mass.values()) or 1.0
-    # the best file is read whole when it is not too long (not in lean mode)
+    # the best file is read whole when it is prose and not too long (not in lean mode); a
+    # program's matching functions are in the pool already, the rest of it is noise
     best_fid = max(by_file, key=mass.__getitem__)  # ties: the file of the better first hit
-    read_whole = best_fid if not lean and len(lines_of[best_fid]) <= WHOLE_FILE_LINES else None
+    read_whole = best_fid if (not lean and len(lines_of[best_fid]) <= WHOLE_FILE_LINES
+                              and is_markdown(by_file[best_fid][0].path)) else None
     units: list[cp.Unit] = []
     paths = {}
     region = 0
