@@ -18,6 +18,7 @@ import sqlite3
 from array import array
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 
 from ragweb import store
@@ -307,17 +308,17 @@ class Engine:
 
     def _id_counts(self, text: str) -> dict[int, int]:
         """Term id -> frequency for a text; new terms get ids (memoised per raw word)."""
-        raw_counts: dict[str, int] = {}
-        _count_elements(raw_counts, WORD_RE.findall(text))
-        counts: dict[int, int] = {}
-        get = counts.get
         memo = self._raw_ids
-        for raw, n in raw_counts.items():
-            ids = memo.get(raw)
-            if ids is None:
-                ids = memo[raw] = tuple(self._term_id(t) for t in self.analyzer.word_terms(raw))
-            for tid in ids:
-                counts[tid] = get(tid, 0) + n
+        words = WORD_RE.findall(text)
+        try:
+            seqs = [memo[w] for w in words]
+        except KeyError:  # new words get ids in the order they first appear
+            for w in dict.fromkeys(words):
+                if w not in memo:
+                    memo[w] = tuple(self._term_id(t) for t in self.analyzer.word_terms(w))
+            seqs = [memo[w] for w in words]
+        counts: dict[int, int] = {}
+        _count_elements(counts, chain.from_iterable(seqs))  # counted in C
         return counts
 
     def _term_id(self, term: str) -> int:
