@@ -10,7 +10,6 @@ character span it covers within its line (``col_start``/``col_end``).
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from dataclasses import dataclass, field
 
 from ragweb.tokens import CHARS_PER_TOKEN, count_tokens
@@ -76,14 +75,11 @@ class Outline:
 
     def prose_at(self, i: int) -> str | None:
         """'"' (docstring), "#" (comment) or None for line ``i`` of a program."""
-        k = bisect_right(self.prose, (i, float("inf"))) - 1
-        if k >= 0 and self.prose[k][0] <= i <= self.prose[k][1]:
-            return self.prose[k][2]
-        return None
+        return self.prose_lines().get(i)
 
     def prose_lines(self) -> dict[int, str]:
-        """Line -> `prose_at` of that line, for every comment and docstring line (computed
-        once per outline: compaction asks about every line of a file it reads whole)."""
+        """Line -> '"' or "#" for every comment and docstring line of a program (computed
+        once per outline: compaction asks about every line of a file it reads)."""
         if self._prose_lines is None:
             self._prose_lines = {i: kind for a, b, kind in self.prose for i in range(a, b + 1)}
         return self._prose_lines
