@@ -173,7 +173,7 @@ def iter_files(root: str | os.PathLike, includes: list[str], excludes: list[str]
     directories are followed once per real path; loops and unreadable entries are
     appended to `problems` as `(path, message)` and skipped, never raised.
     """
-    root_path = os.fspath(root)
+    root_path = os.path.abspath(os.fspath(root))  # so every entry's path is absolute already
     if not os.path.isdir(root_path):
         raise UsageError(f"not a directory: {root_path}")
     walker = _Walker(root_path, GlobSet(includes), GlobSet(excludes), use_gitignore,
@@ -220,7 +220,8 @@ class _Walker:
                     yield entry_out
 
     def _walk_dir(self, entry: os.DirEntry, path: str, ignores: list) -> Iterator[FileEntry]:
-        real = os.path.realpath(entry.path)
+        # a plain directory's real path is its parent's (being walked) plus its name
+        real = os.path.realpath(entry.path) if entry.is_symlink() else os.path.join(self.chain[-1], entry.name)
         if entry.is_symlink():
             problem = self._link_problem(real)
             if problem:
@@ -257,7 +258,7 @@ class _Walker:
         except OSError as e:
             self.problems.append((path, f"unreadable: {e.strerror or e}"))
             return None
-        return FileEntry(path, os.path.abspath(entry.path), st.st_size, st.st_mtime)
+        return FileEntry(path, entry.path, st.st_size, st.st_mtime)
 
     def _ignore_rules(self, abspath: str, rel: str, entries) -> list:
         names = {e.name for e in entries}
