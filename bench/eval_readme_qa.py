@@ -169,7 +169,7 @@ def local_dataset(folder: Path, normalize) -> tuple[dict, list[str]]:
                 problems.append(f"{c['id']}: quote not in the installed file: {missing[0][:60]!r}")
                 continue
             cases.append({**c, "split": "development"})
-    return {"version": meta.get("about", ""), "sources": sources, "cases": cases}, problems
+    return {"about": meta.get("about", ""), "sources": sources, "cases": cases}, problems
 
 
 def rag(*args: str) -> subprocess.CompletedProcess:

@@ -220,14 +220,15 @@ class _Walker:
                     yield entry_out
 
     def _walk_dir(self, entry: os.DirEntry, path: str, ignores: list) -> Iterator[FileEntry]:
-        # a plain directory's real path is its parent's (being walked) plus its name
-        real = os.path.realpath(entry.path) if entry.is_symlink() else os.path.join(self.chain[-1], entry.name)
         if entry.is_symlink():
+            real = os.path.realpath(entry.path)
             problem = self._link_problem(real)
             if problem:
                 self.problems.append((path, problem + "; not followed"))
                 return
             self.linked[real] = path
+        else:  # a plain directory's real path is its parent's (being walked) plus its name
+            real = os.path.join(self.chain[-1], entry.name)
         self.chain.append(real)
         try:
             yield from self.walk(entry.path, path, ignores)
