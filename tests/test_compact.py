@@ -98,7 +98,21 @@ def test_hard_line_break_splits_and_list_items_are_separate():
     assert "Type: `number`\\" in texts and "Default: `10`" in texts
     assert "- First item of a list" in texts
     wrapped = next(u for u in units if u.text.startswith("- Second item"))
-    assert wrapped.text == "- Second item that wraps\n  over two lines." and wrapped.end == wrapped.start + 1
+    assert wrapped.text == "- Second item that wraps\n  over two lines. It ends here."
+    assert wrapped.end == wrapped.start + 1
+
+
+def test_a_short_list_item_is_one_unit_and_a_long_one_is_sentences(monkeypatch):
+    item = "- `scheduling` {string} How to pick a free socket. **Default:** `'lifo'`."
+    lines, units = units_of(item + "\n")
+    assert [u.text for u in units] == [item]
+    monkeypatch.setattr(cp, "ITEM_WHOLE_TOKENS", 10)
+    lines, units = units_of(item + "\n")
+    assert [u.text for u in units] == ["- `scheduling` {string} How to pick a free socket.",
+                                       "**Default:** `'lifo'`."]
+    # a paragraph that is not a list item is always sentences
+    lines, units = units_of(item[2:] + "\n")
+    assert len(units) == 2
 
 
 def test_headings_above_a_unit_are_recorded():

@@ -7,8 +7,9 @@ ranked chunks do not fit the budget whole, `ragweb.pack` cuts the regions they c
 - a Markdown heading line, a table row, a short group of code lines (between blank lines,
   up to `CODE_GROUP_TOKENS`) or else one code line; in a program the same for every line
   except comments and docstrings (`chunking.code_outline`), which are paragraphs;
-- a sentence of a paragraph or list item: a paragraph wrapped over several lines gives
-  sentences that span lines, a long one-line paragraph gives sentences within the line.
+- a list item of up to `ITEM_WHOLE_TOKENS` (an option and its "Default:" answer together);
+- a sentence of a paragraph or longer list item: a paragraph wrapped over several lines
+  gives sentences that span lines, a long one-line paragraph gives sentences within the line.
   A Markdown hard break (a line ending in ``\\``) also ends a unit.
 
 Every unit is an exact span of the stored text: ``(start, col_start) .. (end, col_end)``
@@ -90,6 +91,7 @@ ABBREV_MATCH = 0.5           # match strength of a word abbreviating the term, "
 ABBREV_MIN_QUERY = 5         # ... only for terms of at least this many characters
 CODE_PROSE = True            # in a program, comment and docstring lines are cut into sentences like paragraphs
 CODE_GROUP_TOKENS = 30       # code lines between blank lines up to this many tokens: one unit
+ITEM_WHOLE_TOKENS = 150      # a list item up to this many tokens is one unit, a longer one is sentences (0: always sentences)
 DEDUP_CHARS = 20             # a non-code unit of at least this many characters whose text is packed already is skipped (0: off)
 MIN_RELATIVE = 0.15          # take no unit scoring below this share of the best unit (0..1)
 LEAN_MIN_RELATIVE = 0.27     # the same in lean mode (0..1)
@@ -325,6 +327,9 @@ def split_units(lines: list[str], first: int, last: int, markdown: bool,
 def _paragraph_units(block: list[tuple[int, str]], out: list[Unit], heads: tuple):
     """Sentence units of one paragraph (lines joined with newlines)."""
     flat = "\n".join(line for _, line in block)
+    # a short list item is one unit: an option's description and its "Default:" sentence
+    # (API docs) answer together
+    whole = len(flat) <= ITEM_WHOLE_TOKENS * CHARS_PER_TOKEN and ITEM_RE.match(block[0][1])
     starts = []
     pos = 0
     for _, line in block:
@@ -338,7 +343,7 @@ def _paragraph_units(block: list[tuple[int, str]], out: list[Unit], heads: tuple
             i -= 1
         return i, offset - starts[i]
 
-    for a, b in _sentence_spans(flat):
+    for a, b in [(0, len(flat.rstrip()))] if whole else _sentence_spans(flat):
         i, ca = locate(a)
         j, cb = locate(b)
         la, lb = block[i][1], block[j][1]
