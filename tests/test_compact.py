@@ -38,6 +38,12 @@ run(a, b);
 """
 
 
+@pytest.fixture(autouse=True)
+def sentences_of_short_paragraphs(monkeypatch):
+    """These tests cut tiny paragraphs into sentences; the whole-paragraph rule has its own test."""
+    monkeypatch.setattr(cp, "PARAGRAPH_WHOLE_TOKENS", 0)
+
+
 def offset(lines, line, col):
     """Character offset of (1-based line, col) in "\\n".join(lines)."""
     return sum(len(x) + 1 for x in lines[:line - 1]) + col
@@ -110,9 +116,12 @@ def test_a_short_list_item_is_one_unit_and_a_long_one_is_sentences(monkeypatch):
     lines, units = units_of(item + "\n")
     assert [u.text for u in units] == ["- `scheduling` {string} How to pick a free socket.",
                                        "**Default:** `'lifo'`."]
-    # a paragraph that is not a list item is always sentences
+    # a paragraph that is not a list item is sentences unless it is very short
     lines, units = units_of(item[2:] + "\n")
     assert len(units) == 2
+    monkeypatch.setattr(cp, "PARAGRAPH_WHOLE_TOKENS", 20)
+    lines, units = units_of(item[2:] + "\n")
+    assert [u.text for u in units] == [item[2:]]
 
 
 def test_headings_above_a_unit_are_recorded():

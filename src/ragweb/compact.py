@@ -7,8 +7,9 @@ ranked chunks do not fit the budget whole, `ragweb.pack` cuts the regions they c
 - a Markdown heading line, a table row, a short group of code lines (between blank lines,
   up to `CODE_GROUP_TOKENS`) or else one code line; in a program the same for every line
   except comments and docstrings (`chunking.code_outline`), which are paragraphs;
-- a list item of up to `ITEM_WHOLE_TOKENS` (an option and its "Default:" answer together);
-- a sentence of a paragraph or longer list item: a paragraph wrapped over several lines
+- a list item of up to `ITEM_WHOLE_TOKENS` (an option and its "Default:" answer together),
+  a paragraph of up to `PARAGRAPH_WHOLE_TOKENS`;
+- a sentence of a longer paragraph or list item: a paragraph wrapped over several lines
   gives sentences that span lines, a long one-line paragraph gives sentences within the line.
   A Markdown hard break (a line ending in ``\\``) also ends a unit.
 
@@ -92,6 +93,7 @@ ABBREV_MIN_QUERY = 5         # ... only for terms of at least this many characte
 CODE_PROSE = True            # in a program, comment and docstring lines are cut into sentences like paragraphs
 CODE_GROUP_TOKENS = 30       # code lines between blank lines up to this many tokens: one unit
 ITEM_WHOLE_TOKENS = 150      # a list item up to this many tokens is one unit, a longer one is sentences (0: always sentences)
+PARAGRAPH_WHOLE_TOKENS = 20  # any paragraph up to this many tokens is one unit (0: always sentences)
 DEDUP_CHARS = 20             # a non-code unit of at least this many characters whose text is packed already is skipped (0: off)
 MIN_RELATIVE = 0.15          # take no unit scoring below this share of the best unit (0..1)
 LEAN_MIN_RELATIVE = 0.27     # the same in lean mode (0..1)
@@ -328,8 +330,9 @@ def _paragraph_units(block: list[tuple[int, str]], out: list[Unit], heads: tuple
     """Sentence units of one paragraph (lines joined with newlines)."""
     flat = "\n".join(line for _, line in block)
     # a short list item is one unit: an option's description and its "Default:" sentence
-    # (API docs) answer together
-    whole = len(flat) <= ITEM_WHOLE_TOKENS * CHARS_PER_TOKEN and ITEM_RE.match(block[0][1])
+    # (API docs) answer together; so is a paragraph too short to be worth cutting
+    size = len(flat) / CHARS_PER_TOKEN
+    whole = size <= PARAGRAPH_WHOLE_TOKENS or (size <= ITEM_WHOLE_TOKENS and ITEM_RE.match(block[0][1]))
     starts = []
     pos = 0
     for _, line in block:
