@@ -248,7 +248,9 @@ def test_lean_compacts_even_when_everything_fits(sample_engine):
     check_pack(sample_engine, lean, 100_000)
     whole = sample_engine.pack(q, 100_000)
     assert 0 < lean["used_tokens"] < whole["used_tokens"]
-    assert all(s["why"].startswith("compacted") for s in lean["snippets"])
+    # short pages may go whole (`whole_pages`, lean mode too); everything else is compacted
+    assert any(s["why"].startswith("compacted") for s in lean["snippets"])
+    assert all(s["why"].startswith("compacted") or s["why"].endswith("(whole page)") for s in lean["snippets"])
 
 
 def test_lean_without_compaction_packs_whole_chunks_in_a_share_of_the_budget(sample_engine):
@@ -604,3 +606,23 @@ def test_packing_never_reads_a_stale_file_after_replace_remove_or_clear():
     packed = eng.pack("quokka colour", 100)
     check_pack(eng, packed, 100)
     assert "teal" in packed["snippets"][0]["text"]
+
+
+def test_a_short_page_the_chunker_cut_at_a_heading_still_goes_whole():
+    eng = _property_pages()
+    rng = random.Random(5)
+    filler = " ".join("".join(rng.choice("bdfgklmnprstvz") + rng.choice("aeiou") for _ in range(3))
+                      for _ in range(90))
+    page = (f"DEPENDS\n-------\n\nThe results of the listed tests are not considered. {filler.capitalize()}.\n\n"
+            "Examples\n~~~~~~~~\n\n  set_tests_properties(t2 PROPERTIES DEPENDS t1)\n")
+    eng.add_document("prop/DEPENDS.rst", page)
+    eng.flush()
+    q = "set_tests_properties DEPENDS t2 t1 example"
+    hits = eng.search(q)
+    mine = [h for h in hits if h.path == "prop/DEPENDS.rst"]
+    assert len(mine) == 2 and mine[0].start_line > 1  # the chunker cut the page; the example ranks first
+    packed = eng.pack(q, 1400)
+    check_pack(eng, packed, 1400)
+    whole = [s for s in packed["snippets"] if s["why"].endswith("(whole page)")]
+    assert [s["path"] for s in whole][:1] == ["prop/DEPENDS.rst"]
+    assert whole[0]["text"] == page.rstrip("\n") and whole[0]["range"] == f"L1-{page.count(chr(10))}"

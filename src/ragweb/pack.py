@@ -48,8 +48,9 @@
      (``(context)`` for a run of context units only).
 
    **Whole pages** (`whole_pages`, also in lean mode): among the best `WHOLE_PAGE_TOP`
-   candidates, each that is a whole short file (at most `WHOLE_PAGE_TOKENS`: a reference
-   page about one property or command) is packed whole, in rank order, into at most
+   candidates, each whose file is short as a whole (at most `WHOLE_PAGE_TOKENS`: a reference
+   page about one property or command, even when the chunker cut it at a heading) is
+   packed whole, in rank order, into at most
    `WHOLE_PAGE_SHARE` of the budget; units overlapping them are dropped and the rest is
    compacted as above. Cut into sentences, such a page loses the lines that say what it
    is about (on a development set of CMake's one-property pages: 72% -> 83% recall).
@@ -333,18 +334,30 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
 
 
 def whole_pages(hits, limit: int, lines_of: dict[int, list[str]]) -> list[Snippet]:
-    """Whole short files among the best `WHOLE_PAGE_TOP` candidates -- a page about one
-    property, one command -- as whole snippets, in rank order while they fit
-    `WHOLE_PAGE_SHARE` of ``limit`` tokens. Such a page is the answer with its context;
-    cut into sentences it loses the lines that say what it is about."""
-    def whole_file(h) -> bool:
+    """The files of the best `WHOLE_PAGE_TOP` candidates that are short as a whole (at most
+    `WHOLE_PAGE_TOKENS`: a page about one property, one command), each as one snippet of
+    all its lines, in rank order while they fit `WHOLE_PAGE_SHARE` of ``limit`` tokens.
+    Such a page is the answer with its context; cut into sentences it loses the lines that
+    say what it is about. The page counts whole even when the chunker cut it at a heading."""
+    pages: list[Snippet] = []
+    room = int(limit * WHOLE_PAGE_SHARE)
+    seen: set[int] = set()
+    for h in hits[:WHOLE_PAGE_TOP]:
+        if h.file_id in seen or h.col_start is not None:  # a piece of an over-long line: not short
+            continue
+        seen.add(h.file_id)
         lines = lines_of[h.file_id]
-        return (h.col_start is None and not any(x.strip() for x in lines[:h.start_line - 1])
-                and not any(x.strip() for x in lines[h.end_line:]))
-
-    pages = [h for h in hits[:WHOLE_PAGE_TOP] if count_tokens(h.text) <= WHOLE_PAGE_TOKENS and whole_file(h)]
-    return _fill_whole(pages, int(limit * WHOLE_PAGE_SHARE), lines_of, "BM25 score: {score:.2f} (whole page)",
-                       stop_at_miss=False)
+        filled = [i for i, line in enumerate(lines) if line.strip()]
+        if not filled:
+            continue
+        start, end = filled[0] + 1, filled[-1] + 1
+        text = "\n".join(lines[start - 1:end])
+        tokens = count_tokens(text)
+        if tokens <= WHOLE_PAGE_TOKENS and tokens <= room:
+            room -= tokens
+            pages.append(Snippet(h.path, start, end, h.score, text, h.file_id,
+                                 f"BM25 score: {h.score:.2f} (whole page)", list(h.terms)))
+    return pages
 
 
 def top_whole(hits, n: int, limit: int, lines_of: dict[int, list[str]]) -> list[Snippet]:
