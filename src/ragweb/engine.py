@@ -26,6 +26,7 @@ from collections import _count_elements  # C helper behind Counter.update
 
 from ragweb.analysis import WORD_RE, Analyzer
 from ragweb.chunking import Outline, chunk_lines, code_outline, is_markdown, outline, split_lines
+from ragweb.markup import is_html, mask_html
 from ragweb.config import default_config
 from ragweb.files import GlobSet
 from ragweb.errors import EmptyQueryError, IndexBusyError, IndexCorruptError, UsageError
@@ -36,6 +37,8 @@ DEAD_MERGE_RATIO = 0.25    # ... or when this share of indexed chunks is dead
 FLUSH_INTS = 4_000_000     # buffered postings (3 ints each) are flushed as a segment beyond this (~30 MB of text)
 FILE_CACHE = 256           # files whose lines and outline packing keeps in memory ...
 FILE_CACHE_CHARS = 8_000_000  # ... and at most this many characters of them
+MARKUP_VERSION = 1         # how HTML pages are read (`ragweb.markup`); an index built before
+                           # (no "markup" setting) reads them as plain text until it is rebuilt
 
 
 @dataclass
@@ -71,7 +74,9 @@ def analysis_settings(config: dict) -> dict:
     """The index settings that change what terms and chunks are (a change needs a rebuild)."""
     ix = config["index"]
     return {"stemming": ix["stemming"], "language": ix["language"],
-            "chunk_tokens": ix["chunk_tokens"], "chunk_overlap": ix["chunk_overlap"]}
+            "chunk_tokens": ix["chunk_tokens"], "chunk_overlap": ix["chunk_overlap"],
+            "markup": MARKUP_VERSION}
+
 
 
 class Engine:
@@ -148,6 +153,7 @@ class Engine:
         self._next_term = 0
         self._path_terms: dict[str, frozenset] = {}
         self._outlines: dict[int, Outline] = {}  # file id -> its outline (compaction reads it per pack)
+        self._views: dict[int, list[str]] = {}   # file id -> an HTML page's lines with the markup blanked
         self._lines: dict[int, list[str]] = {}   # file id -> its lines (packing reads them per pack)
         self._lines_size = 0                     # characters in _lines
         self._reset_pending()
@@ -247,7 +253,9 @@ class Engine:
         if sha256 is None:
             sha256 = hashlib.sha256(data).hexdigest()
         settings = self.settings
-        chunks = chunk_lines(text, settings["chunk_tokens"], settings["chunk_overlap"], is_markdown(path))
+        # terms and chunk boundaries come from what a reader sees: an HTML page's view
+        view = mask_html(text) if self.reads_html(path) else text
+        chunks = chunk_lines(view, settings["chunk_tokens"], settings["chunk_overlap"], self.is_prose(path))
         lines = split_lines(text)
         starts = [0] * len(lines)  # character offset of each line in text
         pos = 0
@@ -264,7 +272,7 @@ class Engine:
                 span = (first + ch.col_start, first + ch.col_end)
             else:
                 span = (first, starts[ch.end - 1] + len(lines[ch.end - 1]))
-            body = text[span[0]:span[1]]
+            body = view[span[0]:span[1]]
             if ch.context:  # the headings above say what the chunk is about
                 body = ch.context + "\n" + body
             counts = id_counts(body)
@@ -347,6 +355,7 @@ class Engine:
             return False
         file_id = row[0]
         self._outlines.pop(file_id, None)  # SQLite may give a later file this id again
+        self._views.pop(file_id, None)
         lines = self._lines.pop(file_id, None)
         if lines is not None:
             self._lines_size -= sum(map(len, lines)) + len(lines) - 1
@@ -609,11 +618,33 @@ class Engine:
             if len(cache) + len(missing) > FILE_CACHE or self._lines_size + size > FILE_CACHE_CHARS:
                 cache.clear()
                 self._outlines.clear()
+                self._views.clear()
                 self._lines_size = 0
             for fid, text in rows:
                 out[fid] = cache[fid] = split_lines(text)
             self._lines_size += size
         return out
+
+    def reads_html(self, path: str) -> bool:
+        """True when ``path`` is an HTML page this index reads through its view (`file_view`)."""
+        return is_html(path) and self.settings.get("markup", 0) >= 1
+
+    def is_prose(self, path: str) -> bool:
+        """True for a file read as prose (Markdown-like text, an HTML page); False for a program."""
+        return is_markdown(path) or self.reads_html(path)
+
+    def file_view(self, file_id: int, path: str, lines: list[str]) -> list[str]:
+        """The lines compaction reads for a file: an HTML page's with its markup blanked
+        (`markup.mask_html`: same lines, same columns), any other file's as stored."""
+        if not self.reads_html(path):
+            return lines
+        view = self._views.get(file_id)
+        if view is None:
+            if len(self._views) >= FILE_CACHE:
+                self._views.clear()
+            # split, not split_lines: the stored lines may end with an empty one
+            view = self._views[file_id] = mask_html("\n".join(lines)).split("\n")
+        return view
 
     def file_outline(self, file_id: int, lines: list[str], markdown: bool) -> Outline:
         """The `chunking.outline` of a file's ``lines`` (`chunking.code_outline` of a program),

@@ -84,7 +84,7 @@ import math
 from dataclasses import dataclass, field
 
 from ragweb import compact as cp
-from ragweb.chunking import is_markdown
+from ragweb.markup import mask_html
 from ragweb.errors import UsageError
 from ragweb.search import bm25_idf
 from ragweb.tokens import count_tokens
@@ -262,6 +262,9 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
     if not top or not qterms:
         return []
     lines_of = engine.file_lines(h.file_id for h in top)
+    # units are cut and scored in each file's view (an HTML page's markup blanked, same
+    # columns); snippets are cut from the stored lines, so citations show the file as it is
+    view_of = {h.file_id: engine.file_view(h.file_id, h.path, lines_of[h.file_id]) for h in top}
     max_line = engine.settings["chunk_tokens"] * 4  # longer lines were indexed as pieces
     best = max(h.score for h in top) or 1.0
     by_file: dict[int, list] = {}
@@ -274,14 +277,14 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
     # program's matching functions are in the pool already, the rest of it is noise
     best_fid = max(by_file, key=mass.__getitem__)  # ties: the file of the better first hit
     read_whole = best_fid if (not lean and len(lines_of[best_fid]) <= WHOLE_FILE_LINES
-                              and is_markdown(by_file[best_fid][0].path)) else None
+                              and engine.is_prose(by_file[best_fid][0].path)) else None
     units: list[cp.Unit] = []
     paths = {}
     region = 0
     for fid, group in by_file.items():
-        lines = lines_of[fid]
+        lines = view_of[fid]
         paths[fid] = group[0].path
-        md = is_markdown(group[0].path)
+        md = engine.is_prose(group[0].path)
         ol = engine.file_outline(fid, lines, md)
         regions = [(cp.split_units(lines, s, e, md, cp.file_context(lines, s, md, ol), ol), None)
                    for s, e in (_whole_file(lines, max_line) if fid == read_whole else
@@ -313,20 +316,21 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
     if not weights:
         return whole
     cp.score_units(units, weights, engine.analyzer, related)
-    chosen = cp.select_units(units, limit, lines_of, cp.LEAN_MIN_RELATIVE if lean else cp.MIN_RELATIVE,
+    chosen = cp.select_units(units, limit, view_of, cp.LEAN_MIN_RELATIVE if lean else cp.MIN_RELATIVE,
                              context=True, fill_top=TOP_CHUNK_FILL and not lean,
                              context_budget=limit if lean else int(budget * CONTEXT_SHARE))
     snippets = []
     file_rank: dict[int, float] = {}
     for fid in sorted({u.file for u in chosen}):
-        lines = lines_of[fid]
+        lines, stored = view_of[fid], lines_of[fid]
         for r in cp.join_runs(lines, [u for u in chosen if u.file == fid]):
             score = max(u.score for u in r.units)
             terms = sorted(set().union(*(u.terms for u in r.units)))
             partial = r.col_start != 0 or r.col_end != len(lines[r.end - 1])
             why = (f"compacted: {len(r.units)} unit{'s' if len(r.units) > 1 else ''}, "
                    f"best score {score:.2f}, terms: {', '.join(terms) or '(context)'}")
-            snippets.append(Snippet(paths[fid], r.start, r.end, score, r.text, fid, why, terms,
+            text = r.text if lines is stored else cp.span_text(stored, r.start, r.col_start, r.end, r.col_end)
+            snippets.append(Snippet(paths[fid], r.start, r.end, score, text, fid, why, terms,
                                     r.col_start if partial else None, r.col_end if partial else None))
             file_rank[fid] = max(file_rank.get(fid, 0.0), score)
     snippets.sort(key=lambda s: (-file_rank[s.file_id], s.path, s.start, s.col_start or 0))
@@ -430,6 +434,8 @@ def assess_evidence(engine, query: str, snippets: list[Snippet]) -> tuple[str, f
         total = sum(weights.values())
         found = cp.text_terms(engine.analyzer, paths[fid], weights)
         for text in parts:
+            if engine.reads_html(paths[fid]):
+                text = mask_html(text)
             found |= cp.text_terms(engine.analyzer, text, weights)
         if total > 0:
             score = max(score, sum(weights[t] for t in found) / total)
