@@ -1,10 +1,11 @@
 """HTML pages: read through their view (markup blanked, offsets kept), cited from the stored text."""
 
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from ragweb.chunking import split_lines
 from ragweb.engine import Engine
-from ragweb.markup import is_html, mask_html
+from ragweb.tokens import count_tokens
+from ragweb.markup import FILL, is_html, mask_html, show_html, visible
 
 PAGE = """<!DOCTYPE html>
 <html><head><title>Widget guide</title>
@@ -26,19 +27,30 @@ three times. It waits &lt;5&gt; seconds&nbsp;between tries.</p>
 """
 
 
-def test_the_view_keeps_every_offset_and_line():
-    view = mask_html(PAGE)
-    assert len(view) == len(PAGE) and view.count("\n") == PAGE.count("\n")
-    for a, b in zip(PAGE, view):
-        assert a == b or b in " #-"  # markup became blanks, or a heading or list mark
+def test_the_shown_text_and_the_view_keep_every_offset_and_line():
+    shown, view = show_html(PAGE), mask_html(PAGE)
+    assert len(shown) == len(view) == len(PAGE)
+    assert shown.count("\n") == view.count("\n") == PAGE.count("\n")
+    assert view == shown.replace(FILL, " ")
+    for a, b in zip(PAGE, shown):  # the page's own text, markup, a mark or a named character
+        assert a == b or b in FILL + "#- <>"
+
+
+def test_the_visible_text_is_what_a_reader_sees():
+    text = visible(show_html(PAGE))
+    assert "It waits <5> seconds between tries." in text
+    assert "- backoff {number} How long to wait. Default: 2." in text
+    assert "## Retries#" in text and text.startswith("\n# Widget guide")
+    for markup in ("<p>", "<code>", "class=", "frobnicate", "quokkaTracker", "zeppelins", "&lt;", "&nbsp;"):
+        assert markup not in text
 
 
 def test_the_view_holds_what_a_reader_sees():
     words = set(mask_html(PAGE).split())
     assert {"Retries", "widget", "retries", "three", "times.", "seconds", "backoff", "Default:"} <= words
-    for hidden in ("frobnicate", "quokkaTracker", "zeppelins", "class", "href", "section", "&", "<"):
+    for hidden in ("frobnicate", "quokkaTracker", "zeppelins", "class", "href", "section", "&"):
         assert not any(hidden in w for w in words), hidden
-    assert "5" in words and not {"lt", "gt", "nbsp"} & words
+    assert not {"lt", "gt", "nbsp", "amp"} & words
 
 
 def test_headings_and_list_items_get_markdown_marks():
@@ -52,8 +64,9 @@ def test_headings_and_list_items_get_markdown_marks():
 
 @given(st.text(alphabet="<>/!-&;#ab \n\"'=hlit1", max_size=80))
 def test_any_text_keeps_its_length_and_lines(text):
-    view = mask_html(text)
-    assert len(view) == len(text) and view.count("\n") == text.count("\n")
+    shown = show_html(text)
+    assert len(shown) == len(text) and shown.count("\n") == text.count("\n")
+    assert len(mask_html(text)) == len(text)
 
 
 def test_an_unclosed_comment_or_script_blanks_the_rest():
@@ -83,19 +96,58 @@ def test_an_html_page_is_found_by_its_text_not_its_markup():
     assert hit.text in PAGE  # a hit is the stored text, markup included
 
 
-def test_a_packed_html_page_cites_its_stored_lines():
-    eng = _engine()
-    packed = eng.pack("what is the default backoff wait for widget retries", 60)
-    assert packed["snippets"] and packed["used_tokens"] <= 60
-    lines = split_lines(eng.file_text("guide/widget.html"))
+def check_html_pack(eng, packed, budget):
+    """Every snippet of a page is the visible text of the range it cites (its shown lines
+    with the markup dropped), the tokens are those of that text, the budget holds."""
+    assert packed["used_tokens"] == sum(count_tokens(s["text"]) for s in packed["snippets"]) <= budget
     for s in packed["snippets"]:
+        page = s["path"].endswith(".html")
+        assert s.get("visible") is (True if page else None)
+        text = eng.file_text(s["path"])
+        lines = split_lines(show_html(text) if page else text)
         a, b = map(int, s["range"][1:].split("-"))
         span = "\n".join(lines[a - 1:b])
         if "cols" in s:
             span = span[s["cols"][0]:len(span) - (len(lines[b - 1]) - s["cols"][1])]
-        assert s["text"] == span
-    assert any("<code>2</code>" in s["text"] for s in packed["snippets"])
+        assert s["text"] == (visible(span) if page else span)
+        assert s["text"].strip()
+
+
+def test_a_packed_html_page_is_its_visible_text_at_the_cited_lines():
+    eng = _engine()
+    for budget in (20, 40, 60, 1000):
+        packed = eng.pack("what is the default backoff wait for widget retries", budget)
+        assert packed["snippets"]
+        check_html_pack(eng, packed, budget)
+    text = "\n".join(s["text"] for s in packed["snippets"])
+    assert "Default: 2" in text and "<code>" not in text
     assert packed["evidence"] == "sufficient"
+
+
+def _sections(n=12):
+    parts = ["<html><head><title>Big guide</title><style>p { margin: 0 }</style></head><body>"]
+    for i in range(n):
+        parts.append(f'<section><h2 id="s{i}">Topic {i} of the guide<a href="#s{i}">#</a></h2>')
+        parts.append(f"<p>The <code>opt{i}</code> option sets how the widget handles case {i}.\n"
+                     f"It is ignored when <em>quiet</em> is set &amp; the run is a dry run.</p>")
+        parts.append("<ul>" + "".join(f"<li><code>k{i}_{j}</code> {{string}} Value {j} of topic {i}."
+                                      f" <strong>Default:</strong> <code>{j}</code>.</li>\n" for j in range(4)))
+        parts.append("</ul></section>")
+    return "\n".join(parts) + "\n</body></html>\n"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["widget", "option", "opt3", "default", "topic", "k5_2", "quiet",
+                                 "dry", "run", "case", "value", "guide"]), min_size=1, max_size=5),
+       st.integers(5, 2500), st.booleans(), st.booleans())
+def test_html_packs_cite_exactly_and_keep_the_budget(words, budget, compact, lean):
+    eng = Engine.memory()
+    eng.add_document("big.html", _sections())
+    eng.add_document("minified.html", _sections(6).replace("\n", " "))  # one long line: indexed in pieces
+    eng.add_document("notes.md", "# Notes\n\nThe widget option topic is covered in the guide.\n")
+    eng.flush()
+    packed = eng.pack(" ".join(words), budget, compact=compact, lean=lean)
+    check_html_pack(eng, packed, budget)
 
 
 def test_an_index_built_before_html_views_reads_pages_as_text():

@@ -75,6 +75,7 @@ import re
 from dataclasses import dataclass, field
 
 from ragweb.chunking import ITEM_RE, Outline, code_outline, outline
+from ragweb.markup import FILL
 from ragweb.search import bm25_idf
 from ragweb.tokens import CHARS_PER_TOKEN, count_tokens
 
@@ -601,6 +602,12 @@ def link_lengths(units: list[Unit], lines_of: dict) -> list[int | None]:
     return out
 
 
+def visible_length(shown: list[str], start: int, col_start: int, end: int, col_end: int) -> int:
+    """How many characters `markup.visible` keeps of a span of shown lines."""
+    text = span_text(shown, start, col_start, end, col_end)
+    return len(text) - text.count(FILL)
+
+
 def tokens_of_length(n_chars: int) -> int:
     """`count_tokens` of a text of ``n_chars`` characters."""
     return -(-n_chars // CHARS_PER_TOKEN)
@@ -608,7 +615,8 @@ def tokens_of_length(n_chars: int) -> int:
 
 def select_units(units: list[Unit], budget: int, lines_of: dict,
                  min_relative: float = MIN_RELATIVE, context: bool = False,
-                 fill_top: bool = False, context_budget: int | None = None) -> list[Unit]:
+                 fill_top: bool = False, context_budget: int | None = None,
+                 shown_of: dict | None = None) -> list[Unit]:
     """The best units (by score, ties in document order) that fit ``budget`` tokens.
 
     ``units`` are in document order per file and carry a ``file`` attribute (a key of
@@ -621,6 +629,9 @@ def select_units(units: list[Unit], budget: int, lines_of: dict,
     a short question with one clear match gets the passage around it, not one line.
     Both fills stop at ``context_budget`` tokens in all (default: ``budget``): units that
     match the question may use the whole budget, context only tops up a small pack.
+    ``shown_of`` maps the files whose packed text is not their lines but the visible text
+    of their shown lines (HTML pages, `ragweb.markup`) to those lines: their units and gaps
+    cost what that text holds.
     """
     best = max((u.score for u in units), default=0.0)
     if best <= 0:
@@ -628,6 +639,14 @@ def select_units(units: list[Unit], budget: int, lines_of: dict,
     floor = max(min_relative * best, 1e-12)
     link = link_lengths(units, lines_of)
     lens = [len(u.text) for u in units]
+    if shown_of:
+        for i, u in enumerate(units):
+            shown = shown_of.get(u.file)
+            if shown is not None:
+                lens[i] = visible_length(shown, u.start, u.col_start, u.end, u.col_end)
+                if link[i] is not None:
+                    v = units[i + 1]
+                    link[i] = visible_length(shown, u.end, u.col_end, v.start, v.col_start)
     run_end: dict[int, int] = {}     # first unit index of a run -> last unit index
     run_start: dict[int, int] = {}   # last unit index -> first
     run_len: dict[int, int] = {}     # first unit index -> characters

@@ -26,7 +26,7 @@ from collections import _count_elements  # C helper behind Counter.update
 
 from ragweb.analysis import WORD_RE, Analyzer
 from ragweb.chunking import Outline, chunk_lines, code_outline, is_markdown, outline, split_lines
-from ragweb.markup import is_html, mask_html
+from ragweb.markup import FILL, is_html, mask_html, show_html
 from ragweb.config import default_config
 from ragweb.files import GlobSet
 from ragweb.errors import EmptyQueryError, IndexBusyError, IndexCorruptError, UsageError
@@ -153,7 +153,7 @@ class Engine:
         self._next_term = 0
         self._path_terms: dict[str, frozenset] = {}
         self._outlines: dict[int, Outline] = {}  # file id -> its outline (compaction reads it per pack)
-        self._views: dict[int, list[str]] = {}   # file id -> an HTML page's lines with the markup blanked
+        self._views: dict[int, tuple] = {}       # file id -> an HTML page's (view, shown) lines
         self._lines: dict[int, list[str]] = {}   # file id -> its lines (packing reads them per pack)
         self._lines_size = 0                     # characters in _lines
         self._reset_pending()
@@ -634,17 +634,24 @@ class Engine:
         return is_markdown(path) or self.reads_html(path)
 
     def file_view(self, file_id: int, path: str, lines: list[str]) -> list[str]:
-        """The lines compaction reads for a file: an HTML page's with its markup blanked
-        (`markup.mask_html`: same lines, same columns), any other file's as stored."""
-        if not self.reads_html(path):
-            return lines
-        view = self._views.get(file_id)
-        if view is None:
+        """The lines compaction reads for a file: an HTML page's view (`markup.mask_html`:
+        same lines, same columns, the markup blanked), any other file's as stored."""
+        return self._html_lines(file_id, path, lines)[0] if self.reads_html(path) else lines
+
+    def file_shown(self, file_id: int, path: str, lines: list[str]) -> list[str] | None:
+        """An HTML page's shown lines (`markup.show_html`: its packed text is their
+        `markup.visible` text); None for any other file, whose packed text is as stored."""
+        return self._html_lines(file_id, path, lines)[1] if self.reads_html(path) else None
+
+    def _html_lines(self, file_id: int, path: str, lines: list[str]) -> tuple[list[str], list[str]]:
+        pair = self._views.get(file_id)
+        if pair is None:
             if len(self._views) >= FILE_CACHE:
                 self._views.clear()
             # split, not split_lines: the stored lines may end with an empty one
-            view = self._views[file_id] = mask_html("\n".join(lines)).split("\n")
-        return view
+            shown = show_html("\n".join(lines)).split("\n")
+            pair = self._views[file_id] = ([line.replace(FILL, " ") for line in shown], shown)
+        return pair
 
     def file_outline(self, file_id: int, lines: list[str], markdown: bool) -> Outline:
         """The `chunking.outline` of a file's ``lines`` (`chunking.code_outline` of a program),

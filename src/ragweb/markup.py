@@ -1,21 +1,30 @@
-"""HTML read as text: the markup blanked out, every character kept in place.
+"""HTML read as text: what a reader sees, every character kept in place.
 
-An HTML page is indexed and compacted through its *view* (`mask_html`): the same text
-with tags, comments, ``<script>``/``<style>``/``<template>`` elements and character
-references replaced by spaces, so terms come from what a reader sees (not from ``class``,
-``href`` or CSS), while every offset, line and column is the stored file's own. Snippets
-are still cut from the stored text, so a citation shows the file's exact lines, markup
-included. Two kinds of tags leave a mark the Markdown reading understands: a heading tag
-that starts a line's text becomes ``#`` marks (``<section><h2>`` -> ``## ``), so pages have
-sections, and a list item tag that starts a line's text becomes ``- ``, so short items
-stay whole.
+An HTML page is read through two strings as long as its text, line for line and column
+for column, so every offset, line and column is the stored file's own:
+
+- `show_html`: each character of markup -- tags, comments, ``<script>``, ``<style>`` and
+  ``<template>`` elements -- becomes `FILL`; a character reference becomes the character
+  it names followed by `FILL`; two kinds of tags leave a mark the Markdown reading
+  understands: a heading tag that starts a line's text becomes ``#`` marks
+  (``<section><h2>`` -> ``## ``), so pages have sections, and a list item tag that starts a
+  line's text becomes ``- ``, so short items stay whole.
+- `mask_html`, the *view*: the same with `FILL` as a space. Terms, chunks and compaction
+  units come from the view, so a page is found by its words, not by ``class``, ``href``
+  or its CSS.
+
+A packed snippet of a page is the *visible text* of its range: `visible` of the shown
+text (the `FILL` characters dropped), so an LLM reads the words and not the markup, and
+the text stays exactly determined by the cited lines of the stored file.
 """
 
 from __future__ import annotations
 
+import html
 import re
 
 HTML_SUFFIXES = (".html", ".htm", ".xhtml")
+FILL = "\x01"  # a character of markup in the shown text (dropped from the visible text)
 
 _MARKUP_RE = re.compile(
     r"(?P<head>^(?:[ \t]*</?[A-Za-z][^>\n]*>)*?[ \t]*<(?:h(?P<level>[1-6])|title)\b[^>\n]*>)"  # a heading
@@ -23,9 +32,10 @@ _MARKUP_RE = re.compile(
     r"|<!--.*?(?:-->|\Z)"                                       # a comment (an unclosed one runs to the end)
     r"|<(?P<raw>script|style|template)\b.*?(?:</(?P=raw)\s*>|\Z)"  # elements whose content is not text
     r"|<[!?/]?[A-Za-z][^>]*>"                                   # any other tag, doctype or processing instruction
-    r"|&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);",   # a character reference
+    r"|(?P<ref>&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);)",  # a character reference
     re.S | re.I | re.M,
 )
+_NOT_TEXT = {ord(c): " " for c in "\n\r\t\v\f\x1c\x1d\x1e\x1f\x85\xa0\u2028\u2029" + FILL}
 
 
 def is_html(path: str) -> bool:
@@ -33,18 +43,32 @@ def is_html(path: str) -> bool:
     return path.lower().endswith(HTML_SUFFIXES)
 
 
-def _blank(m: re.Match) -> str:
+def _shown(m: re.Match) -> str:
     s = m.group()
+    n = len(s)
+    if m.group("ref") is not None:
+        # the named character (one line: a reference to a line break reads as a space)
+        char = html.unescape(s).translate(_NOT_TEXT)
+        return char + FILL * (n - len(char)) if len(char) < n else s
     if m.group("head") is not None or m.group("item") is not None:
         mark = "#" * int(m.group("level") or 1) if m.group("head") is not None else "-"
-        # the tag is on one line (``[^>]`` may cross lines: keep those line breaks)
-        if "\n" not in s and len(mark) < len(s):
-            return (mark + " ").ljust(len(s))
+        if "\n" not in s and len(mark) < n:
+            return mark + " " + FILL * (n - len(mark) - 1)
     if "\n" not in s:
-        return " " * len(s)
-    return "".join("\n" if c == "\n" else " " for c in s)
+        return FILL * n
+    return "".join("\n" if c == "\n" else FILL for c in s)  # keep the line breaks
+
+
+def show_html(text: str) -> str:
+    """``text`` with its markup as `FILL` (module doc): same length, same line breaks."""
+    return _MARKUP_RE.sub(_shown, text)
 
 
 def mask_html(text: str) -> str:
-    """``text`` with its HTML markup replaced by spaces: same length, same line breaks."""
-    return _MARKUP_RE.sub(_blank, text)
+    """The view of ``text``: `show_html` with the markup as spaces."""
+    return show_html(text).replace(FILL, " ")
+
+
+def visible(shown: str) -> str:
+    """The visible text of (a span of) shown text: the markup dropped."""
+    return shown.replace(FILL, "")

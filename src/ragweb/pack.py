@@ -43,6 +43,10 @@
      the text starts at column ``c0`` (0-based) of line ``s`` and ends before column ``c1``
      of line ``e``; without ``cols`` it is the whole lines. So ``text`` can always be
      checked against the file: it is ``"\n".join(lines[s-1:e])[c0 : len - (len(line e) - c1)]``;
+   - for an HTML page the snippet has ``"visible": true`` and ``text`` is the visible text
+     of that same span (`ragweb.markup`: its shown lines with the markup dropped), here and
+     in every other kind of snippet; units are cut and scored in the page's view, and
+     their costs are those of the visible text, so the budget stays exact;
    - snippets of one file are in document order (units keep their order); files are in
      order of their best unit's score; ``why`` names the units and matched terms
      (``(context)`` for a run of context units only).
@@ -84,7 +88,7 @@ import math
 from dataclasses import dataclass, field
 
 from ragweb import compact as cp
-from ragweb.markup import mask_html
+from ragweb.markup import visible
 from ragweb.errors import UsageError
 from ragweb.search import bm25_idf
 from ragweb.tokens import count_tokens
@@ -123,6 +127,7 @@ class Snippet:
     terms: list[str] = field(default_factory=list)
     col_start: int | None = None
     col_end: int | None = None
+    visible: bool = False  # an HTML page's: text is the visible text of the range (`ragweb.markup`)
 
     @property
     def tokens(self) -> int:
@@ -133,6 +138,8 @@ class Snippet:
                "text": self.text, "score": round(self.score, 4)}
         if self.col_start is not None:
             out["cols"] = [self.col_start, self.col_end]
+        if self.visible:
+            out["visible"] = True
         return out
 
 
@@ -177,7 +184,7 @@ def _fill_whole(hits, limit: int, lines_of, why: str, stop_at_miss: bool) -> lis
 
 def select_whole(hits, budget: int, engine) -> list[Snippet]:
     """Greedy by utility (score / tokens) over whole chunks, merging same-file neighbours."""
-    lines_of = engine.file_lines(h.file_id for h in hits)
+    lines_of = packed_lines(engine, hits)
     order = sorted(hits, key=lambda h: (-(h.score / max(count_tokens(h.text), 1)), -h.score, h.path, h.start_line))
     return _fill_whole(order, budget, lines_of, "BM25 score: {score:.2f}", stop_at_miss=False)
 
@@ -255,6 +262,34 @@ def lean_budget(budget: int) -> int:
     return max(1, int(budget * LEAN_BUDGET_SHARE))
 
 
+def packed_lines(engine, hits) -> dict[int, list[str]]:
+    """file id -> the lines a pack of its text is cut from: the stored lines, or an HTML
+    page's visible lines (`markup.visible` of each shown line)."""
+    lines_of = engine.file_lines(h.file_id for h in hits)
+    out = dict(lines_of)
+    for h in hits:
+        if h.file_id in out and out[h.file_id] is lines_of[h.file_id]:
+            shown = engine.file_shown(h.file_id, h.path, lines_of[h.file_id])
+            if shown is not None:
+                out[h.file_id] = [visible(line) for line in shown]
+    return out
+
+
+def show_hits(engine, hits) -> None:
+    """Give each hit of an HTML page the visible text of its range (what a pack holds of
+    it), so whole-chunk packing counts and packs that text."""
+    pages = [h for h in hits if engine.reads_html(h.path)]
+    if not pages:
+        return
+    lines_of = engine.file_lines(h.file_id for h in pages)
+    for h in pages:
+        shown = engine.file_shown(h.file_id, h.path, lines_of[h.file_id])
+        if h.col_start is None:
+            h.text = visible("\n".join(shown[h.start_line - 1:h.end_line]))
+        else:
+            h.text = visible(shown[h.start_line - 1][h.col_start:h.col_end])
+
+
 def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snippet]:
     """Units of the best hits' regions, scored and selected within ``budget`` (module doc)."""
     top = hits[:COMPACT_CHUNKS]
@@ -265,6 +300,8 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
     # units are cut and scored in each file's view (an HTML page's markup blanked, same
     # columns); snippets are cut from the stored lines, so citations show the file as it is
     view_of = {h.file_id: engine.file_view(h.file_id, h.path, lines_of[h.file_id]) for h in top}
+    shown_of = {h.file_id: engine.file_shown(h.file_id, h.path, lines_of[h.file_id]) for h in top
+                if engine.reads_html(h.path)}
     max_line = engine.settings["chunk_tokens"] * 4  # longer lines were indexed as pieces
     best = max(h.score for h in top) or 1.0
     by_file: dict[int, list] = {}
@@ -301,7 +338,8 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
                 u.file_prior = mass[fid] / top_mass
                 units.append(u)
     limit = lean_budget(budget) if lean else budget
-    whole = (top_whole(top, WHOLE_TOP, limit, lines_of) if not lean else []) or whole_pages(top, limit, lines_of)
+    out_lines = packed_lines(engine, top)
+    whole = (top_whole(top, WHOLE_TOP, limit, out_lines) if not lean else []) or whole_pages(top, limit, out_lines)
     if whole:  # units overlapping a whole chunk's lines are not offered again
         spans = [(s.file_id, s.start, s.end) for s in whole]
         units = [u for u in units if not any(f == u.file and s <= u.end and u.start <= e for f, s, e in spans)]
@@ -318,18 +356,19 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
     cp.score_units(units, weights, engine.analyzer, related)
     chosen = cp.select_units(units, limit, view_of, cp.LEAN_MIN_RELATIVE if lean else cp.MIN_RELATIVE,
                              context=True, fill_top=TOP_CHUNK_FILL and not lean,
-                             context_budget=limit if lean else int(budget * CONTEXT_SHARE))
+                             context_budget=limit if lean else int(budget * CONTEXT_SHARE),
+                             shown_of=shown_of)
     snippets = []
     file_rank: dict[int, float] = {}
     for fid in sorted({u.file for u in chosen}):
-        lines, stored = view_of[fid], lines_of[fid]
+        lines, shown = view_of[fid], shown_of.get(fid)
         for r in cp.join_runs(lines, [u for u in chosen if u.file == fid]):
             score = max(u.score for u in r.units)
             terms = sorted(set().union(*(u.terms for u in r.units)))
             partial = r.col_start != 0 or r.col_end != len(lines[r.end - 1])
             why = (f"compacted: {len(r.units)} unit{'s' if len(r.units) > 1 else ''}, "
                    f"best score {score:.2f}, terms: {', '.join(terms) or '(context)'}")
-            text = r.text if lines is stored else cp.span_text(stored, r.start, r.col_start, r.end, r.col_end)
+            text = r.text if shown is None else visible(cp.span_text(shown, r.start, r.col_start, r.end, r.col_end))
             snippets.append(Snippet(paths[fid], r.start, r.end, score, text, fid, why, terms,
                                     r.col_start if partial else None, r.col_end if partial else None))
             file_rank[fid] = max(file_rank.get(fid, 0.0), score)
@@ -434,8 +473,6 @@ def assess_evidence(engine, query: str, snippets: list[Snippet]) -> tuple[str, f
         total = sum(weights.values())
         found = cp.text_terms(engine.analyzer, paths[fid], weights)
         for text in parts:
-            if engine.reads_html(paths[fid]):
-                text = mask_html(text)
             found |= cp.text_terms(engine.analyzer, text, weights)
         if total > 0:
             score = max(score, sum(weights[t] for t in found) / total)
@@ -474,6 +511,7 @@ def pack_context(engine, query: str, budget: int | None = None, top_k: int | Non
     compact = pc.get("compact", True) if compact is None else bool(compact)
     lean = pc.get("lean", False) if lean is None else bool(lean)
     hits = apply_recency(engine.search(query, top_k=top_k, path_glob=path_glob), pc["recency_boost"])
+    show_hits(engine, hits)
     if compact and (lean or sum(count_tokens(h.text) for h in hits) > budget):
         snippets = compact_hits(engine, query, hits, budget, lean)
     else:
@@ -481,6 +519,8 @@ def pack_context(engine, query: str, budget: int | None = None, top_k: int | Non
     used = sum(s.tokens for s in snippets)
     while used > budget:  # cannot happen (selection counts exactly); the budget is a hard limit
         used -= snippets.pop().tokens
+    for s in snippets:
+        s.visible = engine.reads_html(s.path)
     level, score = assess_evidence(engine, query, snippets)
     return {"query": query, "budget_tokens": budget, "used_tokens": used,
             "evidence": level, "evidence_score": score,
