@@ -40,7 +40,9 @@ docs (another version) are reported and those cases skipped.
 from __future__ import annotations
 
 import argparse
+import html
 import json
+import re
 import sys
 import tempfile
 import time
@@ -66,6 +68,36 @@ SETS = {
     # the split is each case's own "split"; the files are the benchmark's stdlib corpus
     "code": (REPO / "bench" / "code-qa", corpus.stdlib_root(), {"cases.json": None}, None),
 }
+# The same questions over the same pages built as HTML (each Markdown page's .html twin):
+# set -> (its Markdown set, the HTML folder). Quotes are written in Markdown, so these sets
+# match them on letters and digits only (`loose`), in every system's packed text read as
+# a reader sees it (`html_text`).
+HTML_SETS = {
+    "npm-html": ("npm", Path("/usr/lib/node_modules/npm/docs/output")),
+    "node-html": ("node", Path("/usr/share/doc/nodejs/api")),
+}
+for _name, (_md, _folder) in HTML_SETS.items():
+    SETS[_name] = (SETS[_md][0], _folder, SETS[_md][2], ("*.html",))
+_TAG = re.compile(r"<!--.*?-->|<(script|style)\b.*?</\1\s*>|<[^>]*>", re.S | re.I)
+
+
+def html_text(text: str) -> str:
+    """A packed text as a reader sees it: an HTML page's markup dropped, references decoded."""
+    return html.unescape(_TAG.sub(" ", text))
+
+
+def loose(text: str) -> str:
+    """Letters and digits only, lowercased; first Markdown link targets (``](url)``,
+    ``][ref]``) and list markers (``1.``, ``-``) are dropped: HTML shows neither."""
+    text = re.sub(r"\]\([^)]*\)|\]\[[^\]]*\]", "]", text)
+    text = re.sub(r"(?m)^[ \t]*(?:\d{1,9}[.)]|[-*+])[ \t]+", "", text)
+    return re.sub(r"[^0-9a-z]+", "", text.lower())
+
+
+def loose_recall(texts: list[str], quotes: list[str]) -> float:
+    """The share of ``quotes`` found in ``texts``, compared `loose`ly."""
+    hay = loose("\n".join(texts))
+    return sum(loose(q) in hay for q in quotes) / len(quotes) if quotes else 1.0
 DEFAULT_DOCS = SETS["npm"][1]
 
 
@@ -73,6 +105,10 @@ def doc_files(docs: Path, which: str) -> list[str]:
     """The set's documentation files under ``docs``, relative, sorted."""
     if SETS[which][3] is None:  # the code set: the stdlib .py files the benchmarks index
         return [corpus.rel_path(p, docs) for p in corpus.stdlib_files(docs)]
+    if which in HTML_SETS:  # the pages that have a Markdown twin (not npm's aliases or Node's all.html)
+        md_set = HTML_SETS[which][0]
+        return [rel[:-3] + ".html" for rel in doc_files(SETS[md_set][1], md_set)
+                if (docs / (rel[:-3] + ".html")).is_file()]
     return sorted({str(p.relative_to(docs)) for pat in SETS[which][3] for p in docs.rglob(pat)})
 
 
@@ -82,6 +118,9 @@ def load_cases(docs: Path, which: str = "npm", normalize=None) -> tuple[list[dic
     normalize = normalize or load_scorer(DEFAULT_EVAL).normalize
     cases, problems = [], []
     cases_dir, _, splits, _ = SETS[which]
+    norm_file = normalize
+    if which in HTML_SETS:  # the page as a reader sees it, the Markdown quote as it is
+        norm_file, normalize = (lambda t: loose(html_text(t))), loose
     for name, split in splits.items():
         path = cases_dir / name
         if not path.exists():
@@ -89,9 +128,11 @@ def load_cases(docs: Path, which: str = "npm", normalize=None) -> tuple[list[dic
             continue
         for c in json.loads(path.read_text(encoding="utf-8")):
             c = {**c, "split": split or c["split"]}
+            if c["answerable"] and which in HTML_SETS:
+                c["file"] = c["file"][:-3] + ".html"
             if c["answerable"]:
                 f = docs / c["file"]
-                text = normalize(f.read_text(encoding="utf-8")) if f.exists() else ""
+                text = norm_file(f.read_text(encoding="utf-8")) if f.exists() else ""
                 bad = [e["quote"] for e in c["evidence"] if normalize(e["quote"]) not in text]
                 if bad:
                     problems.append(f"{c['id']}: not in {c['file']}: {bad[0][:60]!r}")
@@ -124,15 +165,22 @@ def run(engine_or_root, cases: list[dict], flags: list[str], budget: int, work: 
         if peer_tokens(texts) != p["used_tokens"] or p["used_tokens"] > budget:
             raise SystemExit(f"case {cid}: used_tokens {p['used_tokens']} disagrees with its texts")
         results[cid] = {"texts": texts, "tokens": p["used_tokens"],
-                        "paths": [s["path"] for s in p["snippets"]]}
+                        "paths": [s["path"] for s in p["snippets"]],
+                        # an HTML page's snippet is its visible text already
+                        "seen": [s["text"] if s.get("visible") else html_text(s["text"]) for s in p["snippets"]]}
     return results, packs
 
 
-def summarize(scorer, cases: list[dict], results: dict, split: str) -> dict:
+def summarize(scorer, cases: list[dict], results: dict, split: str, html_set: bool = False) -> dict:
     mine = [c for c in cases if c["answerable"] and (split == "all" or c["split"] == split)]
     if not mine:
         return {}
-    rec = [scorer.recall(results[c["id"]]["texts"], [e["quote"] for e in c["evidence"]]) for c in mine]
+    def recall(r: dict, quotes: list[str]) -> float:
+        if html_set:
+            return loose_recall(r.get("seen") or [html_text(t) for t in r["texts"]], quotes)
+        return scorer.recall(r["texts"], quotes)
+
+    rec = [recall(results[c["id"]], [e["quote"] for e in c["evidence"]]) for c in mine]
     hit = [c["file"] in results[c["id"]]["paths"] for c in mine]
     return {"n": len(mine), "recall": sum(rec) / len(rec), "complete": sum(r == 1 for r in rec),
             "file_hit": sum(hit) / len(hit),
@@ -141,7 +189,8 @@ def summarize(scorer, cases: list[dict], results: dict, split: str) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--set", choices=sorted(SETS), default="npm", help="which question set (default npm)")
+    ap.add_argument("--set", choices=sorted(SETS), default="npm",
+                    help="which question set (default npm; npm-html and node-html: the same over the HTML pages)")
     ap.add_argument("--docs", type=Path, default=None, help="the docs folder (default: where Debian installs them)")
     ap.add_argument("--budget", type=int, default=1400)
     ap.add_argument("--split", choices=("all", "development", "holdout"), default="development")
@@ -197,10 +246,10 @@ def main() -> int:
         secs = row[3] if len(row) > 3 else base_s
         line = f"{name:<24}"
         for s in splits:
-            g = summarize(scorer, cases, results, s)
+            g = summarize(scorer, cases, results, s, args.set in HTML_SETS)
             line += (f"{100 * g['recall']:>12.1f}% ({g['complete']:>2}/{g['n']:>2}){100 * g['file_hit']:>9.0f}%"
                      if g else f"{'-':>22}{'-':>10}")
-        g = summarize(scorer, cases, results, "all")
+        g = summarize(scorer, cases, results, "all", args.set in HTML_SETS)
         line += f"{g['tokens']:>8.0f}"
         rf = refusals(cases, packs)
         line += (f"{rf['U_none']:>5}/{rf['U']:<5}{rf['A_none']:>5}/{rf['A']:<5}" if rf else f"{'-':>11}{'-':>11}")

@@ -53,6 +53,12 @@ def test_the_view_holds_what_a_reader_sees():
     assert not {"lt", "gt", "nbsp", "amp"} & words
 
 
+def test_a_bare_short_heading_tag_keeps_a_mark_and_tags_after_it_make_room():
+    lines = split_lines(mask_html("<h5>Bare</h5>\n<h5><code>roomy()</code></h5>\n"))
+    assert lines[0].split() == ["###", "Bare"]  # "<h5>" holds "### " at most
+    assert lines[1].split() == ["#####", "roomy()"]
+
+
 def test_headings_and_list_items_get_markdown_marks():
     lines = split_lines(mask_html(PAGE))
     heading = next(line for line in lines if "Retries" in line)

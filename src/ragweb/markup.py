@@ -27,7 +27,8 @@ HTML_SUFFIXES = (".html", ".htm", ".xhtml")
 FILL = "\x01"  # a character of markup in the shown text (dropped from the visible text)
 
 _MARKUP_RE = re.compile(
-    r"(?P<head>^(?:[ \t]*</?[A-Za-z][^>\n]*>)*?[ \t]*<(?:h(?P<level>[1-6])|title)\b[^>\n]*>)"  # a heading
+    r"(?P<head>^(?:[ \t]*</?[A-Za-z][^>\n]*>)*?[ \t]*<(?:h(?P<level>[1-6])|title)\b[^>\n]*>"  # a heading
+    r"(?:<[A-Za-z][^>\n]*>)*)"                                  # (with the tags opening its text: room for its mark)
     r"|(?P<item>^(?:[ \t]*</?[A-Za-z][^>\n]*>)*?[ \t]*<li\b[^>\n]*>)"  # a list item (both first on their line)
     r"|<!--.*?(?:-->|\Z)"                                       # a comment (an unclosed one runs to the end)
     r"|<(?P<raw>script|style|template)\b.*?(?:</(?P=raw)\s*>|\Z)"  # elements whose content is not text
@@ -51,8 +52,10 @@ def _shown(m: re.Match) -> str:
         char = html.unescape(s).translate(_NOT_TEXT)
         return char + FILL * (n - len(char)) if len(char) < n else s
     if m.group("head") is not None or m.group("item") is not None:
-        mark = "#" * int(m.group("level") or 1) if m.group("head") is not None else "-"
-        if "\n" not in s and len(mark) < n:
+        # a bare "<h5>" has room for "### " only: its level is then 3 (rare: a heading tag
+        # usually has attributes or tags after it)
+        mark = "#" * min(int(m.group("level") or 1), n - 1) if m.group("head") is not None else "-"
+        if "\n" not in s:
             return mark + " " + FILL * (n - len(mark) - 1)
     if "\n" not in s:
         return FILL * n
