@@ -49,6 +49,8 @@ eval: setup
 	$(PY) bench/eval_readme_qa.py --set readme-dev --one-index
 	$(PY) bench/eval_docs_qa.py --set npm --split all --cli
 	$(PY) bench/eval_docs_qa.py --set node --split all --cli
+	$(PY) bench/eval_docs_qa.py --set npm-html --split all --cli
+	$(PY) bench/eval_docs_qa.py --set node-html --split all --cli
 	@test -d /usr/share/cmake-3.25/Help || { apt-get update && apt-get install -y cmake-data; }
 	$(PY) bench/eval_docs_qa.py --set cmake --split all --cli
 	$(PY) bench/eval_docs_qa.py --set code --split all --cli

@@ -118,6 +118,19 @@ def test_pack_shape_and_budget(app, sample_docs):
     assert default["budget_tokens"] == 4000
 
 
+def test_an_html_page_is_searched_and_packed_by_its_visible_text(app):
+    page = ("<html><head><title>Kestrel guide</title><style>.kestrel-css { color: red }</style></head>\n"
+            "<body><h2 id='hover'>Hovering</h2>\n<p>A <b>kestrel</b> hovers &amp; waits for voles.</p>\n"
+            "<script>window.zorblaxCounter = 1</script></body></html>\n")
+    assert app.index("guide/kestrel.html", page)["success"]
+    assert app.query("zorblaxCounter")["results"] == []  # script text is not indexed
+    assert [r["path"] for r in app.query("kestrel hovers voles")["results"]] == ["guide/kestrel.html"]
+    out = app.pack("what does a kestrel wait for", 50)
+    snippet = next(s for s in out["snippets"] if "voles" in s["text"])
+    assert snippet["visible"] is True and "A kestrel hovers & waits for voles." in snippet["text"]
+    assert "<" not in snippet["text"] and out["used_tokens"] <= 50
+
+
 @pytest.mark.parametrize("expr, needle", [
     ("() => ragIndex()", "filename must be a string"),
     ("() => ragIndex(42, 'x')", "filename must be a string"),
