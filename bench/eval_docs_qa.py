@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """docs-qa: required-evidence recall of packing over real multi-file documentation sets.
 
-    .venv/bin/python bench/eval_docs_qa.py [--set npm|node|cmake|code] [--docs DIR] [--budget 1400]
+    .venv/bin/python bench/eval_docs_qa.py [--set npm|node|cmake|code|npm-html|node-html] [--docs DIR] [--budget 1400]
                                            [--split all|development|holdout] [--cases] [--cli]
 
 readme-qa (``eval_readme_qa.py``) asks each question of one README. This asks questions of
@@ -17,6 +17,11 @@ from there (never copied into this repository):
 - ``cmake``: CMake 3.25's reStructuredText docs from ``cmake-data``,
   ``/usr/share/cmake-3.25/Help`` (1,962 ``.rst`` and ``.txt`` files, 9.2 MB; BSD-3-Clause);
   questions in ``bench/cmake-docs-qa``;
+- ``npm-html``, ``node-html``: the npm and Node questions asked of the same pages as
+  Debian also ships them, built as HTML (``docs/output/**/*.html``, ``api/*.html``; each
+  Markdown page's twin). The quotes are Markdown, so these two sets match them on letters
+  and digits only (`loose`), in each system's packed text as a reader sees it (an HTML
+  page's markup dropped: ragweb packs that text already, the baseline packs raw HTML);
 - ``code``: not docs but a program: the running interpreter's standard library (the 734
   ``.py`` files the native benchmark indexes), with questions about the behaviour of some
   modules in ``bench/code-qa`` (each case names its split).
