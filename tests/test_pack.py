@@ -626,3 +626,17 @@ def test_a_short_page_the_chunker_cut_at_a_heading_still_goes_whole():
     whole = [s for s in packed["snippets"] if s["why"].endswith("(whole page)")]
     assert [s["path"] for s in whole][:1] == ["prop/DEPENDS.rst"]
     assert whole[0]["text"] == page.rstrip("\n") and whole[0]["range"] == f"L1-{page.count(chr(10))}"
+
+
+@pytest.mark.parametrize("path", ["guide.adoc", "guide.asciidoc", "notes.org", "guide.md"])
+def test_prose_formats_are_cut_into_sentences(path):
+    eng = Engine.memory()
+    filler = " ".join(f"Sentence {i} talks about unrelated weather." for i in range(20))  # one line < 2,048 chars
+    eng.add_document(path, f"{filler} The quokka feeder opens at dawn. {filler}\n")
+    eng.add_document("other.md", f"{filler}\n")
+    eng.flush()
+    packed = eng.pack("when does the quokka feeder open", 40)
+    check_pack(eng, packed, 40)
+    first = packed["snippets"][0]
+    assert "The quokka feeder opens at dawn." in first["text"] and "cols" in first  # sentences of one line
+    assert eng.is_prose(path) and not eng.is_prose("main.py")

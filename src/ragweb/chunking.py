@@ -22,7 +22,7 @@ _ADORN_RE = re.compile(r"^ {0,3}([=\-~^\"'#*+:._])\1{2,}[ \t]*$")
 _ADORN_CHARS = frozenset("=-~^\"'#*+:._")
 _ADORN_START = _ADORN_CHARS | {" "}
 ITEM_RE = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+")
-MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".txt")
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc", ".asciidoc", ".org")  # read as prose
 
 
 @dataclass(frozen=True)
