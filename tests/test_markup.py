@@ -175,3 +175,15 @@ def test_the_view_has_the_stored_lines_even_when_the_last_is_empty():
     assert lines[-1] == ""
     view = eng.file_view(hit.file_id, hit.path, lines)
     assert [len(v) for v in view] == [len(line) for line in lines]
+
+
+def test_navigation_elements_are_not_text_nested_ones_included():
+    page = ("<nav><ul><li><a href='/a'>Alpha menu</a></li></ul></nav>\n"
+            "<div role=\"navigation\" id=\"side\"><div class=\"x\"><div>Beta menu</div></div>\n"
+            "<div>Gamma menu</div></div>\n<p>Delta body text.</p>\n"
+            "<details role=navigation><summary>Contents</summary><details>Epsilon</details></details>\n"
+            "<p>Zeta body.</p>\n")
+    shown = show_html(page)
+    assert len(shown) == len(page) and shown.count("\n") == page.count("\n")
+    assert visible(shown).split() == ["Delta", "body", "text.", "Zeta", "body."]
+    assert visible(show_html("<nav>never closed\n<p>lost</p>")).split() == []

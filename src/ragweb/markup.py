@@ -4,7 +4,8 @@ An HTML page is read through two strings as long as its text, line for line and 
 for column, so every offset, line and column is the stored file's own:
 
 - `show_html`: each character of markup -- tags, comments, ``<script>``, ``<style>`` and
-  ``<template>`` elements -- becomes `FILL`; a character reference becomes the character
+  ``<template>`` elements, and navigation (``<nav>``, ``role="navigation"``: the site menu
+  and table of contents every page repeats) -- becomes `FILL`; a character reference becomes the character
   it names followed by `FILL`; two kinds of tags leave a mark the Markdown reading
   understands: a heading tag that starts a line's text becomes ``#`` marks
   (``<section><h2>`` -> ``## ``), so pages have sections, and a list item tag that starts a
@@ -62,9 +63,38 @@ def _shown(m: re.Match) -> str:
     return "".join("\n" if c == "\n" else FILL for c in s)  # keep the line breaks
 
 
+_NAV_START_RE = re.compile(r"<(nav)\b[^>]*>|<([A-Za-z][\w-]*)\b[^>]*\brole\s*=\s*[\"']?navigation\b[^>]*>", re.I)
+
+
+def _without_navigation(text: str) -> str:
+    """``text`` with each navigation element (``<nav>``, ``role="navigation"``: site menus,
+    tables of contents) as `FILL`, nested elements of the same name included."""
+    out, pos = [], 0
+    for m in _NAV_START_RE.finditer(text):
+        if m.start() < pos:
+            continue  # inside a navigation element already blanked
+        name = m.group(1) or m.group(2)
+        depth, end = 1, len(text)
+        for t in re.finditer(rf"<(/?){re.escape(name)}\b[^>]*?(/?)>", text[m.end():], re.I):
+            if t.group(1):
+                depth -= 1
+            elif not t.group(2):
+                depth += 1
+            if depth == 0:
+                end = m.end() + t.end()
+                break
+        out.append(text[pos:m.start()])
+        out.append("".join("\n" if c == "\n" else FILL for c in text[m.start():end]))
+        pos = end
+    if not out:
+        return text
+    out.append(text[pos:])
+    return "".join(out)
+
+
 def show_html(text: str) -> str:
     """``text`` with its markup as `FILL` (module doc): same length, same line breaks."""
-    return _MARKUP_RE.sub(_shown, text)
+    return _MARKUP_RE.sub(_shown, _without_navigation(text))
 
 
 def mask_html(text: str) -> str:
