@@ -328,7 +328,8 @@ def split_units(lines: list[str], first: int, last: int, markdown: bool,
 
 
 def _paragraph_units(block: list[tuple[int, str]], out: list[Unit], heads: tuple):
-    """Sentence units of one paragraph (lines joined with newlines)."""
+    """The units of one paragraph (lines joined with newlines): itself when it is short
+    (`PARAGRAPH_WHOLE_TOKENS`, or `ITEM_WHOLE_TOKENS` for a list item), else its sentences."""
     flat = "\n".join(line for _, line in block)
     # a short list item is one unit: an option's description and its "Default:" sentence
     # (API docs) answer together; so is a paragraph too short to be worth cutting

@@ -78,7 +78,6 @@ def analysis_settings(config: dict) -> dict:
             "markup": MARKUP_VERSION}
 
 
-
 class Engine:
     """An index over one SQLite connection. Create with `open`, `memory` or `from_bytes`."""
 

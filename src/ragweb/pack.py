@@ -265,13 +265,11 @@ def lean_budget(budget: int) -> int:
 def packed_lines(engine, hits) -> dict[int, list[str]]:
     """file id -> the lines a pack of its text is cut from: the stored lines, or an HTML
     page's visible lines (`markup.visible` of each shown line)."""
-    lines_of = engine.file_lines(h.file_id for h in hits)
-    out = dict(lines_of)
-    for h in hits:
-        if h.file_id in out and out[h.file_id] is lines_of[h.file_id]:
-            shown = engine.file_shown(h.file_id, h.path, lines_of[h.file_id])
-            if shown is not None:
-                out[h.file_id] = [visible(line) for line in shown]
+    out = engine.file_lines(h.file_id for h in hits)  # a new dict (its lists are shared)
+    for fid, path in {h.file_id: h.path for h in hits}.items():
+        shown = engine.file_shown(fid, path, out[fid])
+        if shown is not None:
+            out[fid] = [visible(line) for line in shown]
     return out
 
 
