@@ -124,7 +124,9 @@ def test_an_html_page_is_searched_and_packed_by_its_visible_text(app):
             "<script>window.zorblaxCounter = 1</script></body></html>\n")
     assert app.index("guide/kestrel.html", page)["success"]
     assert app.query("zorblaxCounter")["results"] == []  # script text is not indexed
-    assert [r["path"] for r in app.query("kestrel hovers voles")["results"]] == ["guide/kestrel.html"]
+    results = app.query("kestrel hovers voles")["results"]
+    assert [r["path"] for r in results] == ["guide/kestrel.html"]
+    assert results[0]["visible"] is True and "A kestrel hovers & waits" in results[0]["text"]
     out = app.pack("what does a kestrel wait for", 50)
     snippet = next(s for s in out["snippets"] if "voles" in s["text"])
     assert snippet["visible"] is True and "A kestrel hovers & waits for voles." in snippet["text"]

@@ -99,7 +99,13 @@ def test_an_html_page_is_found_by_its_text_not_its_markup():
     for markup_word in ("frobnicate color red", "quokkaTracker", "zeppelins", "class section href"):
         assert all(h.path != "guide/widget.html" for h in eng.search(markup_word)), markup_word
     hit = eng.search("widget retries upload")[0]
-    assert hit.text in PAGE  # a hit is the stored text, markup included
+    shown = split_lines(show_html(eng.file_text(hit.path)))
+    assert hit.visible and hit.to_json()["visible"] is True
+    assert hit.text == visible("\n".join(shown[hit.start_line - 1:hit.end_line]))  # what a reader sees
+    assert "The widget retries a failed upload" in hit.text and "<p>" not in hit.text
+    wide = eng.widen(hit, 2)
+    assert wide.visible and "<" not in wide.text.replace("<5>", "")
+    assert "visible" not in eng.search("stylesheet class attribute")[0].to_json()  # notes.md: as stored
 
 
 def check_html_pack(eng, packed, budget):

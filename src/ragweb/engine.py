@@ -26,7 +26,7 @@ from collections import _count_elements  # C helper behind Counter.update
 
 from ragweb.analysis import WORD_RE, Analyzer
 from ragweb.chunking import Outline, chunk_lines, code_outline, is_markdown, outline, split_lines
-from ragweb.markup import FILL, is_html, mask_html, show_html
+from ragweb.markup import FILL, is_html, mask_html, show_html, visible
 from ragweb.config import default_config
 from ragweb.files import GlobSet
 from ragweb.errors import EmptyQueryError, IndexBusyError, IndexCorruptError, UsageError
@@ -59,6 +59,7 @@ class Hit:
     col_start: int | None = None
     col_end: int | None = None
     mtime: float = 0.0        # the file's modification time when indexed
+    visible: bool = False     # an HTML page's: text is the visible text of the range (`ragweb.markup`)
 
     @property
     def range(self) -> str:
@@ -66,8 +67,11 @@ class Hit:
 
     def to_json(self) -> dict:
         """The browser/CLI JSON shape of a result (reference §5)."""
-        return {"path": self.path, "startLine": self.start_line, "endLine": self.end_line,
-                "score": round(self.score, 6), "text": self.text}
+        out = {"path": self.path, "startLine": self.start_line, "endLine": self.end_line,
+               "score": round(self.score, 6), "text": self.text}
+        if self.visible:
+            out["visible"] = True
+        return out
 
 
 def analysis_settings(config: dict) -> dict:
@@ -152,7 +156,7 @@ class Engine:
         self._next_term = 0
         self._path_terms: dict[str, frozenset] = {}
         self._outlines: dict[int, Outline] = {}  # file id -> its outline (compaction reads it per pack)
-        self._views: dict[int, tuple] = {}       # file id -> an HTML page's (view, shown) lines
+        self._views: dict[int, tuple] = {}       # file id -> an HTML page's (view, shown, visible) lines
         self._lines: dict[int, list[str]] = {}   # file id -> its lines (packing reads them per pack)
         self._lines_size = 0                     # characters in _lines
         self._reset_pending()
@@ -638,19 +642,25 @@ class Engine:
         return self._html_lines(file_id, path, lines)[0] if self.reads_html(path) else lines
 
     def file_shown(self, file_id: int, path: str, lines: list[str]) -> list[str] | None:
-        """An HTML page's shown lines (`markup.show_html`: its packed text is their
-        `markup.visible` text); None for any other file, whose packed text is as stored."""
+        """An HTML page's shown lines (`markup.show_html`: what hits and packs show of a span
+        is its `markup.visible` text); None for any other file, shown as stored."""
         return self._html_lines(file_id, path, lines)[1] if self.reads_html(path) else None
 
-    def _html_lines(self, file_id: int, path: str, lines: list[str]) -> tuple[list[str], list[str]]:
-        pair = self._views.get(file_id)
-        if pair is None:
+    def file_visible(self, file_id: int, path: str, lines: list[str]) -> list[str]:
+        """The lines hits and packs show of a file: an HTML page's visible lines (markup
+        dropped, `markup.visible`), any other file's stored lines."""
+        return self._html_lines(file_id, path, lines)[2] if self.reads_html(path) else lines
+
+    def _html_lines(self, file_id: int, path: str, lines: list[str]) -> tuple[list[str], ...]:
+        views = self._views.get(file_id)
+        if views is None:
             if len(self._views) >= FILE_CACHE:
                 self._views.clear()
             # split, not split_lines: the stored lines may end with an empty one
             shown = show_html("\n".join(lines)).split("\n")
-            pair = self._views[file_id] = ([line.replace(FILL, " ") for line in shown], shown)
-        return pair
+            views = self._views[file_id] = ([line.replace(FILL, " ") for line in shown], shown,
+                                            [visible(line) for line in shown])
+        return views
 
     def file_outline(self, file_id: int, lines: list[str], markdown: bool) -> Outline:
         """The `chunking.outline` of a file's ``lines`` (`chunking.code_outline` of a program),
@@ -663,20 +673,34 @@ class Engine:
         return ol
 
     def fill_text(self, hits: list[Hit]) -> None:
-        """Set each hit's text to exactly its stored lines (or its piece of one long line)."""
+        """Set each hit's text to exactly its stored lines (or its piece of one long line);
+        an HTML page's hit gets the visible text of that span (`file_shown`)."""
         texts = dict(self._select_in(
             "SELECT c.id, substr(f.text, c.char_start + 1, c.char_end - c.char_start) "
             "FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN", [h.chunk_id for h in hits]))
         for h in hits:
             h.text = texts[h.chunk_id]
+        pages = [h for h in hits if self.reads_html(h.path)]
+        if pages:
+            lines_of = self.file_lines(h.file_id for h in pages)
+            for h in pages:
+                shown = self.file_shown(h.file_id, h.path, lines_of[h.file_id])
+                if h.col_start is None:
+                    h.text = visible("\n".join(shown[h.start_line - 1:h.end_line]))
+                else:
+                    h.text = visible(shown[h.start_line - 1][h.col_start:h.col_end])
+                h.visible = True
 
     def widen(self, hit: Hit, context: int) -> Hit:
-        """A copy of ``hit`` widened by ``context`` lines before and after (from the stored text)."""
+        """A copy of ``hit`` widened by ``context`` lines before and after (from the stored
+        text; an HTML page's visible text)."""
         lines = self.file_lines([hit.file_id])[hit.file_id]
+        lines = self.file_visible(hit.file_id, hit.path, lines)
         start = max(1, hit.start_line - context)
         end = min(len(lines), hit.end_line + context)
         return Hit(hit.path, start, end, hit.score, "\n".join(lines[start - 1:end]), hit.heading,
-                   hit.terms, hit.bm25, hit.path_boost, hit.chunk_id, hit.file_id, mtime=hit.mtime)
+                   hit.terms, hit.bm25, hit.path_boost, hit.chunk_id, hit.file_id, mtime=hit.mtime,
+                   visible=hit.visible)
 
     def pack(self, query: str, budget: int | None = None, top_k: int | None = None,
              path_glob: str | None = None, compact: bool | None = None, lean: bool | None = None) -> dict:

@@ -263,29 +263,12 @@ def lean_budget(budget: int) -> int:
 
 
 def packed_lines(engine, hits) -> dict[int, list[str]]:
-    """file id -> the lines a pack of its text is cut from: the stored lines, or an HTML
-    page's visible lines (`markup.visible` of each shown line)."""
+    """file id -> the lines a pack of its text is cut from (`Engine.file_visible`: the
+    stored lines, or an HTML page's visible lines)."""
     out = engine.file_lines(h.file_id for h in hits)  # a new dict (its lists are shared)
     for fid, path in {h.file_id: h.path for h in hits}.items():
-        shown = engine.file_shown(fid, path, out[fid])
-        if shown is not None:
-            out[fid] = [visible(line) for line in shown]
+        out[fid] = engine.file_visible(fid, path, out[fid])
     return out
-
-
-def show_hits(engine, hits) -> None:
-    """Give each hit of an HTML page the visible text of its range (what a pack holds of
-    it), so whole-chunk packing counts and packs that text."""
-    pages = [h for h in hits if engine.reads_html(h.path)]
-    if not pages:
-        return
-    lines_of = engine.file_lines(h.file_id for h in pages)
-    for h in pages:
-        shown = engine.file_shown(h.file_id, h.path, lines_of[h.file_id])
-        if h.col_start is None:
-            h.text = visible("\n".join(shown[h.start_line - 1:h.end_line]))
-        else:
-            h.text = visible(shown[h.start_line - 1][h.col_start:h.col_end])
 
 
 def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snippet]:
@@ -509,7 +492,6 @@ def pack_context(engine, query: str, budget: int | None = None, top_k: int | Non
     compact = pc.get("compact", True) if compact is None else bool(compact)
     lean = pc.get("lean", False) if lean is None else bool(lean)
     hits = apply_recency(engine.search(query, top_k=top_k, path_glob=path_glob), pc["recency_boost"])
-    show_hits(engine, hits)
     if compact and (lean or sum(count_tokens(h.text) for h in hits) > budget):
         snippets = compact_hits(engine, query, hits, budget, lean)
     else:
