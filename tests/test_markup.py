@@ -5,7 +5,8 @@ from hypothesis import given, settings, strategies as st
 from ragweb.chunking import split_lines
 from ragweb.engine import Engine
 from ragweb.tokens import count_tokens
-from ragweb.markup import FILL, is_html, mask_html, show_html, visible
+from ragweb.markup import FILL, is_html, mask_html, pre_lines, show_html, visible
+from ragweb import compact as cp
 
 PAGE = """<!DOCTYPE html>
 <html><head><title>Widget guide</title>
@@ -193,3 +194,22 @@ def test_navigation_elements_are_not_text_nested_ones_included():
     assert len(shown) == len(page) and shown.count("\n") == page.count("\n")
     assert visible(shown).split() == ["Delta", "body", "text.", "Zeta", "body."]
     assert visible(show_html("<nav>never closed\n<p>lost</p>")).split() == []
+
+
+def test_preformatted_lines_are_code_in_compaction():
+    page = ("<h2>Example</h2>\n<p>Open the gate with a call.</p>\n"
+            "<pre><code class=\"js\"><span class=\"k\">const</span> gate = open();\n"
+            "gate.swing(90);\n</code></pre>\n<p>It closes by itself.</p>\n")
+    assert pre_lines(page) == {2, 3, 4}
+    assert pre_lines("<PRE>a\nb") == {0, 1}  # an unclosed one runs to the end
+    eng = Engine.memory()
+    eng.add_document("gate.html", page)
+    eng.flush()
+    hit = eng.search("gate swing open")[0]
+    lines = eng.file_lines([hit.file_id])[hit.file_id]
+    view = eng.file_view(hit.file_id, hit.path, lines)
+    ol = eng.file_outline(hit.file_id, view, True, hit.path)
+    units = cp.split_units(view, 1, len(view), True, None, ol)
+    kinds = {" ".join(u.text.split()): u.kind for u in units}
+    assert kinds["const gate = open(); gate.swing(90);"] == "code"  # one short group of code lines
+    assert kinds["Open the gate with a call."] == "text"

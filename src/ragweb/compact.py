@@ -290,6 +290,7 @@ def split_units(lines: list[str], first: int, last: int, markdown: bool,
             flush_code()
             continue
         if i in ol.code:
+            flush_para()  # (in Markdown a fence line did already; an HTML <pre> has none)
             if stripped:
                 code.append((i + 1, line))
             else:

@@ -26,7 +26,7 @@ from collections import _count_elements  # C helper behind Counter.update
 
 from ragweb.analysis import WORD_RE, Analyzer
 from ragweb.chunking import Outline, chunk_lines, code_outline, is_markdown, outline, split_lines
-from ragweb.markup import FILL, is_html, mask_html, show_html, visible
+from ragweb.markup import FILL, is_html, mask_html, pre_lines, show_html, visible
 from ragweb.config import default_config
 from ragweb.files import GlobSet
 from ragweb.errors import EmptyQueryError, IndexBusyError, IndexCorruptError, UsageError
@@ -156,7 +156,7 @@ class Engine:
         self._next_term = 0
         self._path_terms: dict[str, frozenset] = {}
         self._outlines: dict[int, Outline] = {}  # file id -> its outline (compaction reads it per pack)
-        self._views: dict[int, tuple] = {}       # file id -> an HTML page's (view, shown, visible) lines
+        self._views: dict[int, tuple] = {}       # file id -> an HTML page's view, shown and visible lines, <pre> lines
         self._lines: dict[int, list[str]] = {}   # file id -> its lines (packing reads them per pack)
         self._lines_size = 0                     # characters in _lines
         self._reset_pending()
@@ -657,19 +657,25 @@ class Engine:
             if len(self._views) >= FILE_CACHE:
                 self._views.clear()
             # split, not split_lines: the stored lines may end with an empty one
-            shown = show_html("\n".join(lines)).split("\n")
+            text = "\n".join(lines)
+            shown = show_html(text).split("\n")
             views = self._views[file_id] = ([line.replace(FILL, " ") for line in shown], shown,
-                                            [visible(line) for line in shown])
+                                            [visible(line) for line in shown], pre_lines(text))
         return views
 
-    def file_outline(self, file_id: int, lines: list[str], markdown: bool) -> Outline:
-        """The `chunking.outline` of a file's ``lines`` (`chunking.code_outline` of a program),
+    def file_outline(self, file_id: int, lines: list[str], markdown: bool, path: str = "") -> Outline:
+        """The `chunking.outline` of a file's ``lines`` (`chunking.code_outline` of a program;
+        for an HTML page its view's, with the lines of its ``<pre>`` elements as code),
         cached per file until the file is replaced or removed."""
         ol = self._outlines.get(file_id)
         if ol is None:
             if len(self._outlines) >= FILE_CACHE:
                 self._outlines.clear()
-            ol = self._outlines[file_id] = outline(lines, markdown) if markdown else code_outline(lines)
+            ol = outline(lines, markdown) if markdown else code_outline(lines)
+            if self.reads_html(path):
+                stored = self.file_lines([file_id])[file_id]
+                ol.code |= self._html_lines(file_id, path, stored)[3]
+            self._outlines[file_id] = ol
         return ol
 
     def fill_text(self, hits: list[Hit]) -> None:

@@ -16,7 +16,8 @@ for column, so every offset, line and column is the stored file's own:
 
 A packed snippet of a page is the *visible text* of its range: `visible` of the shown
 text (the `FILL` characters dropped), so an LLM reads the words and not the markup, and
-the text stays exactly determined by the cited lines of the stored file.
+the text stays exactly determined by the cited lines of the stored file. The lines of a
+``<pre>`` element (`pre_lines`) are read as code, like a Markdown code fence.
 """
 
 from __future__ import annotations
@@ -90,6 +91,18 @@ def _without_navigation(text: str) -> str:
         return text
     out.append(text[pos:])
     return "".join(out)
+
+
+_PRE_RE = re.compile(r"<pre\b[^>]*>.*?(?:</pre\s*>|\Z)", re.S | re.I)
+
+
+def pre_lines(text: str) -> frozenset[int]:
+    """The 0-based lines of ``text`` that a ``<pre>`` element covers (preformatted code)."""
+    out: set[int] = set()
+    for m in _PRE_RE.finditer(text):
+        first = text.count("\n", 0, m.start())
+        out.update(range(first, first + m.group().count("\n") + 1))
+    return frozenset(out)
 
 
 def show_html(text: str) -> str:

@@ -303,7 +303,7 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
         lines = view_of[fid]
         paths[fid] = group[0].path
         md = engine.is_prose(group[0].path)
-        ol = engine.file_outline(fid, lines, md)
+        ol = engine.file_outline(fid, lines, md, paths[fid])
         regions = [(cp.split_units(lines, s, e, md, cp.file_context(lines, s, md, ol), ol), None)
                    for s, e in (_whole_file(lines, max_line) if fid == read_whole else
                                 _regions(group, lines, max_line))]
