@@ -1,6 +1,6 @@
 from hypothesis import given, settings, strategies as st
 
-from ragweb.chunking import chunk_lines, code_outline, line_headings, split_lines
+from ragweb.chunking import chunk_lines, code_outline, line_headings, outline, split_lines
 from ragweb.tokens import count_tokens
 
 
@@ -82,6 +82,16 @@ def test_underlined_headings_start_chunks_and_name_them():
     assert any(c.start > over + 2 and c.heading == "Options" == c.context for c in chunks)
     # not in code: the same text indexed as a program has no headings
     assert line_headings(lines, markdown=False)[1] == set()
+
+
+def test_asciidoc_section_titles_are_headings_and_block_attributes_are_not():
+    text = ("= Guide\n\nintro\n\n== Install ==\n\nsteps\n\n[source,java]\n----\nint x = 1;\n----\n\n"
+            "=== Options\nbody\n  == indented is not a title\n==no space is not a title\n")
+    lines = split_lines(text)
+    headings, starts, _ = line_headings(lines, markdown=True)
+    assert starts == {0, 4, 13}  # not "[source,java]" above the "----" block delimiter
+    assert headings[6] == "Install" and headings[10] == "Install" and headings[16] == "Options"
+    assert outline(lines, True).heads[13][:2] == (3, "Options")  # its level is its number of "="
 
 
 def test_code_outline_finds_comments_and_docstrings():

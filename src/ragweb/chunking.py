@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from ragweb.tokens import CHARS_PER_TOKEN, count_tokens
 
 _HEADING_RE = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
+# an AsciiDoc section title: "== Title" (optionally closed by "=" marks), at the line start
+_ADOC_HEADING_RE = re.compile(r"^(={1,6})[ \t]+(\S.*?)(?:[ \t]+=+)?[ \t]*$")
 _FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 # a line of one punctuation character repeated: a setext / reStructuredText heading adornment
 # (not "`": a line of backticks is always a code fence)
@@ -59,10 +61,11 @@ def split_lines(text: str) -> list[str]:
 class Outline:
     """The heading and code-fence structure of a text file's lines (0-based line indices).
 
-    Headings are Markdown ATX headings (``## Title``) and underlined titles: Markdown setext
+    Headings are Markdown ATX headings (``## Title``), AsciiDoc section titles
+    (``== Title``) and underlined titles: Markdown setext
     (a line of ``=`` or ``-`` under the title) and reStructuredText sections (any
     punctuation adornment at least as long as the title, optionally also above it). An
-    ATX heading's level is its number of ``#``; an adornment style's level is its order of
+    ATX or AsciiDoc heading's level is its number of ``#`` or ``=``; an adornment style's level is its order of
     first appearance in the file, as reStructuredText defines it (``=`` before ``-`` gives
     Markdown's 1 and 2)."""
 
@@ -91,8 +94,8 @@ def _underline(lines: list[str], i: int) -> tuple[str, bool] | None:
         return None
     title = lines[i]
     st = title.strip()
-    if not st or title.startswith(("    ", "\t")) or st[0] == "|":
-        return None
+    if not st or title.startswith(("    ", "\t")) or st[0] == "|" or (st[0] == "[" and st[-1] == "]"):
+        return None  # (an AsciiDoc block attribute such as "[source,java]" above a "----" block)
     m = _ADORN_RE.match(lines[i + 1])
     if not m or _ADORN_RE.match(title) or ITEM_RE.match(title) or _HEADING_RE.match(title):
         return None
@@ -148,8 +151,8 @@ def outline(lines: list[str], markdown: bool) -> Outline:
         if (c == "`" or c == "~") and _FENCE_RE.match(line):
             out.fence[i] = True
             in_fence = True
-        elif c == "#":
-            m = _HEADING_RE.match(line)
+        elif c == "#" or c == "=":
+            m = (_HEADING_RE if c == "#" else _ADOC_HEADING_RE).match(line)
             if m:
                 out.heads[i] = (len(m.group(1)), m.group(2), i, i)
     return out
