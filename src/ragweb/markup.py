@@ -76,13 +76,13 @@ def _without_navigation(text: str) -> str:
             continue  # inside a navigation element already blanked
         name = m.group(1) or m.group(2)
         depth, end = 1, len(text)
-        for t in re.finditer(rf"<(/?){re.escape(name)}\b[^>]*?(/?)>", text[m.end():], re.I):
+        for t in re.compile(rf"<(/?){re.escape(name)}\b[^>]*?(/?)>", re.I).finditer(text, m.end()):
             if t.group(1):
                 depth -= 1
             elif not t.group(2):
                 depth += 1
             if depth == 0:
-                end = m.end() + t.end()
+                end = t.end()
                 break
         out.append(text[pos:m.start()])
         out.append("".join("\n" if c == "\n" else FILL for c in text[m.start():end]))
