@@ -213,3 +213,9 @@ def test_preformatted_lines_are_code_in_compaction():
     kinds = {" ".join(u.text.split()): u.kind for u in units}
     assert kinds["const gate = open(); gate.swing(90);"] == "code"  # one short group of code lines
     assert kinds["Open the gate with a call."] == "text"
+
+
+def test_block_tags_keep_words_apart_and_inline_tags_do_not():
+    assert visible(show_html("<h2>Retry policy</h2><p>Retries <b>back</b> off.</p>")) == "## Retry policy Retries back off."
+    assert visible(show_html("<ul><li>a</li><li>b</li></ul>")) == "- a b"
+    assert visible(show_html("use <code>npm pack</code>.\n<p>x</p>\n")) == "use npm pack.\nx\n"

@@ -38,6 +38,10 @@ _MARKUP_RE = re.compile(
     r"|(?P<ref>&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);)",  # a character reference
     re.S | re.I | re.M,
 )
+_BLOCK_TAG_RE = re.compile(
+    r"</?(?:address|article|aside|blockquote|br|caption|dd|details|div|dl|dt|fieldset|figcaption|figure"
+    r"|footer|form|h[1-6]|header|hr|li|main|ol|option|p|pre|section|summary|table|tbody|td|tfoot|th"
+    r"|thead|title|tr|ul)\b", re.I)
 _NOT_TEXT = {ord(c): " " for c in "\n\r\t\v\f\x1c\x1d\x1e\x1f\x85\xa0\u2028\u2029" + FILL}
 
 
@@ -60,6 +64,12 @@ def _shown(m: re.Match) -> str:
         if "\n" not in s:
             return mark + " " + FILL * (n - len(mark) - 1)
     if "\n" not in s:
+        # a block's tag between two words keeps them apart ("<h2>Title</h2><p>Text" reads
+        # "Title Text"); an inline tag ("<b>", "<code>") and a tag at a line end do not
+        text, a, b = m.string, m.start(), m.end()
+        if (_BLOCK_TAG_RE.match(s) and 0 < a and b < len(text) and not text[a - 1].isspace()
+                and text[b] not in "\n<"):
+            return " " + FILL * (n - 1)
         return FILL * n
     return "".join("\n" if c == "\n" else FILL for c in s)  # keep the line breaks
 
