@@ -219,3 +219,23 @@ def test_block_tags_keep_words_apart_and_inline_tags_do_not():
     assert visible(show_html("<h2>Retry policy</h2><p>Retries <b>back</b> off.</p>")) == "## Retry policy Retries back off."
     assert visible(show_html("<ul><li>a</li><li>b</li></ul>")) == "- a b"
     assert visible(show_html("use <code>npm pack</code>.\n<p>x</p>\n")) == "use npm pack.\nx\n"
+
+
+_PIECES = ["<p>", "</p>", "<h2>", "</h2>", "<h5 id='x'>", "<li>", "</li>", "<ul>", "<pre><code>", "</code></pre>",
+           "<nav>", "</nav>", "<div role=navigation>", "</div>", "<!-- c -->", "<script>x=1</script>", "&lt;",
+           "&amp;", "&#10;", "&bogus;", "<b>", "</b>", "\n", "\n\n", " ", "retry", "backoff", "Default:", "10.",
+           "The widget", "waits.", "<br>", "<a href='#t'>", "</a>", "<", ">", "x" * 60]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=120), st.integers(1, 400), st.booleans(), st.booleans())
+def test_any_html_indexes_searches_and_packs_within_the_budget(pieces, budget, compact, lean):
+    page = "".join(pieces)
+    eng = Engine.memory()
+    eng.add_document("p.html", page)
+    eng.add_document("q.md", "The widget retries with backoff.\n")
+    eng.flush()
+    for h in eng.search("widget retry backoff default"):
+        assert h.visible == (h.path == "p.html")
+    packed = eng.pack("widget retry backoff default", budget, compact=compact, lean=lean)
+    check_html_pack(eng, packed, budget)
