@@ -4,10 +4,10 @@ An HTML page is read through two strings as long as its text, line for line and 
 for column, so every offset, line and column is the stored file's own:
 
 - `show_html`: each character of markup -- tags, comments, ``<script>``, ``<style>`` and
-  ``<template>`` elements, and navigation (``<nav>``, ``role="navigation"``: the site menu
-  and table of contents every page repeats) -- becomes `FILL`; a character reference becomes the character
-  it names followed by `FILL`; two kinds of tags leave a mark the Markdown reading
-  understands: a heading tag that starts a line's text becomes ``#`` marks
+  ``<template>`` elements, and navigation (``<nav>``, ``role="navigation"``: the site
+  menu and table of contents every page repeats) -- becomes `FILL`; a character reference
+  becomes the character it names followed by `FILL`; a block tag between two words leaves
+  one space; two kinds of tags leave a mark the Markdown reading understands: a heading tag that starts a line's text becomes ``#`` marks
   (``<section><h2>`` -> ``## ``), so pages have sections, and a list item tag that starts a
   line's text becomes ``- ``, so short items stay whole.
 - `mask_html`, the *view*: the same with `FILL` as a space. Terms, chunks and compaction
@@ -45,6 +45,14 @@ _BLOCK_TAG_RE = re.compile(
 _NOT_TEXT = {ord(c): " " for c in "\n\r\t\v\f\x1c\x1d\x1e\x1f\x85\xa0\u2028\u2029" + FILL}
 
 
+_NOT_NEWLINE_RE = re.compile(r"[^\n]")
+
+
+def _blank(s: str) -> str:
+    """``s`` as `FILL`, its line breaks kept."""
+    return FILL * len(s) if "\n" not in s else _NOT_NEWLINE_RE.sub(FILL, s)
+
+
 def is_html(path: str) -> bool:
     """True for a path that names an HTML page."""
     return path.lower().endswith(HTML_SUFFIXES)
@@ -71,7 +79,7 @@ def _shown(m: re.Match) -> str:
                 and text[b] not in "\n<"):
             return " " + FILL * (n - 1)
         return FILL * n
-    return "".join("\n" if c == "\n" else FILL for c in s)  # keep the line breaks
+    return _blank(s)
 
 
 _NAV_START_RE = re.compile(r"<(nav)\b[^>]*>|<([A-Za-z][\w-]*)\b[^>]*\brole\s*=\s*[\"']?navigation\b[^>]*>", re.I)
@@ -95,7 +103,7 @@ def _without_navigation(text: str) -> str:
                 end = t.end()
                 break
         out.append(text[pos:m.start()])
-        out.append("".join("\n" if c == "\n" else FILL for c in text[m.start():end]))
+        out.append(_blank(text[m.start():end]))
         pos = end
     if not out:
         return text
@@ -109,9 +117,11 @@ _PRE_RE = re.compile(r"<pre\b[^>]*>.*?(?:</pre\s*>|\Z)", re.S | re.I)
 def pre_lines(text: str) -> frozenset[int]:
     """The 0-based lines of ``text`` that a ``<pre>`` element covers (preformatted code)."""
     out: set[int] = set()
+    line, at = 0, 0
     for m in _PRE_RE.finditer(text):
-        first = text.count("\n", 0, m.start())
-        out.update(range(first, first + m.group().count("\n") + 1))
+        line += text.count("\n", at, m.start())  # counted once: matches come in order
+        at = m.start()
+        out.update(range(line, line + m.group().count("\n") + 1))
     return frozenset(out)
 
 
