@@ -239,3 +239,11 @@ def test_any_html_indexes_searches_and_packs_within_the_budget(pieces, budget, c
         assert h.visible == (h.path == "p.html")
     packed = eng.pack("widget retry backoff default", budget, compact=compact, lean=lean)
     check_html_pack(eng, packed, budget)
+
+
+def test_stray_angle_brackets_stay_text():
+    # "a<b" without a ">" before the next "<" is not a tag: it is what a reader sees. (A tag
+    # may not span a "<", which also keeps many such brackets linear, not quadratic.)
+    text = "if a<b and c<d then " * 5000 + "<p>done</p>"
+    assert visible(show_html(text)) == "if a<b and c<d then " * 5000 + "done"
+    assert visible(show_html("x <nav and <pre then <h2 tail")) == "x <nav and <pre then <h2 tail"

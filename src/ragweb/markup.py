@@ -28,13 +28,15 @@ import re
 HTML_SUFFIXES = (".html", ".htm", ".xhtml")
 FILL = "\x01"  # a character of markup in the shown text (dropped from the visible text)
 
+# A tag never spans a "<" ([^<>]): so a stray "<" without its ">" costs a scan to the next
+# "<", not to the end of the page (which made many of them quadratic).
 _MARKUP_RE = re.compile(
-    r"(?P<head>^(?:[ \t]*</?[A-Za-z][^>\n]*>)*?[ \t]*<(?:h(?P<level>[1-6])|title)\b[^>\n]*>"  # a heading
-    r"(?:<[A-Za-z][^>\n]*>)*)"                                  # (with the tags opening its text: room for its mark)
-    r"|(?P<item>^(?:[ \t]*</?[A-Za-z][^>\n]*>)*?[ \t]*<li\b[^>\n]*>)"  # a list item (both first on their line)
+    r"(?P<head>^(?:[ \t]*</?[A-Za-z][^<>\n]*>)*?[ \t]*<(?:h(?P<level>[1-6])|title)\b[^<>\n]*>"  # a heading
+    r"(?:<[A-Za-z][^<>\n]*>)*)"                                 # (with the tags opening its text: room for its mark)
+    r"|(?P<item>^(?:[ \t]*</?[A-Za-z][^<>\n]*>)*?[ \t]*<li\b[^<>\n]*>)"  # a list item (both first on their line)
     r"|<!--.*?(?:-->|\Z)"                                       # a comment (an unclosed one runs to the end)
     r"|<(?P<raw>script|style|template)\b.*?(?:</(?P=raw)\s*>|\Z)"  # elements whose content is not text
-    r"|<[!?/]?[A-Za-z][^>]*>"                                   # any other tag, doctype or processing instruction
+    r"|<[!?/]?[A-Za-z][^<>]*>"                                  # any other tag, doctype or processing instruction
     r"|(?P<ref>&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);)",  # a character reference
     re.S | re.I | re.M,
 )
@@ -82,7 +84,7 @@ def _shown(m: re.Match) -> str:
     return _blank(s)
 
 
-_NAV_START_RE = re.compile(r"<(nav)\b[^>]*>|<([A-Za-z][\w-]*)\b[^>]*\brole\s*=\s*[\"']?navigation\b[^>]*>", re.I)
+_NAV_START_RE = re.compile(r"<(nav)\b[^<>]*>|<([A-Za-z][\w-]*)\b[^<>]*\brole\s*=\s*[\"']?navigation\b[^<>]*>", re.I)
 
 
 def _without_navigation(text: str) -> str:
@@ -94,7 +96,7 @@ def _without_navigation(text: str) -> str:
             continue  # inside a navigation element already blanked
         name = m.group(1) or m.group(2)
         depth, end = 1, len(text)
-        for t in re.compile(rf"<(/?){re.escape(name)}\b[^>]*?(/?)>", re.I).finditer(text, m.end()):
+        for t in re.compile(rf"<(/?){re.escape(name)}\b[^<>]*?(/?)>", re.I).finditer(text, m.end()):
             if t.group(1):
                 depth -= 1
             elif not t.group(2):
@@ -111,7 +113,7 @@ def _without_navigation(text: str) -> str:
     return "".join(out)
 
 
-_PRE_RE = re.compile(r"<pre\b[^>]*>.*?(?:</pre\s*>|\Z)", re.S | re.I)
+_PRE_RE = re.compile(r"<pre\b[^<>]*>.*?(?:</pre\s*>|\Z)", re.S | re.I)
 
 
 def pre_lines(text: str) -> frozenset[int]:
