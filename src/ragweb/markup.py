@@ -63,25 +63,25 @@ def is_html(path: str) -> bool:
 def _shown(m: re.Match) -> str:
     s = m.group()
     n = len(s)
-    if m.group("ref") is not None:
+    kind = m.lastgroup  # None for a comment or a tag without a mark
+    if kind == "ref":
         # the named character (one line: a reference to a line break reads as a space)
         char = html.unescape(s).translate(_NOT_TEXT)
         return char + FILL * (n - len(char)) if len(char) < n else s
-    if m.group("head") is not None or m.group("item") is not None:
+    if "\n" in s:
+        return _blank(s)
+    if kind == "head" or kind == "item":
         # a bare "<h5>" has room for "### " only: its level is then 3 (rare: a heading tag
         # usually has attributes or tags after it)
-        mark = "#" * min(int(m.group("level") or 1), n - 1) if m.group("head") is not None else "-"
-        if "\n" not in s:
-            return mark + " " + FILL * (n - len(mark) - 1)
-    if "\n" not in s:
-        # a block's tag between two words keeps them apart ("<h2>Title</h2><p>Text" reads
-        # "Title Text"); an inline tag ("<b>", "<code>") and a tag at a line end do not
-        text, a, b = m.string, m.start(), m.end()
-        if (_BLOCK_TAG_RE.match(s) and 0 < a and b < len(text) and not text[a - 1].isspace()
-                and text[b] not in "\n<"):
-            return " " + FILL * (n - 1)
-        return FILL * n
-    return _blank(s)
+        mark = "#" * min(int(m.group("level") or 1), n - 1) if kind == "head" else "-"
+        return mark + " " + FILL * (n - len(mark) - 1)
+    # a block's tag between two words keeps them apart ("<h2>Title</h2><p>Text" reads
+    # "Title Text"); an inline tag ("<b>", "<code>") and a tag at a line end do not
+    text, a, b = m.string, m.start(), m.end()
+    if (0 < a and b < len(text) and text[b] not in "\n<" and not text[a - 1].isspace()
+            and _BLOCK_TAG_RE.match(s)):
+        return " " + FILL * (n - 1)
+    return FILL * n
 
 
 _NAV_START_RE = re.compile(r"<(nav)\b[^<>]*>|<([A-Za-z][\w-]*)\b[^<>]*\brole\s*=\s*[\"']?navigation\b[^<>]*>", re.I)
