@@ -37,7 +37,7 @@ def test_dump_and_restore_round_trip(sample_docs):
     data = facade.dump()
     assert isinstance(data, bytes) and data[:16] == b"SQLite format 3\x00"
     info = call(facade.init, data)
-    assert info == {"success": True, "restored": True, "totalDocs": len(sample_docs),
+    assert info == {"success": True, "restored": True, "reread": 0, "totalDocs": len(sample_docs),
                     "totalChunks": before[0]["totalChunks"]}
     assert (call(facade.stats), call(facade.query, "retry backoff", 5)) == before
 

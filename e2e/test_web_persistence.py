@@ -222,3 +222,35 @@ def test_two_tabs_share_the_index_and_never_overwrite_each_other(launch_persiste
     boot_page(page_c)
     files = make_app(page_c).stats()["files"]
     assert "only-a.md" in files and "only-b.md" not in files and "from-b.md" in files
+
+
+def test_an_index_saved_by_an_older_version_is_read_again_and_saved(launch_persistent, boot_page, make_app,
+                                                                    wait_for):
+    # An index as a version before HTML views saved it: no "markup" analysis setting, so
+    # the page's markup was indexed as text. Built by the real engine, natively.
+    from ragweb.engine import Engine
+    eng = Engine.memory()
+    old = dict(eng.settings)
+    old.pop("markup")
+    eng._set_meta("analysis", old)
+    eng._load_state()
+    eng.add_document("docs/page.html", '<p class="zebrafish">Quokka rules apply.</p>\n', mtime=1.0)
+    eng.add_document("notes.md", "# Notes\n\nQuokka notes.\n", mtime=2.0)
+    assert eng.search("zebrafish")
+    ctx = launch_persistent()
+    page = ctx.pages[0]
+    boot_page(page)
+    page.evaluate(WRITE_RECORD_JS, {"version": 1, "bytes": list(eng.to_bytes()), "savedAt": 0})
+    page.reload()
+    info = page.evaluate("window.ragReady")
+    assert info["restored"] is True and info["reread"] == 2 and info["totalDocs"] == 2
+    expect(page.locator("#status")).to_contain_text("re-read by this version")
+    app = make_app(page)
+    assert app.query("zebrafish")["results"] == []  # markup is no longer text
+    hit = app.query("quokka rules")["results"][0]
+    assert hit["path"] == "docs/page.html" and hit["visible"] is True and "<p" not in hit["text"]
+    wait_for(page, "!window.ragweb.storage().dirty")   # the re-read index is saved by itself
+    page.reload()
+    info = page.evaluate("window.ragReady")
+    assert info["restored"] is True and info["reread"] == 0
+    assert make_app(page).query("zebrafish")["results"] == []

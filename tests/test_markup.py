@@ -163,16 +163,43 @@ def test_html_packs_cite_exactly_and_keep_the_budget(words, budget, compact, lea
     check_html_pack(eng, packed, budget)
 
 
-def test_an_index_built_before_html_views_reads_pages_as_text():
+
+
+def old_index() -> Engine:
+    """An index as a version before HTML views wrote it (no ``markup`` analysis setting),
+    holding a page read as text, a Markdown file and a skipped file."""
     eng = Engine.memory()
     old = dict(eng.settings)
     old.pop("markup")
-    eng._set_meta("analysis", old)  # what an index written before this setting holds
+    eng._set_meta("analysis", old)
     eng._load_state()
-    assert eng.settings_changed and not eng.reads_html("a.html")
-    eng.add_document("a.html", PAGE)
+    eng.add_document("a.html", PAGE, mtime=5.0)
+    eng.add_document("notes.md", "# Notes\n\nThe widget retries uploads.\n", mtime=6.0)
+    eng.mark_skipped("blob.bin", 7.0, 3, "binary")
     eng.flush()
+    return eng
+
+
+def test_an_index_built_before_html_views_reads_pages_as_text():
+    eng = old_index()
+    assert eng.settings_changed and not eng.reads_html("a.html")
     assert eng.search("frobnicate")  # the old reading: markup is text
+
+
+def test_reread_indexes_stored_documents_again_with_the_current_settings():
+    eng = old_index()
+    before = eng.file_states()
+    assert eng.settings_changed and eng.search("frobnicate")
+    assert eng.reread() == 2
+    assert not eng.settings_changed and eng.settings["markup"] >= 1 and eng.reads_html("a.html")
+    assert not eng.search("frobnicate")  # markup is no longer text
+    hit = eng.search("widget retries upload")[0]
+    assert eng.file_states() == before  # same files, same mtimes, sizes and hashes
+    assert eng.skipped_states() == {"blob.bin": (7.0, 3, "binary")}
+    assert {h.path for h in eng.search("widget")} == {"a.html", "notes.md"} and hit.text
+    # what a reread index saves reads back as current
+    again = Engine.from_bytes(eng.to_bytes())
+    assert not again.settings_changed and not again.search("frobnicate")
 
 
 def test_the_view_has_the_stored_lines_even_when_the_last_is_empty():

@@ -311,12 +311,17 @@
     state.ready = true;
     requestPersistence();
     refreshUi();
+    // an index saved by an older version was read again with this one's settings: keep that
+    if (info.reread && !state.storageRefused) markChanged();
     const docs = JSON.parse(state.facade.stats()).totalDocs;
-    setStatus(`Ready. ${docs} file${docs === 1 ? '' : 's'} indexed${info.restored ? ' (restored from this browser)' : ''}.`);
+    const how = info.reread ? `; restored from this browser and re-read by this version (${info.reread} file${info.reread === 1 ? '' : 's'})`
+      : info.restored ? ' (restored from this browser)' : '';
+    setStatus(`Ready. ${docs} file${docs === 1 ? '' : 's'} indexed${how}.`);
     document.body.classList.add('ready');
     return {
       ready: true,
       restored: !!info.restored,
+      reread: info.reread || 0,
       totalDocs: docs,
       bootMs: Math.round(bootMs),
       restoreMs: Math.round(restoreMs),

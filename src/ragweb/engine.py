@@ -218,6 +218,20 @@ class Engine:
 
     clear = reset
 
+    def reread(self) -> int:
+        """Index every stored document again under the config's analysis settings, from the
+        texts the index keeps (an index built by an older version, whose settings differ,
+        reads its files differently: `settings_changed`). Atomic; returns the documents."""
+        with self.transaction():
+            files = self.conn.execute("SELECT path, text, mtime, size, sha256 FROM files ORDER BY id").fetchall()
+            skipped = self.conn.execute("SELECT path, mtime, size, reason FROM skipped").fetchall()
+            self.reset(self.config)
+            for path, text, mtime, size, sha256 in files:
+                self.add_document(path, text, mtime, size, sha256)
+            for row in skipped:
+                self.mark_skipped(*row)
+        return len(files)
+
     # --- writing ----------------------------------------------------------------------
     def file_states(self) -> dict[str, tuple[float, int, str]]:
         """path -> (mtime, size, sha256) of every indexed file."""

@@ -134,7 +134,10 @@ def _config_now() -> dict:
 def init(data=None) -> str:
     """Create the engine: empty, or restored from ``data`` (bytes of `dump`).
 
-    Returns ``{"success": true, "restored": bool, "totalDocs": n, "totalChunks": n}``, or
+    Returns ``{"success": true, "restored": bool, "reread": n, "totalDocs": n, "totalChunks": n}``
+    (``reread``: documents of a restored index built with other analysis settings -- by an
+    older version -- indexed again from their stored texts, `Engine.reread`; the caller
+    should save the index then), or
     ``{"error": ..., "code": "format"}`` when the bytes are unreadable or of an unknown
     format (the engine is then left empty, in memory).
     """
@@ -156,8 +159,10 @@ def init(data=None) -> str:
             return _error(f"the stored index cannot be read: {exc}", code="format")
     else:
         _engine = Engine.memory(_config)
+    # an index saved by an older version reads its files differently: read them again
+    reread = _engine.reread() if restored and _engine.settings_changed else 0
     st = _engine.stats()
-    return _json({"success": True, "restored": restored,
+    return _json({"success": True, "restored": restored, "reread": reread,
                   "totalDocs": st["totalDocs"], "totalChunks": st["totalChunks"]})
 
 
