@@ -94,6 +94,17 @@ def test_asciidoc_section_titles_are_headings_and_block_attributes_are_not():
     assert outline(lines, True).heads[13][:2] == (3, "Options")  # its level is its number of "="
 
 
+def test_atx_titles_lose_only_a_closing_sequence_and_long_blank_runs_stay_linear():
+    # an HTML page's view has heading lines that are mostly masked markup (spaces): a title
+    # pattern that backtracks over them made a page of API entries quadratic
+    blank = " " * 60_000
+    lines = ["## Usage ##", "# C#", "### Tips #3 ###  ", "#### " + blank + "entry(x)" + blank + "#",
+             "= Doc =", "== A " + blank + "b" + blank]
+    heads = outline(lines, True).heads
+    assert [heads[i][:2] for i in range(len(lines))] == [
+        (2, "Usage"), (1, "C#"), (3, "Tips #3"), (4, "entry(x)"), (1, "Doc"), (2, "A " + blank + "b")]
+
+
 def test_code_outline_finds_comments_and_docstrings():
     src = '''#!/usr/bin/env python3
 """Module docstring

@@ -14,9 +14,11 @@ from dataclasses import dataclass, field
 
 from ragweb.tokens import CHARS_PER_TOKEN, count_tokens
 
-_HEADING_RE = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
+# (greedy to the line end, then `_title`: a lazy title before optional closing marks would
+# backtrack over every space of a long line -- an HTML view's heading is mostly spaces)
+_HEADING_RE = re.compile(r" {0,3}(#{1,6})[ \t]+(.*)")
 # an AsciiDoc section title: "== Title" (optionally closed by "=" marks), at the line start
-_ADOC_HEADING_RE = re.compile(r"^(={1,6})[ \t]+(\S.*?)(?:[ \t]+=+)?[ \t]*$")
+_ADOC_HEADING_RE = re.compile(r"(={1,6})[ \t]+(\S.*)")
 _FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 # a line of one punctuation character repeated: a setext / reStructuredText heading adornment
 # (not "`": a line of backticks is always a code fence)
@@ -112,6 +114,16 @@ def _underline(lines: list[str], i: int) -> tuple[str, bool] | None:
     return None  # the last line of a paragraph: not a title
 
 
+def _title(text: str, mark: str) -> str:
+    """A heading's title: ``text`` without trailing blanks nor a closing run of ``mark``
+    characters that follows a blank ("## Usage ##" -> "Usage"; "# C#" stays "C#")."""
+    text = text.rstrip(" \t")
+    bare = text.rstrip(mark)
+    if bare != text and (not bare or bare[-1] in " \t"):
+        return bare.rstrip(" \t")
+    return text
+
+
 def outline(lines: list[str], markdown: bool) -> Outline:
     """The `Outline` of ``lines``; empty for a file that is not Markdown-like (code)."""
     out = Outline()
@@ -154,7 +166,7 @@ def outline(lines: list[str], markdown: bool) -> Outline:
         elif c == "#" or c == "=":
             m = (_HEADING_RE if c == "#" else _ADOC_HEADING_RE).match(line)
             if m:
-                out.heads[i] = (len(m.group(1)), m.group(2), i, i)
+                out.heads[i] = (len(m.group(1)), _title(m.group(2), c), i, i)
     return out
 
 
