@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """docs-qa: required-evidence recall of packing over real multi-file documentation sets.
 
-    .venv/bin/python bench/eval_docs_qa.py [--set npm|node|cmake|code|npm-html|node-html] [--docs DIR] [--budget 1400]
+    .venv/bin/python bench/eval_docs_qa.py [--set npm|node|cmake|code|npm-html|node-html|pydoc-html|pydoc-rst]
+                                           [--docs DIR] [--budget 1400]
                                            [--split all|development|holdout] [--cases] [--cli]
 
 readme-qa (``eval_readme_qa.py``) asks each question of one README. This asks questions of
@@ -22,6 +23,12 @@ from there (never copied into this repository):
   Markdown page's twin). The quotes are Markdown, so these two sets match them on letters
   and digits only (`loose`), in each system's packed text as a reader sees it (an HTML
   page's markup dropped: ragweb packs that text already, the baseline packs raw HTML);
+- ``pydoc-html``: the Python 3.11 library reference as Sphinx builds it, from Debian's
+  ``python3-doc``, ``/usr/share/doc/python3.11/html/library/*.html`` (317 pages, 28 MB:
+  API entries are ``<dt>`` signatures with ``<dd>`` descriptions; PSF licence); questions
+  in ``bench/pydoc-qa``, quotes as a reader sees the page, matched `loose`ly as above;
+  ``pydoc-rst``: the same questions of the same pages' reStructuredText sources that
+  Sphinx ships beside them (``_sources/library/*.rst.txt``), matched as the scorer does;
 - ``code``: not docs but a program: the running interpreter's standard library (the 734
   ``.py`` files the native benchmark indexes), with questions about the behaviour of some
   modules in ``bench/code-qa`` (each case names its split).
@@ -83,6 +90,16 @@ HTML_SETS = {
 }
 for _name, (_md, _folder) in HTML_SETS.items():
     SETS[_name] = (SETS[_md][0], _folder, SETS[_md][2], ("*.html",))
+# Sphinx's build of the Python library reference: HTML pages, and their reST sources
+PYDOC = Path("/usr/share/doc/python3.11/html")
+_PYDOC_SPLITS = {"cases-dev.json": "development", "cases-holdout.json": "holdout"}
+SETS["pydoc-html"] = (REPO / "bench" / "pydoc-qa", PYDOC, _PYDOC_SPLITS, ("library/*.html",))
+SETS["pydoc-rst"] = (REPO / "bench" / "pydoc-qa", PYDOC / "_sources", _PYDOC_SPLITS, ("library/*.rst.txt",))
+# sets whose quotes are matched `loose`ly in what a reader sees; how a case's "file" names
+# the set's own file
+LOOSE_SETS = set(HTML_SETS) | {"pydoc-html"}
+FILE_OF = {**{name: (lambda f: f[:-3] + ".html") for name in HTML_SETS},
+           "pydoc-rst": lambda f: f[:-5] + ".rst.txt"}
 _TAG = re.compile(r"<!--.*?-->|<(script|style)\b.*?</\1\s*>|<[^>]*>", re.S | re.I)
 
 
@@ -124,7 +141,7 @@ def load_cases(docs: Path, which: str = "npm", normalize=None) -> tuple[list[dic
     cases, problems = [], []
     cases_dir, _, splits, _ = SETS[which]
     norm_file = normalize
-    if which in HTML_SETS:  # the page as a reader sees it, the Markdown quote as it is
+    if which in LOOSE_SETS:  # the page as a reader sees it, the quote as it is
         norm_file, normalize = (lambda t: loose(html_text(t))), loose
     for name, split in splits.items():
         path = cases_dir / name
@@ -133,8 +150,8 @@ def load_cases(docs: Path, which: str = "npm", normalize=None) -> tuple[list[dic
             continue
         for c in json.loads(path.read_text(encoding="utf-8")):
             c = {**c, "split": split or c["split"]}
-            if c["answerable"] and which in HTML_SETS:
-                c["file"] = c["file"][:-3] + ".html"
+            if c["answerable"] and which in FILE_OF:
+                c["file"] = FILE_OF[which](c["file"])
             if c["answerable"]:
                 f = docs / c["file"]
                 text = norm_file(f.read_text(encoding="utf-8")) if f.exists() else ""
@@ -205,8 +222,8 @@ def main() -> int:
     args = ap.parse_args()
     args.docs = args.docs or SETS[args.set][1]
     if not args.docs.is_dir():
-        raise SystemExit(f"no docs at {args.docs}: install Debian's nodejs (npm, node) or cmake-data (cmake), "
-                         "which ship these docs, or pass --docs")
+        raise SystemExit(f"no docs at {args.docs}: install Debian's nodejs (npm, node), cmake-data (cmake) "
+                         "or python3-doc (pydoc-*), which ship these docs, or pass --docs")
     scorer = load_scorer(args.eval_dir.resolve())
     cases, problems = load_cases(args.docs, args.set, scorer.normalize)
     for p in problems:
@@ -251,10 +268,10 @@ def main() -> int:
         secs = row[3] if len(row) > 3 else base_s
         line = f"{name:<24}"
         for s in splits:
-            g = summarize(scorer, cases, results, s, args.set in HTML_SETS)
+            g = summarize(scorer, cases, results, s, args.set in LOOSE_SETS)
             line += (f"{100 * g['recall']:>12.1f}% ({g['complete']:>2}/{g['n']:>2}){100 * g['file_hit']:>9.0f}%"
                      if g else f"{'-':>22}{'-':>10}")
-        g = summarize(scorer, cases, results, "all", args.set in HTML_SETS)
+        g = summarize(scorer, cases, results, "all", args.set in LOOSE_SETS)
         line += f"{g['tokens']:>8.0f}"
         rf = refusals(cases, packs)
         line += (f"{rf['U_none']:>5}/{rf['U']:<5}{rf['A_none']:>5}/{rf['A']:<5}" if rf else f"{'-':>11}{'-':>11}")
@@ -269,8 +286,10 @@ def main() -> int:
             cells = []
             for name, results, packs, *_ in rows:
                 r = results[c["id"]]
-                rec = (f"{scorer.recall(r['texts'], [e['quote'] for e in c['evidence']]):.2f}"
-                       if c["answerable"] else "U")
+                quotes = [e['quote'] for e in c['evidence']]
+                rec = ("U" if not c["answerable"] else
+                       f"{loose_recall(r.get('seen') or r['texts'], quotes):.2f}" if args.set in LOOSE_SETS else
+                       f"{scorer.recall(r['texts'], quotes):.2f}")
                 ev = f"/{packs[c['id']]['evidence'][0]}" if packs else ""
                 cells.append(f"{rec}/{r['tokens']}{ev}")
             top = []
