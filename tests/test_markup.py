@@ -274,3 +274,48 @@ def test_stray_angle_brackets_stay_text():
     text = "if a<b and c<d then " * 5000 + "<p>done</p>"
     assert visible(show_html(text)) == "if a<b and c<d then " * 5000 + "done"
     assert visible(show_html("x <nav and <pre then <h2 tail")) == "x <nav and <pre then <h2 tail"
+
+
+SPHINX = """<h1>shelf — Keep things<a class="headerlink" href="#x">¶</a></h1>
+<p>The module defines the following functions:</p>
+<dl class="py function">
+<dt class="sig sig-object py" id="shelf.stack">
+<span class="sig-prename">shelf.</span><span class="sig-name descname">stack</span>(<em>items</em>)</dt>
+<dd><p>Put the boxes on top of each other, the heaviest at the bottom.</p>
+<dl class="field-list simple">
+<dt class="field-odd">Parameters<span class="colon">:</span></dt>
+<dd class="field-odd"><p>items – what to put away.</p></dd>
+</dl>
+<p>Nothing is dropped when a box is empty.</p>
+</dd></dl>
+<dl class="py function">
+<dt class="sig sig-object py" id="shelf.sort">
+<span class="sig-prename">shelf.</span><span class="sig-name descname">sort</span>(<em>items</em>)</dt>
+<dd><p>Put the boxes in a row, the lightest first.</p>
+<p>An empty box is dropped.</p>
+</dd></dl>
+<dl><dt>Glossary term</dt>
+<dd>A word the docs define.</dd></dl>
+"""
+
+
+def test_definition_terms_are_headings_below_the_pages_own():
+    shown = show_html(SPHINX)
+    assert len(shown) == len(SPHINX) and shown.count("\n") == SPHINX.count("\n")
+    heads = [visible(line).strip() for line in shown.split("\n") if visible(line).startswith("#")]
+    # a Sphinx signature starts on the line after its <dt>; a field list's term is no heading
+    assert heads == ["# shelf — Keep things¶", "###### shelf.stack(items)", "###### shelf.sort(items)",
+                     "###### Glossary term"]
+
+
+def test_a_definitions_text_answers_under_its_term():
+    eng = Engine.memory()
+    eng.add_document("library/shelf.html", SPHINX)
+    eng.flush()
+    # both entries say what happens to an empty box: the one named by the question leads
+    for name, answer, other in (("stack", "Nothing is dropped", "An empty box is dropped"),
+                                ("sort", "An empty box is dropped", "Nothing is dropped")):
+        packed = eng.pack(f"what does {name} do with an empty box", 30)
+        text = " ".join(s["text"] for s in packed["snippets"])
+        assert answer in text and other not in text, (name, text)
+        check_html_pack(eng, packed, 30)

@@ -37,8 +37,9 @@ DEAD_MERGE_RATIO = 0.25    # ... or when this share of indexed chunks is dead
 FLUSH_INTS = 4_000_000     # buffered postings (3 ints each) are flushed as a segment beyond this (~30 MB of text)
 FILE_CACHE = 256           # files whose lines and outline packing keeps in memory ...
 FILE_CACHE_CHARS = 8_000_000  # ... and at most this many characters of them
-MARKUP_VERSION = 1         # how HTML pages are read (`ragweb.markup`); an index built before
-                           # (no "markup" setting) reads them as plain text until it is rebuilt
+MARKUP_VERSION = 2         # how HTML pages are read (`ragweb.markup`; 2: <dt> terms are headings);
+                           # an index built before (no "markup" setting) reads them as plain
+                           # text, one of another version reads them as now, until rebuilt
 
 
 @dataclass

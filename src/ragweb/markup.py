@@ -7,9 +7,12 @@ for column, so every offset, line and column is the stored file's own:
   ``<template>`` elements, and navigation (``<nav>``, ``role="navigation"``: the site
   menu and table of contents every page repeats) -- becomes `FILL`; a character reference
   becomes the character it names followed by `FILL`; a block tag between two words leaves
-  one space; two kinds of tags leave a mark the Markdown reading understands: a heading tag that starts a line's text becomes ``#`` marks
-  (``<section><h2>`` -> ``## ``), so pages have sections, and a list item tag that starts a
-  line's text becomes ``- ``, so short items stay whole.
+  one space; some tags leave a mark the Markdown reading understands: a heading tag that
+  starts a line's text becomes ``#`` marks (``<section><h2>`` -> ``## ``), so pages have
+  sections; a definition list's term (``<dt>``, first on its line or alone on it, as
+  Sphinx writes an API entry's signature) becomes ``###### ``, so each entry is a section
+  under the page's headings; and a list item tag that starts a line's text becomes ``- ``,
+  so short items stay whole.
 - `mask_html`, the *view*: the same with `FILL` as a space. Terms, chunks and compaction
   units come from the view, so a page is found by its words, not by ``class``, ``href``
   or its CSS.
@@ -31,7 +34,9 @@ FILL = "\x01"  # a character of markup in the shown text (dropped from the visib
 # A tag never spans a "<" ([^<>]): so a stray "<" without its ">" costs a scan to the next
 # "<", not to the end of the page (which made many of them quadratic).
 _MARKUP_RE = re.compile(
-    r"(?P<head>^(?:[ \t]*</?[A-Za-z][^<>\n]*>)*?[ \t]*<(?:h(?P<level>[1-6])|title)\b[^<>\n]*>"  # a heading
+    r"(?P<head>^(?:[ \t]*</?[A-Za-z][^<>\n]*>)*?[ \t]*"        # a heading, or a term of a definition list
+    r"<(?:h(?P<level>[1-6])\b|title\b|(?P<dt>dt)\b(?![^<>\n]*\bfield-))[^<>\n]*>"  # (not a field list's)
+    r"(?(dt)(?:[ \t]*\n)?)"                                      # (a term may start on the next line)
     r"(?:<[A-Za-z][^<>\n]*>)*)"                                 # (with the tags opening its text: room for its mark)
     r"|(?P<item>^(?:[ \t]*</?[A-Za-z][^<>\n]*>)*?[ \t]*<li\b[^<>\n]*>)"  # a list item (both first on their line)
     r"|<!--.*?(?:-->|\Z)"                                       # a comment (an unclosed one runs to the end)
@@ -60,6 +65,18 @@ def is_html(path: str) -> bool:
     return path.lower().endswith(HTML_SUFFIXES)
 
 
+def _mark(m: re.Match, room: int) -> str:
+    """The mark of a heading, term or list item in ``room`` characters of its tags: ``#``
+    by level (a term ranks below every heading: it names an entry of its section) or
+    ``-``. A bare "<h5>" has room for "### " only: its level is then 3 (rare: a heading
+    tag usually has attributes or tags after it)."""
+    if m.lastgroup == "item":
+        mark = "-"
+    else:
+        mark = "#" * min(6 if m.group("dt") else int(m.group("level") or 1), room - 1)
+    return mark + " " + FILL * (room - len(mark) - 1)
+
+
 def _shown(m: re.Match) -> str:
     s = m.group()
     n = len(s)
@@ -69,12 +86,13 @@ def _shown(m: re.Match) -> str:
         char = html.unescape(s).translate(_NOT_TEXT)
         return char + FILL * (n - len(char)) if len(char) < n else s
     if "\n" in s:
+        if kind == "head" and m.group("dt"):  # a term whose text starts on the next line
+            cut = s.rindex("\n") + 1
+            if n - cut >= 3:
+                return _blank(s[:cut]) + _mark(m, n - cut)
         return _blank(s)
     if kind == "head" or kind == "item":
-        # a bare "<h5>" has room for "### " only: its level is then 3 (rare: a heading tag
-        # usually has attributes or tags after it)
-        mark = "#" * min(int(m.group("level") or 1), n - 1) if kind == "head" else "-"
-        return mark + " " + FILL * (n - len(mark) - 1)
+        return _mark(m, n)
     # a block's tag between two words keeps them apart ("<h2>Title</h2><p>Text" reads
     # "Title Text"); an inline tag ("<b>", "<code>") and a tag at a line end do not
     text, a, b = m.string, m.start(), m.end()
