@@ -128,3 +128,18 @@ y = "*/"
     assert [i for i, k in kinds.items() if k == "#"] == [4, 5, 8, 9, 11, 12]
     # not comments: the shebang, code with a trailing comment, a glob's "/*", a C include
     assert kinds[0] is kinds[6] is kinds[10] is kinds[13] is None
+
+
+def test_sphinx_object_descriptions_are_entries_below_every_section():
+    text = ("json\n====\n\nIntro.\n\nBasic Usage\n-----------\n\n"
+            ".. function:: dumps(obj, *, indent=None)\n\n   Serialize *obj*.\n\n"
+            ".. class:: JSONEncoder(*, sort_keys=False)\n\n   Extensible encoder.\n\n"
+            "   .. method:: encode(o)\n\n      Return a string.\n\n"
+            ".. note::\n\n   Not an entry.\n\n.. versionadded:: 3.2\n")
+    lines = split_lines(text)
+    heads = outline(lines, True).heads
+    assert [heads[i][:2] for i in sorted(heads) if heads[i][0] > 6] == [
+        (7, "dumps(obj, *, indent=None)"), (7, "JSONEncoder(*, sort_keys=False)"), (10, "encode(o)")]
+    headings = line_headings(lines, True)[0]
+    assert headings[lines.index("      Return a string.")] == "encode(o)"
+    assert not any(lines[i].startswith((".. note", ".. versionadded")) for i in heads)  # not entries

@@ -19,6 +19,12 @@ from ragweb.tokens import CHARS_PER_TOKEN, count_tokens
 _HEADING_RE = re.compile(r" {0,3}(#{1,6})[ \t]+(.*)")
 # an AsciiDoc section title: "== Title" (optionally closed by "=" marks), at the line start
 _ADOC_HEADING_RE = re.compile(r"(={1,6})[ \t]+(\S.*)")
+# a reStructuredText (Sphinx) object description: ".. function:: name(args)", one API entry
+_ENTRY_RE = re.compile(
+    r"([ \t]*)\.\. (?:[a-z]+:)?(?:function|method|class|attribute|data|exception|decorator|"
+    r"decoratormethod|classmethod|staticmethod|property|describe|object|option|cmdoption|envvar|"
+    r"macro|member|type|var|variable|struct|enum|command|genex)::[ \t]+(\S.*)")
+ENTRY_LEVEL = 7  # an entry ranks below every section title (levels 1-6), a nested one lower still
 _FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 # a line of one punctuation character repeated: a setext / reStructuredText heading adornment
 # (not "`": a line of backticks is always a code fence)
@@ -167,6 +173,10 @@ def outline(lines: list[str], markdown: bool) -> Outline:
             m = (_HEADING_RE if c == "#" else _ADOC_HEADING_RE).match(line)
             if m:
                 out.heads[i] = (len(m.group(1)), _title(m.group(2), c), i, i)
+        elif c == ".":
+            m = _ENTRY_RE.match(line)
+            if m:
+                out.heads[i] = (ENTRY_LEVEL + len(m.group(1).expandtabs()), m.group(2).rstrip(), i, i)
     return out
 
 
