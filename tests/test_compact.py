@@ -162,6 +162,21 @@ def test_join_runs_spans_blank_lines_between_paragraphs():
     assert len(runs) == 1 and runs[0].text == "First para.\n\nSecond para." and runs[0].end == 3
 
 
+def test_a_long_blank_stretch_parts_runs_and_selection_does_not_pay_for_it():
+    # a page's blanked markup (an HTML view) or a break in the text: two passages
+    far = "First para.\n" + "   \n" * (cp.JOIN_BREAKS - 1) + "Second para.\n"
+    farther = "First para.\n" + "   \n" * cp.JOIN_BREAKS + "Second para.\n"
+    lines, units = units_of(far)
+    assert len(cp.join_runs(lines, units)) == 1
+    lines, units = units_of(farther)
+    assert [r.text for r in cp.join_runs(lines, units)] == ["First para.", "Second para."]
+    for u in units:
+        u.file, u.score = 0, 1.0
+    assert cp.link_lengths(units, {0: lines}) == [None, None]
+    chosen = cp.select_units(units, count_tokens("First para.") + count_tokens("Second para."), {0: lines})
+    assert len(chosen) == 2  # each costs its own text: no blank lines between them are paid for
+
+
 def _scored(text, question, markdown=True):
     an = Analyzer()
     lines, units = units_of(text, markdown)

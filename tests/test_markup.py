@@ -202,6 +202,13 @@ def test_reread_indexes_stored_documents_again_with_the_current_settings():
     assert not again.settings_changed and not again.search("frobnicate")
 
 
+def test_visible_text_leaves_a_line_of_tags_empty_line_by_line():
+    page = "<div>\n    <nav><a href='/'>Home</a></nav>\n    <div class='x'>\n    <p>Body text.</p>\n</div>\n"
+    shown = show_html(page)
+    assert visible(shown) == "\n\n\n    Body text.\n\n"  # (a line with text keeps its indentation)
+    assert visible(shown) == "\n".join(visible(line) for line in shown.split("\n"))
+
+
 def test_the_view_has_the_stored_lines_even_when_the_last_is_empty():
     eng = _engine()
     hit = eng.search("widget retries upload")[0]

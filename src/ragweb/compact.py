@@ -75,7 +75,7 @@ import re
 from dataclasses import dataclass, field
 
 from ragweb.chunking import ITEM_RE, Outline, code_outline, outline
-from ragweb.markup import FILL
+from ragweb.markup import visible
 from ragweb.search import bm25_idf
 from ragweb.tokens import CHARS_PER_TOKEN, count_tokens
 
@@ -95,6 +95,7 @@ CODE_PROSE = True            # in a program, comment and docstring lines are cut
 CODE_GROUP_TOKENS = 30       # code lines between blank lines up to this many tokens: one unit
 ITEM_WHOLE_TOKENS = 150      # a list item up to this many tokens is one unit, a longer one is sentences (0: always sentences)
 PARAGRAPH_WHOLE_TOKENS = 20  # any paragraph up to this many tokens is one unit (0: always sentences)
+JOIN_BREAKS = 3              # units with only whitespace of at most this many line breaks between them join (`joins`)
 DEDUP_CHARS = 20             # a non-code unit of at least this many characters whose text is packed already is skipped (0: off)
 MIN_RELATIVE = 0.15          # take no unit scoring below this share of the best unit (0..1)
 LEAN_MIN_RELATIVE = 0.27     # the same in lean mode (0..1)
@@ -387,9 +388,16 @@ def piece_units(line: str, line_no: int, col_start: int, col_end: int, heads: tu
     return out
 
 
+def joins(gap: str) -> bool:
+    """True when two units with ``gap`` between them join into one passage: it is
+    whitespace of at most `JOIN_BREAKS` line breaks (more is a page's blanked markup, or a
+    break in the text: two snippets then, the blank lines not paid for)."""
+    return not gap.strip() and gap.count("\n") <= JOIN_BREAKS
+
+
 def gap_is_blank(lines: list[str], a: Unit, b: Unit) -> bool:
-    """True when only whitespace lies between unit ``a`` and the later unit ``b``."""
-    return not span_text(lines, a.end, a.col_end, b.start, b.col_start).strip()
+    """True when unit ``a`` and the later unit ``b`` join (`joins`)."""
+    return joins(span_text(lines, a.end, a.col_end, b.start, b.col_start))
 
 
 @dataclass
@@ -599,15 +607,14 @@ def link_lengths(units: list[Unit], lines_of: dict) -> list[int | None]:
             out.append(1)  # the next line: only the newline between them
             continue
         gap = span_text(lines, u.end, u.col_end, v.start, v.col_start)
-        out.append(None if gap.strip() else len(gap))
+        out.append(len(gap) if joins(gap) else None)
     out.append(None)
     return out
 
 
 def visible_length(shown: list[str], start: int, col_start: int, end: int, col_end: int) -> int:
     """How many characters `markup.visible` keeps of a span of shown lines."""
-    text = span_text(shown, start, col_start, end, col_end)
-    return len(text) - text.count(FILL)
+    return len(visible(span_text(shown, start, col_start, end, col_end)))
 
 
 def tokens_of_length(n_chars: int) -> int:

@@ -155,6 +155,11 @@ def mask_html(text: str) -> str:
     return show_html(text).replace(FILL, " ")
 
 
+_BLANK_LINE_RE = re.compile(r"^[ \t]+$", re.M)
+
+
 def visible(shown: str) -> str:
-    """The visible text of (a span of) shown text: the markup dropped."""
-    return shown.replace(FILL, "")
+    """The visible text of (a span of) shown text: the markup dropped, and a line left with
+    blanks only (the indentation of a line of tags) empty. Line by line, so the visible
+    text of a span is the visible text of its lines, joined."""
+    return _BLANK_LINE_RE.sub("", shown.replace(FILL, ""))

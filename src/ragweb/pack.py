@@ -34,8 +34,9 @@
    use decides recall in big corpora, while context only helps small packs.
 
    **Gaps are marked by snippet boundaries**: selected units with only whitespace between
-   them form one run, and each run is one snippet, so every snippet is one exact span of
-   its file and two snippets never share text:
+   them (at most `compact.JOIN_BREAKS` line breaks of it: a longer blank stretch, such as a
+   page's blanked markup, is not paid for) form one run, and each run is one snippet, so
+   every snippet is one exact span of its file and two snippets never share text:
 
    - ``range`` ``Ls-e`` covers exactly the lines of the run;
    - ``text`` is exactly the file text of that span. When the run starts or ends inside a
