@@ -54,6 +54,9 @@ eval: setup
 	@test -d /usr/share/cmake-3.25/Help || { apt-get update && apt-get install -y cmake-data; }
 	$(PY) bench/eval_docs_qa.py --set cmake --split all --cli
 	$(PY) bench/eval_docs_qa.py --set code --split all --cli
+	@test -d /usr/share/doc/python3.11/html/library || { apt-get update && apt-get install -y python3-doc; }
+	$(PY) bench/eval_docs_qa.py --set pydoc-html --split all --cli
+	$(PY) bench/eval_docs_qa.py --set pydoc-rst --split all --cli
 
 clean:
 	rm -rf site build dist .pytest_cache
