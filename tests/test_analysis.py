@@ -51,3 +51,24 @@ def test_term_counts_match_terms():
 def test_query_terms_sorted_and_distinct():
     a = Analyzer()
     assert a.query_terms("zeta alpha alpha") == ["alpha", "zeta"]
+
+
+def test_a_dotted_number_is_a_term_of_its_own():
+    a = Analyzer()
+    terms = a.query_terms("Will ^0.2.5 pick up 0.3.0? Try 127.0.0.1, v1.2 or version 3. (ratio 0.5)")
+    assert {"0.2.5", "0.3.0", "127.0.0.1", "1.2", "0.5"} <= set(terms)
+    assert "3" not in terms and "3." not in terms  # a sentence's full stop is no decimal point
+    assert a.term_counts("1.2.3 and 1.2.3 again")["1.2.3"] == 2
+    assert "1.2.3" in a.span_terms("see 1.2.3")[0]
+    # an index built before dotted terms analyses its questions as it was
+    assert "0.2.5" not in Analyzer(dotted=False).query_terms("^0.2.5")
+
+
+def test_versions_are_told_apart_by_search():
+    from ragweb.engine import Engine
+    eng = Engine.memory()
+    eng.add_document("a.md", "# Caret\n\nA caret range ^0.2.5 stays below 0.3.0.\n")
+    eng.add_document("b.md", "# Tilde\n\nA tilde range ~1.4.7 stays below 1.5.0.\n")
+    eng.flush()
+    assert [h.path for h in eng.search("what does ^0.2.5 allow")] == ["a.md"]
+    assert [h.path for h in eng.search("what does ~1.4.7 allow")] == ["b.md"]

@@ -18,6 +18,9 @@ import snowballstemmer
 from ragweb.errors import ConfigError
 
 WORD_RE = re.compile(r"\w+")
+# a dotted number -- a version, an address, a decimal ("0.2.5", "127.0.0.1", "0.5") -- is a
+# term of its own too: its parts alone are single digits, too short to be terms
+DOTTED_RE = re.compile(r"(?<![\d.])\d+(?:\.\d+)+(?!\d)")
 # Parts of an identifier: "HTTPServer" -> HTTP, Server; "parse2Json" -> parse, 2, Json.
 _PART_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[^\W\d_A-Za-z]+")
 _NEEDS_SPLIT_RE = re.compile(r"_|[a-z][A-Z]|[A-Za-z][0-9]|[0-9][A-Za-z]|[A-Z]{2}[a-z]")
@@ -45,11 +48,14 @@ def snowball_languages() -> list[str]:
 
 
 class Analyzer:
-    """Turns text into search terms. Settings: stemming (bool or "porter"), language."""
+    """Turns text into search terms. Settings: stemming (bool or "porter"), language, and
+    whether a dotted number is a term of its own (``dotted``; an index built before it was
+    has no such terms, and its questions are analysed as it was)."""
 
-    def __init__(self, stemming: bool | str = True, language: str = "english"):
+    def __init__(self, stemming: bool | str = True, language: str = "english", dotted: bool = True):
         self.stemming = stemming
         self.language = language
+        self.dotted = dotted
         if stemming is False:
             self._stem = None
         else:
@@ -68,7 +74,7 @@ class Analyzer:
     @property
     def settings(self) -> dict:
         """The settings that define the terms; stored in the index so queries match it."""
-        return {"stemming": self.stemming, "language": self.language}
+        return {"stemming": self.stemming, "language": self.language, "dotted": self.dotted}
 
     def _term(self, word: str) -> str | None:
         if len(word) < 2 or word in self._stop:
@@ -125,6 +131,8 @@ class Analyzer:
             for raw in set(words):
                 t = memo.get(raw)
                 terms.update(self.word_terms(raw) if t is None else t)
+            if self.dotted and "." in text:
+                terms.update(DOTTED_RE.findall(text))
             if len(self._spans) >= SPAN_MEMO:
                 self._spans.clear()
             hit = self._spans[text] = (frozenset(terms), sum(map(len, words)))
@@ -143,6 +151,9 @@ class Analyzer:
                 terms = memo[raw] = self._analyze_word(raw)
             for t in terms:
                 counts[t] = get(t, 0) + n
+        if self.dotted and "." in text:
+            for t in DOTTED_RE.findall(text):
+                counts[t] = get(t, 0) + 1
         return counts
 
     def terms(self, text: str) -> list[str]:
@@ -150,6 +161,8 @@ class Analyzer:
         out: list[str] = []
         for raw in WORD_RE.findall(text):
             out.extend(self.word_terms(raw))
+        if self.dotted and "." in text:
+            out.extend(DOTTED_RE.findall(text))
         return out
 
     def query_terms(self, text: str) -> list[str]:

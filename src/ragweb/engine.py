@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
 
-from ragweb import store
+from ragweb import analysis, store
 from collections import _count_elements  # C helper behind Counter.update
 
 from ragweb.analysis import WORD_RE, Analyzer
@@ -82,7 +82,7 @@ def analysis_settings(config: dict) -> dict:
     ix = config["index"]
     return {"stemming": ix["stemming"], "language": ix["language"],
             "chunk_tokens": ix["chunk_tokens"], "chunk_overlap": ix["chunk_overlap"],
-            "markup": MARKUP_VERSION}
+            "markup": MARKUP_VERSION, "dotted": True}
 
 
 class Engine:
@@ -152,7 +152,8 @@ class Engine:
         self.settings = stored or wanted
         # The stored settings win for reading, so questions are analysed as the index was.
         self.settings_changed = stored is not None and stored != wanted
-        self.analyzer = Analyzer(self.settings["stemming"], self.settings["language"])
+        self.analyzer = Analyzer(self.settings["stemming"], self.settings["language"],
+                                 self.settings.get("dotted", False))
         self.next_chunk = max(max_chunk or 0, max_dead or 0, self._meta("next_chunk", 0)) + 1
         self._vocab: dict[str, int] | None = None
         self._raw_ids: dict[str, tuple[int, ...]] = {}  # raw word -> term ids
@@ -216,7 +217,8 @@ class Engine:
         self._load_state()
         self.settings = analysis_settings(self.config)
         self.settings_changed = False
-        self.analyzer = Analyzer(self.settings["stemming"], self.settings["language"])
+        self.analyzer = Analyzer(self.settings["stemming"], self.settings["language"],
+                                 self.settings.get("dotted", False))
         self._set_meta("analysis", self.settings)
 
     clear = reset
@@ -347,6 +349,10 @@ class Engine:
             seqs = [memo[w] for w in words]
         counts: dict[int, int] = {}
         _count_elements(counts, chain.from_iterable(seqs))  # counted in C
+        if self.analyzer.dotted and "." in text:
+            for t in analysis.DOTTED_RE.findall(text):
+                tid = self._term_id(t)
+                counts[tid] = counts.get(tid, 0) + 1
         return counts
 
     def _term_id(self, term: str) -> int:
