@@ -53,7 +53,7 @@ def test_query_terms_sorted_and_distinct():
     assert a.query_terms("zeta alpha alpha") == ["alpha", "zeta"]
 
 
-def test_a_dotted_number_is_a_term_of_its_own():
+def test_a_dotted_number_and_a_one_letter_option_are_terms_of_their_own():
     a = Analyzer()
     terms = a.query_terms("Will ^0.2.5 pick up 0.3.0? Try 127.0.0.1, v1.2 or version 3. (ratio 0.5)")
     assert {"0.2.5", "0.3.0", "127.0.0.1", "1.2", "0.5"} <= set(terms)
@@ -61,7 +61,8 @@ def test_a_dotted_number_is_a_term_of_its_own():
     assert a.term_counts("1.2.3 and 1.2.3 again")["1.2.3"] == 2
     assert "1.2.3" in a.span_terms("see 1.2.3")[0]
     # an index built before dotted terms analyses its questions as it was
-    assert "0.2.5" not in Analyzer(dotted=False).query_terms("^0.2.5")
+    assert a.query_terms("install it with -g, not -gx or a-b") == ["-g", "gx", "instal"]
+    assert "0.2.5" not in Analyzer(short_terms=False).query_terms("^0.2.5")
 
 
 def test_versions_are_told_apart_by_search():

@@ -18,9 +18,10 @@ import snowballstemmer
 from ragweb.errors import ConfigError
 
 WORD_RE = re.compile(r"\w+")
-# a dotted number -- a version, an address, a decimal ("0.2.5", "127.0.0.1", "0.5") -- is a
-# term of its own too: its parts alone are single digits, too short to be terms
-DOTTED_RE = re.compile(r"(?<![\d.])\d+(?:\.\d+)+(?!\d)")
+# Terms that words alone miss, their parts being too short to be terms: a dotted number --
+# a version, an address, a decimal ("0.2.5", "127.0.0.1", "0.5") -- and a one-letter
+# command-line option ("-g", "-D")
+SHORT_TERMS_RE = re.compile(r"(?<![\d.])\d+(?:\.\d+)+(?!\d)|(?<![\w-])-[A-Za-z](?![\w-])")
 # Parts of an identifier: "HTTPServer" -> HTTP, Server; "parse2Json" -> parse, 2, Json.
 _PART_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[^\W\d_A-Za-z]+")
 _NEEDS_SPLIT_RE = re.compile(r"_|[a-z][A-Z]|[A-Za-z][0-9]|[0-9][A-Za-z]|[A-Z]{2}[a-z]")
@@ -49,13 +50,14 @@ def snowball_languages() -> list[str]:
 
 class Analyzer:
     """Turns text into search terms. Settings: stemming (bool or "porter"), language, and
-    whether a dotted number is a term of its own (``dotted``; an index built before it was
-    has no such terms, and its questions are analysed as it was)."""
+    ``short_terms``: whether a dotted number and a one-letter option are terms of their own
+    (`SHORT_TERMS_RE`; an index built before they were has none, and its questions are
+    analysed as it was)."""
 
-    def __init__(self, stemming: bool | str = True, language: str = "english", dotted: bool = True):
+    def __init__(self, stemming: bool | str = True, language: str = "english", short_terms: bool = True):
         self.stemming = stemming
         self.language = language
-        self.dotted = dotted
+        self.short_terms = short_terms
         if stemming is False:
             self._stem = None
         else:
@@ -74,7 +76,7 @@ class Analyzer:
     @property
     def settings(self) -> dict:
         """The settings that define the terms; stored in the index so queries match it."""
-        return {"stemming": self.stemming, "language": self.language, "dotted": self.dotted}
+        return {"stemming": self.stemming, "language": self.language, "short_terms": self.short_terms}
 
     def _term(self, word: str) -> str | None:
         if len(word) < 2 or word in self._stop:
@@ -131,8 +133,8 @@ class Analyzer:
             for raw in set(words):
                 t = memo.get(raw)
                 terms.update(self.word_terms(raw) if t is None else t)
-            if self.dotted and "." in text:
-                terms.update(DOTTED_RE.findall(text))
+            if self.short_terms and ("." in text or "-" in text):
+                terms.update(SHORT_TERMS_RE.findall(text))
             if len(self._spans) >= SPAN_MEMO:
                 self._spans.clear()
             hit = self._spans[text] = (frozenset(terms), sum(map(len, words)))
@@ -151,8 +153,8 @@ class Analyzer:
                 terms = memo[raw] = self._analyze_word(raw)
             for t in terms:
                 counts[t] = get(t, 0) + n
-        if self.dotted and "." in text:
-            for t in DOTTED_RE.findall(text):
+        if self.short_terms and ("." in text or "-" in text):
+            for t in SHORT_TERMS_RE.findall(text):
                 counts[t] = get(t, 0) + 1
         return counts
 
@@ -161,8 +163,8 @@ class Analyzer:
         out: list[str] = []
         for raw in WORD_RE.findall(text):
             out.extend(self.word_terms(raw))
-        if self.dotted and "." in text:
-            out.extend(DOTTED_RE.findall(text))
+        if self.short_terms and ("." in text or "-" in text):
+            out.extend(SHORT_TERMS_RE.findall(text))
         return out
 
     def query_terms(self, text: str) -> list[str]:

@@ -82,7 +82,7 @@ def analysis_settings(config: dict) -> dict:
     ix = config["index"]
     return {"stemming": ix["stemming"], "language": ix["language"],
             "chunk_tokens": ix["chunk_tokens"], "chunk_overlap": ix["chunk_overlap"],
-            "markup": MARKUP_VERSION, "dotted": True}
+            "markup": MARKUP_VERSION, "short_terms": True}
 
 
 class Engine:
@@ -153,7 +153,7 @@ class Engine:
         # The stored settings win for reading, so questions are analysed as the index was.
         self.settings_changed = stored is not None and stored != wanted
         self.analyzer = Analyzer(self.settings["stemming"], self.settings["language"],
-                                 self.settings.get("dotted", False))
+                                 self.settings.get("short_terms", False))
         self.next_chunk = max(max_chunk or 0, max_dead or 0, self._meta("next_chunk", 0)) + 1
         self._vocab: dict[str, int] | None = None
         self._raw_ids: dict[str, tuple[int, ...]] = {}  # raw word -> term ids
@@ -218,7 +218,7 @@ class Engine:
         self.settings = analysis_settings(self.config)
         self.settings_changed = False
         self.analyzer = Analyzer(self.settings["stemming"], self.settings["language"],
-                                 self.settings.get("dotted", False))
+                                 self.settings.get("short_terms", False))
         self._set_meta("analysis", self.settings)
 
     clear = reset
@@ -349,8 +349,8 @@ class Engine:
             seqs = [memo[w] for w in words]
         counts: dict[int, int] = {}
         _count_elements(counts, chain.from_iterable(seqs))  # counted in C
-        if self.analyzer.dotted and "." in text:
-            for t in analysis.DOTTED_RE.findall(text):
+        if self.analyzer.short_terms and ("." in text or "-" in text):
+            for t in analysis.SHORT_TERMS_RE.findall(text):
                 tid = self._term_id(t)
                 counts[tid] = counts.get(tid, 0) + 1
         return counts
