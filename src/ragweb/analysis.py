@@ -21,7 +21,18 @@ WORD_RE = re.compile(r"\w+")
 # Terms that words alone miss, their parts being too short to be terms: a dotted number --
 # a version, an address, a decimal ("0.2.5", "127.0.0.1", "0.5") -- and a one-letter
 # command-line option ("-g", "-D")
-SHORT_TERMS_RE = re.compile(r"(?<![\d.])\d+(?:\.\d+)+(?!\d)|(?<![\w-])-[A-Za-z](?![\w-])")
+# (each pattern starts with a literal, which the regex engine scans for fast)
+_DOTTED_RE = re.compile(r"\d+(?:\.\d+)+")
+_HAS_DOTTED_RE = re.compile(r"\.(?<=\d\.)\d")
+_OPTION_RE = re.compile(r"-(?<![\w-]-)[A-Za-z](?![\w-])")
+
+
+def number_and_option_terms(text: str) -> list[str]:
+    """The dotted numbers and one-letter options of ``text``, in order of kind, repeated."""
+    out = _OPTION_RE.findall(text) if "-" in text else []
+    if _HAS_DOTTED_RE.search(text):
+        out += _DOTTED_RE.findall(text)
+    return out
 # Parts of an identifier: "HTTPServer" -> HTTP, Server; "parse2Json" -> parse, 2, Json.
 _PART_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[^\W\d_A-Za-z]+")
 _NEEDS_SPLIT_RE = re.compile(r"_|[a-z][A-Z]|[A-Za-z][0-9]|[0-9][A-Za-z]|[A-Z]{2}[a-z]")
@@ -51,7 +62,7 @@ def snowball_languages() -> list[str]:
 class Analyzer:
     """Turns text into search terms. Settings: stemming (bool or "porter"), language, and
     ``short_terms``: whether a dotted number and a one-letter option are terms of their own
-    (`SHORT_TERMS_RE`; an index built before they were has none, and its questions are
+    (`number_and_option_terms`; an index built before they were has none, and its questions are
     analysed as it was)."""
 
     def __init__(self, stemming: bool | str = True, language: str = "english", short_terms: bool = True):
@@ -133,8 +144,8 @@ class Analyzer:
             for raw in set(words):
                 t = memo.get(raw)
                 terms.update(self.word_terms(raw) if t is None else t)
-            if self.short_terms and ("." in text or "-" in text):
-                terms.update(SHORT_TERMS_RE.findall(text))
+            if self.short_terms:
+                terms.update(number_and_option_terms(text))
             if len(self._spans) >= SPAN_MEMO:
                 self._spans.clear()
             hit = self._spans[text] = (frozenset(terms), sum(map(len, words)))
@@ -153,8 +164,8 @@ class Analyzer:
                 terms = memo[raw] = self._analyze_word(raw)
             for t in terms:
                 counts[t] = get(t, 0) + n
-        if self.short_terms and ("." in text or "-" in text):
-            for t in SHORT_TERMS_RE.findall(text):
+        if self.short_terms:
+            for t in number_and_option_terms(text):
                 counts[t] = get(t, 0) + 1
         return counts
 
@@ -163,8 +174,8 @@ class Analyzer:
         out: list[str] = []
         for raw in WORD_RE.findall(text):
             out.extend(self.word_terms(raw))
-        if self.short_terms and ("." in text or "-" in text):
-            out.extend(SHORT_TERMS_RE.findall(text))
+        if self.short_terms:
+            out.extend(number_and_option_terms(text))
         return out
 
     def query_terms(self, text: str) -> list[str]:

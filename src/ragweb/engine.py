@@ -349,8 +349,8 @@ class Engine:
             seqs = [memo[w] for w in words]
         counts: dict[int, int] = {}
         _count_elements(counts, chain.from_iterable(seqs))  # counted in C
-        if self.analyzer.short_terms and ("." in text or "-" in text):
-            for t in analysis.SHORT_TERMS_RE.findall(text):
+        if self.analyzer.short_terms:
+            for t in analysis.number_and_option_terms(text):
                 tid = self._term_id(t)
                 counts[tid] = counts.get(tid, 0) + 1
         return counts
