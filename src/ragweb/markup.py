@@ -4,7 +4,8 @@ An HTML page is read through two strings as long as its text, line for line and 
 for column, so every offset, line and column is the stored file's own:
 
 - `show_html`: each character of markup -- tags, comments, ``<script>``, ``<style>`` and
-  ``<template>`` elements, and navigation (``<nav>``, ``role="navigation"``: the site
+  ``<template>`` elements, a heading's permalink (a link within the page whose text is
+  one sign, Sphinx's "¶", Node's "#"), and navigation (``<nav>``, ``role="navigation"``: the site
   menu and table of contents every page repeats) -- becomes `FILL`; a character reference
   becomes the character it names followed by `FILL`; a block tag between two words leaves
   one space; some tags leave a mark the Markdown reading understands: a heading tag that
@@ -41,6 +42,7 @@ _MARKUP_RE = re.compile(
     r"|(?P<item>^(?:[ \t]*</?[A-Za-z][^<>\n]*>)*?[ \t]*<li\b[^<>\n]*>)"  # a list item (both first on their line)
     r"|<!--.*?(?:-->|\Z)"                                       # a comment (an unclosed one runs to the end)
     r"|<(?P<raw>script|style|template)\b.*?(?:</(?P=raw)\s*>|\Z)"  # elements whose content is not text
+    r"|<a\b[^<>]*\bhref=[\"']#[^<>]*>[ \t]*[^\w\s<][ \t]*</a\s*>"  # a heading's permalink: "¶", "#"
     r"|<[!?/]?[A-Za-z][^<>]*>"                                  # any other tag, doctype or processing instruction
     r"|(?P<ref>&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);)",  # a character reference
     re.S | re.I | re.M,
