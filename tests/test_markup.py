@@ -251,6 +251,8 @@ def test_preformatted_lines_are_code_in_compaction():
 
 def test_block_tags_keep_words_apart_and_inline_tags_do_not():
     assert visible(show_html("<h2>Retry policy</h2><p>Retries <b>back</b> off.</p>")) == "## Retry policy Retries back off."
+    # a line's text starts at its first word, however many block tags open it
+    assert visible(show_html("<dl><dd><div><p>Simple cache.</p>\n<p>More.</p></div></dd>")) == "Simple cache.\nMore."
     assert visible(show_html("<ul><li>a</li><li>b</li></ul>")) == "- a b"
     assert visible(show_html("use <code>npm pack</code>.\n<p>x</p>\n")) == "use npm pack.\nx\n"
 

@@ -98,10 +98,27 @@ def _shown(m: re.Match) -> str:
     # a block's tag between two words keeps them apart ("<h2>Title</h2><p>Text" reads
     # "Title Text"); an inline tag ("<b>", "<code>") and a tag at a line end do not
     text, a, b = m.string, m.start(), m.end()
-    if (0 < a and b < len(text) and text[b] not in "\n<" and not text[a - 1].isspace()
-            and _BLOCK_TAG_RE.match(s)):
+    if (0 < a and b < len(text) and text[b] not in "\n<" and _BLOCK_TAG_RE.match(s)
+            and _text_before(text, a)):
         return " " + FILL * (n - 1)
     return FILL * n
+
+
+def _text_before(text: str, at: int, tags: int = 8, reach: int = 400) -> bool:
+    """Whether a word ends right before ``at`` on its line, markup between them skipped
+    ("<dd><p>Text" starts its line's text; "Title</h2><p>Text" does not). Looks back over
+    at most ``tags`` tags of at most ``reach`` characters each, so a page stays linear;
+    beyond that it says yes."""
+    i = at
+    for _ in range(tags):
+        c = text[i - 1] if i > 0 else "\n"
+        if c != ">":
+            return not c.isspace()
+        j = text.rfind("<", max(0, i - reach), i - 1)
+        if j < 0:
+            return True
+        i = j
+    return True
 
 
 _NAV_START_RE = re.compile(r"<(nav)\b[^<>]*>|<([A-Za-z][\w-]*)\b[^<>]*\brole\s*=\s*[\"']?navigation\b[^<>]*>", re.I)
