@@ -251,3 +251,20 @@ def test_a_packed_context_written_into_the_indexed_folder_is_not_indexed(indexed
     # a file written outside the folder is not recorded
     r = rag("pack", "-q", "retry backoff", "-d", indexed, "-o", indexed.parent / "elsewhere.json")
     assert r.returncode == 0 and (indexed / ".rag" / "outputs").read_text() == "ctx.json\n"
+
+
+def test_an_index_built_by_an_older_version_is_named_so_and_rebuilt(indexed):
+    # the analysis settings an older version stored: no number/option terms, an older reading
+    from ragweb.engine import Engine
+    eng = Engine.open(indexed / ".rag" / "index.db")
+    old = dict(eng.settings, markup=1)
+    old.pop("short_terms")
+    eng._set_meta("analysis", old)
+    eng.conn.commit()
+    eng.close()
+    r = rag("query", "-q", "retry backoff", "-d", indexed, "--no-auto-index")
+    assert r.returncode == 0 and "built by an older version of ragweb" in r.stderr
+    r = rag("index", indexed)
+    assert r.returncode == 0 and "rebuilt the index (built by an older version)" in r.stderr
+    r = rag("query", "-q", "retry backoff", "-d", indexed, "--no-auto-index")
+    assert r.returncode == 0 and "note:" not in r.stderr

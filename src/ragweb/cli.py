@@ -209,7 +209,11 @@ def _open_for_reading(args, root: Path, cfg: dict):
                 engine = Engine.open(path, cfg, create=False)
         else:
             sys.stderr.write(f"note: {n} file(s) changed since the last index; run `rag index {root}`\n")
-    if engine.settings_changed:
+    change = engine.settings_change()
+    if change == "built by an older version":
+        sys.stderr.write("note: the index was built by an older version of ragweb, which reads some files "
+                         "otherwise; run `rag index` to rebuild it (queries use its reading until then)\n")
+    elif change:
         sys.stderr.write("note: the config's index settings differ from the index's; "
                          "run `rag index` to rebuild (queries use the index's settings)\n")
     return engine

@@ -77,6 +77,9 @@ class Hit:
         return out
 
 
+VERSION_SETTINGS = ("markup", "short_terms")  # analysis settings a new version changes, not the config
+
+
 def analysis_settings(config: dict) -> dict:
     """The index settings that change what terms and chunks are (a change needs a rebuild)."""
     ix = config["index"]
@@ -206,6 +209,16 @@ class Engine:
             self.conn.execute("ROLLBACK")
             self._load_state()
             raise
+
+    def settings_change(self) -> str:
+        """Why the index's analysis settings are not the config's ('' when they are): "the
+        config changed them" or, when only `VERSION_SETTINGS` differ, "built by an older
+        version"."""
+        if not self.settings_changed:
+            return ""
+        wanted = analysis_settings(self.config)
+        keys = {k for k in set(wanted) | set(self.settings) if wanted.get(k) != self.settings.get(k)}
+        return "built by an older version" if keys <= set(VERSION_SETTINGS) else "analysis settings changed"
 
     def reset(self, config: dict | None = None) -> None:
         """Drop every document (and adopt the analysis settings of ``config``)."""

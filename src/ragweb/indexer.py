@@ -181,7 +181,7 @@ def index_root(root: str | Path, config: dict, rebuild: bool = False,
     try:
         with engine.transaction():
             if engine.settings_changed:
-                report.rebuilt = "analysis settings changed"
+                report.rebuilt = engine.settings_change()
                 engine.reset(config)
             changes = scan_changes(engine, root, config, use_gitignore)
             report.problems = changes.problems
