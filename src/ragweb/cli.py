@@ -186,7 +186,7 @@ def _run_index(root: Path, cfg: dict, rebuild=False, use_gitignore=None, quiet=F
 
 def _open_for_reading(args, root: Path, cfg: dict):
     """The engine for ROOT, after checking it exists and is up to date (offering to re-index)."""
-    from ragweb.engine import Engine
+    from ragweb.engine import OLDER_VERSION, Engine
     from ragweb.indexer import index_path, scan_changes
     path = index_path(root)
     interactive = _stdin_is_tty() and not args.no_auto_index and not args.batch
@@ -210,7 +210,7 @@ def _open_for_reading(args, root: Path, cfg: dict):
         else:
             sys.stderr.write(f"note: {n} file(s) changed since the last index; run `rag index {root}`\n")
     change = engine.settings_change()
-    if change == "built by an older version":
+    if change == OLDER_VERSION:
         sys.stderr.write("note: the index was built by an older version of ragweb, which reads some files "
                          "otherwise; run `rag index` to rebuild it (queries use its reading until then)\n")
     elif change:

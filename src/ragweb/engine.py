@@ -78,6 +78,7 @@ class Hit:
 
 
 VERSION_SETTINGS = ("markup", "short_terms")  # analysis settings a new version changes, not the config
+OLDER_VERSION = "built by an older version"     # `Engine.settings_change` when only those differ
 
 
 def analysis_settings(config: dict) -> dict:
@@ -212,13 +213,12 @@ class Engine:
 
     def settings_change(self) -> str:
         """Why the index's analysis settings are not the config's ('' when they are): "the
-        config changed them" or, when only `VERSION_SETTINGS` differ, "built by an older
-        version"."""
+        config changed them" or, when only `VERSION_SETTINGS` differ, `OLDER_VERSION`."""
         if not self.settings_changed:
             return ""
         wanted = analysis_settings(self.config)
         keys = {k for k in set(wanted) | set(self.settings) if wanted.get(k) != self.settings.get(k)}
-        return "built by an older version" if keys <= set(VERSION_SETTINGS) else "analysis settings changed"
+        return OLDER_VERSION if keys <= set(VERSION_SETTINGS) else "analysis settings changed"
 
     def reset(self, config: dict | None = None) -> None:
         """Drop every document (and adopt the analysis settings of ``config``)."""
