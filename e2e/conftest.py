@@ -246,6 +246,23 @@ def wait_for():
 
 
 @pytest.fixture
+def older_index():
+    """An index as a version before HTML views saved it (no "markup" analysis setting, so
+    a page's markup was indexed as text), built by the real engine natively: a page whose
+    tag carries the word "zebrafish", and a Markdown note."""
+    from ragweb.engine import Engine
+    eng = Engine.memory()
+    old = dict(eng.settings)
+    old.pop("markup")
+    eng._set_meta("analysis", old)
+    eng._load_state()
+    eng.add_document("docs/page.html", '<p class="zebrafish">Quokka rules apply.</p>\n', mtime=1.0)
+    eng.add_document("notes.md", "# Notes\n\nQuokka notes.\n", mtime=2.0)
+    assert eng.settings_changed and eng.search("zebrafish")
+    return eng
+
+
+@pytest.fixture
 def sample_docs() -> list[tuple[str, str]]:
     return sample_documents()
 

@@ -7,6 +7,7 @@ import pytest
 
 from ragweb import facade
 from ragweb.config import default_config
+from ragweb.errors import RagError
 from ragweb.files import iter_files
 
 
@@ -40,6 +41,37 @@ def test_dump_and_restore_round_trip(sample_docs):
     assert info == {"success": True, "restored": True, "reread": 0, "totalDocs": len(sample_docs),
                     "totalChunks": before[0]["totalChunks"]}
     assert (call(facade.stats), call(facade.query, "retry backoff", 5)) == before
+
+
+def test_an_older_index_is_read_again_stepwise_and_nothing_runs_meanwhile(older_index):
+    data = older_index.to_bytes()
+    info = call(facade.init, data, True)
+    assert info["rereadPending"] == 2 and info["reread"] == 0 and info["totalDocs"] == 2
+    for fn, args in [(facade.query, ("quokka",)), (facade.stats, ()), (facade.index_text, ("a.md", "b"))]:
+        assert "being re-read" in call(fn, *args)["error"]
+    with pytest.raises(RagError):
+        facade.dump()
+    steps = [call(facade.reread_step, 1)]
+    while not steps[-1]["finished"]:
+        steps.append(call(facade.reread_step, 1))
+    assert steps[-1] == {"done": 2, "total": 2, "finished": True}
+    assert [s["done"] for s in steps] == sorted(s["done"] for s in steps)
+    assert call(facade.query, "zebrafish")["results"] == []  # markup is no longer text
+    assert call(facade.query, "quokka rules")["results"][0]["path"] == "docs/page.html"
+    assert call(facade.reread_step)["error"] == "no re-read is in progress"
+    again = call(facade.init, facade.dump(), True)
+    assert again["reread"] == 0 and "rereadPending" not in again
+    # without stepwise, init reads it again at once
+    assert call(facade.init, data)["reread"] == 2 and call(facade.stats)["totalDocs"] == 2
+
+
+def test_a_new_init_abandons_a_reread_in_progress(older_index):
+    data = older_index.to_bytes()
+    assert call(facade.init, data, True)["rereadPending"] == 2
+    call(facade.reread_step, 1)
+    assert call(facade.init)["totalDocs"] == 0
+    assert call(facade.reread_step)["error"] == "no re-read is in progress"
+    assert call(facade.index_text, "a.md", "fresh words")["success"]
 
 
 def test_restore_of_garbage_is_a_format_error():

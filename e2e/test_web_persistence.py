@@ -224,27 +224,35 @@ def test_two_tabs_share_the_index_and_never_overwrite_each_other(launch_persiste
     assert "only-a.md" in files and "only-b.md" not in files and "from-b.md" in files
 
 
+PROGRESS_LOG_JS = """
+window.__progressLog = [];
+document.addEventListener('DOMContentLoaded', () => {
+  const el = document.getElementById('progress-text');
+  new MutationObserver(() => window.__progressLog.push(el.textContent))
+    .observe(el, { childList: true, characterData: true, subtree: true });
+});
+"""
+
+
 def test_an_index_saved_by_an_older_version_is_read_again_and_saved(launch_persistent, boot_page, make_app,
-                                                                    wait_for):
-    # An index as a version before HTML views saved it: no "markup" analysis setting, so
-    # the page's markup was indexed as text. Built by the real engine, natively.
-    from ragweb.engine import Engine
-    eng = Engine.memory()
-    old = dict(eng.settings)
-    old.pop("markup")
-    eng._set_meta("analysis", old)
-    eng._load_state()
-    eng.add_document("docs/page.html", '<p class="zebrafish">Quokka rules apply.</p>\n', mtime=1.0)
-    eng.add_document("notes.md", "# Notes\n\nQuokka notes.\n", mtime=2.0)
-    assert eng.search("zebrafish")
+                                                                    wait_for, older_index):
+    eng = older_index
+    for i in range(300):  # enough work (~1 MB) that the re-read takes several steps
+        eng.add_document(f"bulk/{i}.md", f"# Part {i}\n\n" + f"Filler words about part {i} and more.\n" * 80)
     ctx = launch_persistent()
     page = ctx.pages[0]
     boot_page(page)
     page.evaluate(WRITE_RECORD_JS, {"version": 1, "bytes": list(eng.to_bytes()), "savedAt": 0})
+    page.add_init_script(PROGRESS_LOG_JS)
     page.reload()
     info = page.evaluate("window.ragReady")
-    assert info["restored"] is True and info["reread"] == 2 and info["totalDocs"] == 2
+    assert info["restored"] is True and info["reread"] == 302 and info["totalDocs"] == 302
     expect(page.locator("#status")).to_contain_text("re-read by this version")
+    expect(page.locator("#progress-text")).to_have_text("Re-read 302 of 302 stored files with this version.")
+    # the page was repainted in between: the bar moved while the files were read
+    shown = page.evaluate("window.__progressLog")
+    moving = [t for t in shown if t.startswith("Re-reading") and not t.startswith(("Re-reading 0 ", "Re-reading 302 "))]
+    assert moving, shown
     app = make_app(page)
     assert app.query("zebrafish")["results"] == []  # markup is no longer text
     hit = app.query("quokka rules")["results"][0]

@@ -202,6 +202,21 @@ def test_reread_indexes_stored_documents_again_with_the_current_settings():
     assert not again.settings_changed and not again.search("frobnicate")
 
 
+def test_reread_steps_report_progress_and_commit_only_at_the_end():
+    eng = old_index()
+    steps = eng.reread_steps()
+    assert next(steps) == (0, 2)
+    assert next(steps) == (1, 2)
+    assert next(steps) == (2, 2)
+    assert eng.settings_changed is False  # the new reading is in place, not yet committed
+    steps.close()  # abandoned before the end: the old index, as it was read, comes back
+    assert eng.settings_changed and not eng.reads_html("a.html") and eng.search("frobnicate")
+    assert eng.skipped_states() == {"blob.bin": (7.0, 3, "binary")}
+    assert [progress for progress in eng.reread_steps()] == [(0, 2), (1, 2), (2, 2)]
+    assert not eng.settings_changed and not eng.search("frobnicate")
+    assert eng.skipped_states() == {"blob.bin": (7.0, 3, "binary")}
+
+
 def test_visible_text_leaves_a_line_of_tags_empty_line_by_line():
     page = "<div>\n    <nav><a href='/'>Home</a></nav>\n    <div class='x'>\n    <p>Body text.</p>\n</div>\n"
     shown = show_html(page)

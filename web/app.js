@@ -295,7 +295,7 @@
         `but this page reads version ${STORE_FORMAT}. It was not loaded and will not be overwritten ` +
         'unless you clear it.');
     } else if (record) {
-      init = state.facade.init(record.bytes);
+      init = state.facade.init(record.bytes, true);
       const parsed = JSON.parse(init);
       if (parsed.error) {
         refuseStorage(`${parsed.error}. It was not loaded and will not be overwritten unless you clear it.`);
@@ -307,6 +307,7 @@
     let info = JSON.parse(init);
     if (info.error && info.code !== 'format') throw new Error(info.error);
     if (info.error) info = { restored: false };
+    if (info.rereadPending) info.reread = await rereadStored(info.rereadPending);
     const restoreMs = performance.now() - t1;
     state.ready = true;
     requestPersistence();
@@ -411,6 +412,37 @@
       showBanner(`Indexing failed: ${e && e.message ? e.message : e}`, 'index');
     });
     return state.jobs;
+  }
+
+  // An index saved by an older version is read again from its stored texts, in steps that
+  // yield to the page so the progress bar moves. Returns the files re-read (0 if it failed:
+  // the index then stays as saved, read as it was built).
+  async function rereadStored(total) {
+    const bar = $('progress-bar');
+    const text = $('progress-text');
+    $('progress').classList.add('busy');
+    bar.max = Math.max(total, 1);
+    const show = (done, finished) => {
+      bar.value = done;
+      text.textContent = `${finished ? 'Re-read' : 'Re-reading'} ${done} of ${total} stored files ` +
+        `with this version${finished ? '.' : '…'}`;
+    };
+    show(0, false);
+    try {
+      for (;;) {
+        await new Promise((r) => setTimeout(r));
+        const step = JSON.parse(state.facade.reread_step(YIELD_EVERY_MS));
+        if (step.error) {
+          showBanner(`Could not re-read the stored index with this version (${step.error}); ` +
+            'it is used as it was saved.', 'read');
+          return 0;
+        }
+        show(step.done, step.finished);
+        if (step.finished) return step.total;
+      }
+    } finally {
+      $('progress').classList.remove('busy');
+    }
   }
 
   // items: [{path, file}] (File objects) or [{path, text}] (already fetched text).

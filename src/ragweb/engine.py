@@ -240,15 +240,28 @@ class Engine:
         """Index every stored document again under the config's analysis settings, from the
         texts the index keeps (an index built by an older version, whose settings differ,
         reads its files differently: `settings_changed`). Atomic; returns the documents."""
+        done = 0
+        for done, _ in self.reread_steps():
+            pass
+        return done
+
+    def reread_steps(self):
+        """`reread` a document at a time, for a caller that must stay responsive (the page):
+        a generator yielding (documents done, total), first (0, total) before any work.
+
+        One transaction holds the whole re-read: it commits when the generator is exhausted,
+        and closing the generator before that rolls everything back (the old index stays,
+        as it was read)."""
         with self.transaction():
             files = self.conn.execute("SELECT path, text, mtime, size, sha256 FROM files ORDER BY id").fetchall()
             skipped = self.conn.execute("SELECT path, mtime, size, reason FROM skipped").fetchall()
+            yield 0, len(files)
             self.reset(self.config)
-            for path, text, mtime, size, sha256 in files:
-                self.add_document(path, text, mtime, size, sha256)
             for row in skipped:
                 self.mark_skipped(*row)
-        return len(files)
+            for done, (path, text, mtime, size, sha256) in enumerate(files, 1):
+                self.add_document(path, text, mtime, size, sha256)
+                yield done, len(files)
 
     # --- writing ----------------------------------------------------------------------
     def file_states(self) -> dict[str, tuple[float, int, str]]:

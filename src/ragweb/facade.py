@@ -39,6 +39,8 @@ _engine = None
 _config: dict | None = None
 _globs: tuple | None = None  # (includes GlobSet, excludes GlobSet) of _config
 _ignores: list[tuple[str, list]] = []  # (folder, rules) of the ignore files of the current drop
+_reread = None  # the steps of a re-read that init(..., stepwise=True) started (`reread_step`)
+_reread_total = 0  # ... and its number of documents
 
 
 # --------------------------------------------------------------------------- helpers
@@ -71,6 +73,8 @@ def _guard(fn):
 def _need_engine():
     if _engine is None:
         raise RagError("not ready: the engine has not been initialised yet (await window.ragReady)")
+    if _reread is not None:
+        raise RagError("not ready: the stored index is being re-read by this version (await window.ragReady)")
     return _engine
 
 
@@ -131,7 +135,7 @@ def _config_now() -> dict:
 # --------------------------------------------------------------------------- lifecycle
 
 @_guard
-def init(data=None) -> str:
+def init(data=None, stepwise=False) -> str:
     """Create the engine: empty, or restored from ``data`` (bytes of `dump`).
 
     Returns ``{"success": true, "restored": bool, "reread": n, "totalDocs": n, "totalChunks": n}``
@@ -140,14 +144,19 @@ def init(data=None) -> str:
     should save the index then), or
     ``{"error": ..., "code": "format"}`` when the bytes are unreadable or of an unknown
     format (the engine is then left empty, in memory).
+
+    With ``stepwise`` such a re-read is only started: the result has ``"rereadPending": n``
+    (documents to read, ``reread`` is 0) and the caller runs `reread_step` until it reports
+    ``finished``; every other call is "not ready" until then.
     """
-    global _engine, _config, _globs
+    global _engine, _config, _globs, _reread, _reread_total
     from ragweb.engine import Engine
     from ragweb.errors import IndexCorruptError
 
     _config = default_config()
     _globs = None
     _ignores.clear()
+    _stop_reread()
     restored = False
     data = _null(data)
     if data is not None:
@@ -160,10 +169,50 @@ def init(data=None) -> str:
     else:
         _engine = Engine.memory(_config)
     # an index saved by an older version reads its files differently: read them again
-    reread = _engine.reread() if restored and _engine.settings_changed else 0
+    pending = restored and _engine.settings_changed
+    reread = _engine.reread() if pending and not _null(stepwise) else 0
     st = _engine.stats()
-    return _json({"success": True, "restored": restored, "reread": reread,
-                  "totalDocs": st["totalDocs"], "totalChunks": st["totalChunks"]})
+    out = {"success": True, "restored": restored, "reread": reread,
+           "totalDocs": st["totalDocs"], "totalChunks": st["totalChunks"]}
+    if pending and _null(stepwise):
+        _reread = _engine.reread_steps()
+        out["rereadPending"] = _reread_total = next(_reread)[1]
+    return _json(out)
+
+
+def _stop_reread() -> None:
+    """Abandon a re-read in progress (its transaction rolls back)."""
+    global _reread
+    steps, _reread = _reread, None
+    if steps is not None:
+        steps.close()
+
+
+@_guard
+def reread_step(max_ms=40) -> str:
+    """Go on with the re-read `init` started stepwise, for about ``max_ms`` milliseconds
+    (at least one document). Returns ``{"done": n, "total": n, "finished": bool}``; when
+    finished, the re-read index is committed and the API is ready (the caller should save
+    it). An error rolls the re-read back: the index stays as it was restored, read with
+    the settings it was built with, and the API is ready."""
+    import time
+
+    global _reread
+    if _reread is None:
+        raise RagError("no re-read is in progress")
+    limit = _as_int(max_ms, "max_ms", 40, 1, 60_000) / 1000
+    start = time.perf_counter()
+    try:
+        while True:
+            done, total = next(_reread)
+            if time.perf_counter() - start >= limit:
+                return _json({"done": done, "total": total, "finished": False})
+    except StopIteration:
+        _reread = None
+        return _json({"done": _reread_total, "total": _reread_total, "finished": True})
+    except BaseException:
+        _reread = None  # the generator's transaction has rolled back
+        raise
 
 
 def _to_bytes(data) -> bytes:
