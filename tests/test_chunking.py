@@ -143,3 +143,44 @@ def test_sphinx_object_descriptions_are_entries_below_every_section():
     headings = line_headings(lines, True)[0]
     assert headings[lines.index("      Return a string.")] == "encode(o)"
     assert not any(lines[i].startswith((".. note", ".. versionadded")) for i in heads)  # not entries
+
+
+FRONT = """---
+title: "Configure probes"
+weight: 140
+---
+
+Intro text about probes.
+
+## Define a liveness command
+
+A command probe runs inside the container.
+"""
+
+
+def test_a_front_matter_title_is_the_page_title_above_every_heading():
+    lines = split_lines(FRONT)
+    ol = outline(lines, True)
+    assert ol.heads[1] == (0, "Configure probes", 0, 1)
+    assert ol.heads[7][:2] == (2, "Define a liveness command")
+    assert len(ol.heads) == 2  # "weight: 140" above the closing "---" is not a setext title
+    assert chunk_lines(FRONT, markdown=True)[0].heading == "Configure probes"
+    from ragweb.compact import file_context
+    assert file_context(lines, 10, True, ol)[1] == ((0, "Configure probes"), (2, "Define a liveness command"))
+    headings = line_headings(lines, True)[0]
+    assert headings[0] == headings[5] == "Configure probes" and headings[9] == "Define a liveness command"
+    # long pages too: the first chunk is named by the title, later ones by their sections
+    long_page = FRONT + "\n".join(f"Line {i} of filler text about probes." for i in range(400)) + "\n"
+    chunks = chunk_lines(long_page, 120, 10, markdown=True)
+    assert chunks[0].heading == "Configure probes" and chunks[-1].heading == "Define a liveness command"
+
+
+def test_front_matter_variants_and_look_alikes():
+    title = lambda text: {v[1] for v in outline(split_lines(text), True).heads.values() if v[0] == 0}
+    assert title('+++\ntitle = "Hugo page"\ndraft = false\n+++\n\nBody.\n') == {"Hugo page"}
+    assert title("---\nlayout: post\ntitle: Jekyll's post\n...\nBody.\n") == {"Jekyll's post"}
+    assert title("---\nlayout: post\n---\n\nNo title here.\n") == set()
+    assert title("---\ntitle: never closed\n\nBody.\n") == set()
+    assert title("Intro.\n\n---\ntitle: a thematic break, not front matter\n---\n") == set()
+    assert title("---\ntitle:\n---\n") == set()
+    assert not outline(split_lines("---\ntitle: x\n---\n"), False).heads  # code: no outline

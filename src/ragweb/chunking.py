@@ -25,6 +25,10 @@ _ENTRY_RE = re.compile(
     r"decoratormethod|classmethod|staticmethod|property|describe|object|option|cmdoption|envvar|"
     r"macro|member|type|var|variable|struct|enum|command|genex)::[ \t]+(\S.*)")
 ENTRY_LEVEL = 7  # an entry ranks below every section title (levels 1-6), a nested one lower still
+# front matter (Jekyll, Hugo, Docusaurus, MkDocs...): "---" or "+++" on the first line, closed
+# by the same ("..." also closes YAML) within FRONT_MATTER_LINES; its "title" is the page title
+FRONT_MATTER_LINES = 100
+_FRONT_TITLE_RE = re.compile(r"title[ \t]*[:=][ \t]*(['\"]?)(.*?)\1[ \t]*$")
 _FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 # a line of one punctuation character repeated: a setext / reStructuredText heading adornment
 # (not "`": a line of backticks is always a code fence)
@@ -75,7 +79,8 @@ class Outline:
     punctuation adornment at least as long as the title, optionally also above it). An
     ATX or AsciiDoc heading's level is its number of ``#`` or ``=``; an adornment style's level is its order of
     first appearance in the file, as reStructuredText defines it (``=`` before ``-`` gives
-    Markdown's 1 and 2)."""
+    Markdown's 1 and 2). A front matter block's ``title`` (`front_matter_title`) is a heading
+    of level 0, above every other: the page's title, which such pages do not repeat."""
 
     heads: dict = field(default_factory=dict)   # title line -> (level, text, first line, last line)
     adorn: dict = field(default_factory=dict)   # an adornment line -> its title line
@@ -130,6 +135,24 @@ def _title(text: str, mark: str) -> str:
     return text
 
 
+def front_matter_title(lines: list[str]) -> tuple[int, int, str] | None:
+    """(title line, closing line, title) of the front matter block that opens ``lines``
+    (0-based), when it has a ``title`` entry."""
+    mark = lines[0].rstrip() if lines else ""
+    if mark not in ("---", "+++"):
+        return None
+    title = None
+    for j in range(1, min(len(lines), FRONT_MATTER_LINES)):
+        line = lines[j]
+        if line.rstrip() == mark or (mark == "---" and line.rstrip() == "..."):
+            return (title[0], j, title[1]) if title else None
+        if title is None and line[:5].lower() == "title":
+            m = _FRONT_TITLE_RE.match(line)
+            if m and m.group(2).strip():
+                title = (j, m.group(2).strip())
+    return None
+
+
 def outline(lines: list[str], markdown: bool) -> Outline:
     """The `Outline` of ``lines``; empty for a file that is not Markdown-like (code)."""
     out = Outline()
@@ -139,7 +162,14 @@ def outline(lines: list[str], markdown: bool) -> Outline:
     in_fence = False
     adorn = out.adorn
     last = len(lines) - 1
+    skip = -1
+    front = front_matter_title(lines)
+    if front is not None:
+        at, skip, title = front
+        out.heads[at] = (0, title, 0, at)  # (it starts the page: chunk headings see it from line 1)
     for i, line in enumerate(lines):
+        if i <= skip:
+            continue  # front matter: data, not text (no setext titles nor fences in it)
         if in_fence:
             if _FENCE_RE.match(line):
                 out.fence[i] = False
@@ -252,14 +282,15 @@ def line_headings(lines: list[str], markdown: bool) -> tuple[list[str], set[int]
     of the lines where headings start (an overline, or the title); and for each line the
     index of that nearest heading's start line (-1 if none)."""
     heads = outline(lines, markdown).heads
-    starts = {first for _, _, first, _ in heads.values()}
+    # (an overline, or a front matter's opening mark, starts the heading of a later line)
+    title_at = {h[2]: h[1] for h in heads.values()}
+    starts = set(title_at)
     out: list[str] = []
     where: list[int] = []
     current, at = "", -1
     for i in range(len(lines)):
         if i in starts:
-            h = heads.get(i) or heads[i + 1]  # an overline starts the heading of the next line
-            current, at = h[1], i
+            current, at = title_at[i], i
         out.append(current)
         where.append(at)
     return out, starts, where
