@@ -124,9 +124,9 @@ def _config(args, root: Path) -> dict:
         handler.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
         logger.addHandler(handler)
     logger.setLevel(level.upper())
-    if cfg["embedding"]["enabled"] or cfg["retrieve"]["hybrid_enabled"]:
-        raise RagError("embedding.enabled / retrieve.hybrid_enabled: vector search is not available "
-                       "in this version of ragweb; set them to false")
+    if cfg["retrieve"]["hybrid_enabled"] and not cfg["embedding"]["enabled"]:
+        raise RagError("retrieve.hybrid_enabled fuses BM25 with vector search, which needs "
+                       "embedding.enabled: true (and an embedding provider)")
     return cfg
 
 
@@ -147,8 +147,9 @@ def _ask(question: str) -> bool:
 class _ProgressBar:
     """A one-line progress bar on a terminal (stderr); silent otherwise."""
 
-    def __init__(self, enabled: bool):
+    def __init__(self, enabled: bool, unit: str = "files"):
         self.enabled = enabled
+        self.unit = unit
         self.t0 = time.perf_counter()
         self.last = 0.0
 
@@ -160,8 +161,9 @@ class _ProgressBar:
         frac = done / total if total else 1.0
         bar = "#" * int(frac * 30)
         rate = nbytes / 1e6 / max(now - self.t0, 1e-6)
-        sys.stderr.write(f"\r[{bar:<30}] {done}/{total} files  {nbytes / 1e6:.1f}/{total_bytes / 1e6:.1f} MB"
-                         f"  {rate:.1f} MB/s ")
+        size = (f"  {nbytes / 1e6:.1f}/{total_bytes / 1e6:.1f} MB  {rate:.1f} MB/s"
+                if total_bytes else "")
+        sys.stderr.write(f"\r[{bar:<30}] {done}/{total} {self.unit}{size} ")
         sys.stderr.flush()
 
     def close(self) -> None:
@@ -181,7 +183,33 @@ def _run_index(root: Path, cfg: dict, rebuild=False, use_gitignore=None, quiet=F
     for path, message in report.problems[:20]:
         print(f"warning: {path}: {message}", file=sys.stderr)
     print(f"indexed {root}: {report.summary()}")
+    if cfg["embedding"]["enabled"]:
+        _run_embed(root, cfg, quiet)
     return report
+
+
+def _run_embed(root: Path, cfg: dict, quiet: bool) -> None:
+    """Give the index's new chunks embeddings (`ragweb.embeddings.embed_missing`)."""
+    from ragweb import embeddings
+    from ragweb.engine import Engine
+    from ragweb.indexer import index_path
+    embedder = embeddings.Embedder(cfg)
+    bar = _ProgressBar(not quiet and sys.stderr.isatty(), "chunks embedded")
+    t0 = time.perf_counter()
+    engine = Engine.open(index_path(root), cfg, create=False)
+    try:
+        try:
+            done, had = embeddings.embed_missing(engine, embedder, lambda d, n: bar(d, n, 0, 0))
+        except RagError as e:
+            _, have, total = embeddings.status(engine)
+            raise RagError(f"{e}\nThe text index is up to date; {have} of {total} chunks have "
+                           "embeddings (run `rag index` again to embed the rest).") from None
+        finally:
+            bar.close()
+    finally:
+        engine.close()
+    print(f"embedded {done} chunks with {embedder.provider} {embedder.model} "
+          f"({had} already had embeddings); {time.perf_counter() - t0:.2f} s")
 
 
 def _open_for_reading(args, root: Path, cfg: dict):
@@ -209,6 +237,13 @@ def _open_for_reading(args, root: Path, cfg: dict):
                 engine = Engine.open(path, cfg, create=False)
         else:
             sys.stderr.write(f"note: {n} file(s) changed since the last index; run `rag index {root}`\n")
+    if cfg["embedding"]["enabled"]:
+        from ragweb import embeddings
+        engine.embedder = embeddings.Embedder(cfg)
+        _, have, total = embeddings.status(engine)
+        if have < total:
+            sys.stderr.write(f"note: {total - have} of {total} chunks have no embedding yet; run "
+                             f"`rag index {root}` (vector search sees only the others)\n")
     change = engine.settings_change()
     if change == OLDER_VERSION:
         sys.stderr.write("note: the index was built by an older version of ragweb, which reads some files "
@@ -278,18 +313,19 @@ def _question(args, command: str) -> str | None:
 
 
 def cmd_query(args) -> int:
-    if args.semantic:
-        raise RagError("--semantic needs embeddings, which this version of ragweb does not compute; "
-                       "drop --semantic to use BM25")
     root = _root(args)
     cfg = _config(args, root)
+    if args.semantic and not cfg["embedding"]["enabled"]:
+        raise RagError("--semantic ranks by embeddings: set embedding.enabled: true in rag.yaml "
+                       "(with a running embedding provider) and run `rag index`")
     if args.context < 0:
         raise UsageError(f"--context must be 0 or more, got {args.context}")
     args.query = _question(args, "query")
     engine = _open_for_reading(args, root, cfg)
 
     def run(q: str):
-        hits = engine.search(q, top_k=args.top_k, mmr=not args.no_mmr, path_glob=args.path)
+        hits = engine.search(q, top_k=args.top_k, mmr=not args.no_mmr, path_glob=args.path,
+                             mode="semantic" if args.semantic else None)
         if args.context:
             hits = [engine.widen(h, args.context) for h in hits]
         return hits

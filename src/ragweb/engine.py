@@ -29,7 +29,7 @@ from ragweb.chunking import Outline, chunk_lines, code_outline, is_markdown, out
 from ragweb.markup import FILL, is_html, mask_html, pre_lines, show_html, visible
 from ragweb.config import default_config
 from ragweb.files import GlobSet
-from ragweb.errors import EmptyQueryError, IndexBusyError, IndexCorruptError, UsageError
+from ragweb.errors import EmptyQueryError, IndexBusyError, IndexCorruptError, RagError, UsageError
 from ragweb.search import bm25_idf, mmr_select
 
 MAX_SEGMENTS = 12          # merge all segments when there are more than this many
@@ -92,6 +92,11 @@ def analysis_settings(config: dict) -> dict:
 
 class Engine:
     """An index over one SQLite connection. Create with `open`, `memory` or `from_bytes`."""
+
+    embedder = None
+    """An `ragweb.embeddings.Embedder` when the config enables embeddings (set by the CLI):
+    `search` can then rank by vectors (``mode``) and fuses them by default when
+    ``retrieve.hybrid_enabled``."""
 
     def __init__(self, conn: sqlite3.Connection, config: dict | None = None, where: str = "index"):
         self.conn = conn
@@ -168,6 +173,7 @@ class Engine:
         self._views: dict[int, tuple] = {}       # file id -> an HTML page's view, shown and visible lines, <pre> lines
         self._lines: dict[int, list[str]] = {}   # file id -> its lines (packing reads them per pack)
         self._lines_size = 0                     # characters in _lines
+        self._vectors = None                     # (chunk ids, unit vectors) for vector search
         self._reset_pending()
 
     def _reset_pending(self) -> None:
@@ -227,6 +233,7 @@ class Engine:
             self.config = config
         for table in ("files", "chunks", "terms", "postings", "dead", "skipped", "meta"):
             self.conn.execute(f"DELETE FROM {table}")
+        self.conn.execute("DROP TABLE IF EXISTS vectors")
         self.conn.execute("INSERT INTO meta VALUES('format', ?)", (str(store.FORMAT_VERSION),))
         self._load_state()
         self.settings = analysis_settings(self.config)
@@ -539,11 +546,24 @@ class Engine:
             f"SELECT {cols} FROM terms WHERE term IN ({marks}) ORDER BY term", list(terms)).fetchall()
 
     def search(self, query: str, top_k: int | None = None, mmr: bool = True,
-               path_glob: str | None = None, pool: int | None = None) -> list[Hit]:
-        """The best chunks for ``query``: BM25 + path boost, then MMR (see DESIGN.md)."""
+               path_glob: str | None = None, pool: int | None = None,
+               mode: str | None = None) -> list[Hit]:
+        """The best chunks for ``query``: BM25 + path boost, then MMR (see DESIGN.md).
+
+        ``mode``: "bm25"; "semantic" (cosine similarity of embeddings only) or "hybrid"
+        (both lists fused by reciprocal rank, `ragweb.embeddings.fuse`), which need an
+        `embedder`; None: "hybrid" when there is one and ``retrieve.hybrid_enabled``, else "bm25".
+        """
         if not isinstance(query, str):
             raise UsageError("the question must be text")
         rc = self.config["retrieve"]
+        if mode is None:
+            mode = "hybrid" if self.embedder is not None and rc["hybrid_enabled"] else "bm25"
+        if mode not in ("bm25", "semantic", "hybrid"):
+            raise UsageError(f"unknown search mode {mode!r}")
+        if mode != "bm25" and self.embedder is None:
+            raise RagError("vector search needs embeddings: set embedding.enabled: true in rag.yaml "
+                           "and run `rag index`")
         top_k = rc["top_k"] if top_k is None else int(top_k)
         if top_k < 1:
             raise UsageError(f"top_k must be at least 1, got {top_k}")
@@ -568,6 +588,10 @@ class Engine:
         for tid, term, df in self._term_rows(qterms):
             if df <= 0:
                 continue
+            if mode == "semantic":  # (the matched terms are still reported)
+                idfs[term] = bm25_idf(n, df)
+                term_of[tid] = term
+                continue
             idf = idfs[term] = bm25_idf(n, df)
             term_of[tid] = term
             w = idf * k1p1
@@ -578,7 +602,8 @@ class Engine:
                     if dead and c in dead:
                         continue
                     scores[c] = get(c, 0.0) + w * tf / (tf + norm_a + norm_b * ln)
-        if not scores:
+        vector = self._vector_scores(query) if mode != "bm25" else {}
+        if not scores and not vector:
             return []
         allowed = None
         if path_glob:
@@ -588,20 +613,27 @@ class Engine:
                 return []
         pool = pool or max(top_k * 4, 50)
         if allowed is not None:
-            ids = list(scores)
-            file_of = dict(self._chunk_files(ids))
+            file_of = dict(self._chunk_files(list(scores.keys() | vector.keys())))
             scores = {c: s for c, s in scores.items() if file_of.get(c) in allowed}
-        if len(scores) > pool:
-            # Keep ties at the cut too, so results never depend on chunk ids.
-            cut = heapq.nlargest(pool, scores.values())[-1]
-            best = [c for c, v in scores.items() if v >= cut]
+            vector = {c: s for c, s in vector.items() if file_of.get(c) in allowed}
+        if mode == "semantic":
+            final = vector
+        elif mode == "hybrid":
+            from ragweb.embeddings import fuse
+            final = fuse(scores, vector, rc["rrf_k"], rc["bm25_weight"])
         else:
-            best = list(scores)
+            final = scores
+        if len(final) > pool:
+            # Keep ties at the cut too, so results never depend on chunk ids.
+            cut = heapq.nlargest(pool, final.values())[-1]
+            best = [c for c, v in final.items() if v >= cut]
+        else:
+            best = list(final)
         rows = self._chunk_rows(best)
-        boost_w = rc["path_boost_weight"]
+        boost_w = rc["path_boost_weight"] if mode == "bm25" else 0.0
         cands = []
         for cid, fid, start, end, cs, ce, heading, blob, path, mtime in rows:
-            bm = scores[cid]
+            bm = scores.get(cid, 0.0)
             ids = store.blob_to_ints(blob)
             matched = sorted(term_of[t] for t in ids if t in term_of)
             boost = 0.0
@@ -610,7 +642,8 @@ class Engine:
                 if pterms is None:
                     pterms = self._path_terms[path] = frozenset(self.analyzer.term_counts(path))
                 boost = boost_w * sum(v for t, v in idfs.items() if t in pterms)
-            hit = Hit(path, start, end, bm + boost, "", heading, matched, bm, boost, cid, fid, cs, ce, mtime)
+            score = bm + boost if mode == "bm25" else final[cid]
+            hit = Hit(path, start, end, score, "", heading, matched, bm, boost, cid, fid, cs, ce, mtime)
             cands.append((hit, ids))
         threshold = rc["min_score_threshold"]
         cands = [hc for hc in cands if hc[0].score >= threshold]
@@ -623,6 +656,32 @@ class Engine:
             hits = [h for h, _ in cands[:top_k]]
         self.fill_text(hits)
         return hits
+
+    def _vector_scores(self, query: str) -> dict[int, float]:
+        """chunk id -> cosine similarity of its embedding with the question's."""
+        from ragweb import embeddings
+        signature, done, _ = embeddings.status(self)
+        if not done:
+            raise RagError("the index has no embeddings yet: run `rag index` with embedding.enabled: true")
+        if signature != self.embedder.signature:
+            raise RagError(f"the index's embeddings were made by {signature}, the config asks for "
+                           f"{self.embedder.signature}: run `rag index` to make them again")
+        if self._vectors is None:
+            self._vectors = embeddings.load_vectors(self)
+        ids, vectors = self._vectors
+        return dict(zip(ids, embeddings.similarities(self.embedder.embed([query])[0], vectors)))
+
+    def drop_vector_cache(self) -> None:
+        """Forget the loaded vectors (after `ragweb.embeddings.embed_missing` wrote some)."""
+        self._vectors = None
+
+    def chunk_texts(self, ids) -> dict[int, str]:
+        """chunk id -> the text an embedding is made of: its heading line and its text (an
+        HTML page's visible text)."""
+        hits = [Hit(path, start, end, 0.0, "", heading, [], 0.0, 0.0, cid, fid, cs, ce, mtime)
+                for cid, fid, start, end, cs, ce, heading, _, path, mtime in self._chunk_rows(ids)]
+        self.fill_text(hits)
+        return {h.chunk_id: f"{h.heading}\n{h.text}" if h.heading else h.text for h in hits}
 
     def _select_in(self, sql: str, ids) -> list[tuple]:
         """Rows of ``sql`` (which ends in ``IN``) for ``ids``, in batches under SQLite's variable limit."""

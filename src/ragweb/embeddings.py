@@ -1,0 +1,214 @@
+"""Embeddings: vector search and hybrid retrieval through an embedding service (native only).
+
+Reference §1-2: with ``embedding.enabled`` `rag index` asks the configured provider for a
+vector per chunk and keeps it in the index; `rag query --semantic` ranks chunks by cosine
+similarity to the question's vector alone, and ``retrieve.hybrid_enabled`` fuses that list
+with BM25's by reciprocal rank (`fuse`). The browser never computes embeddings (nothing
+leaves the tab), and an index without vectors works as before.
+
+Providers (HTTP, JSON, stdlib `urllib`):
+
+- ``ollama``: ``POST {base_url}/api/embed`` with ``{"model", "input": [texts]}``, answering
+  ``{"embeddings": [[...], ...]}``;
+- ``openai`` (any OpenAI-compatible server): ``POST {base_url}/embeddings`` with
+  ``{"model", "input": [texts]}``, answering ``{"data": [{"index", "embedding"}, ...]}``;
+  the key in the environment variable ``embedding.api_key_env``, when set, goes as a
+  bearer token.
+
+Storage: table ``vectors(chunk, data)``, created when first written (an index that never
+had embeddings has no such table), one little-endian float32 vector per chunk, normalised
+to length 1 so that cosine similarity is a dot product. Meta ``embedding`` records the
+provider, model and dimension that made them; another model's vectors are dropped and
+made again by the next `rag index`. Chunk ids are never reused, so a replaced or removed
+chunk's vector is an orphan: ignored by searches (they join on live chunks) and deleted by
+the next `embed_missing`. Each batch of vectors commits on its own: an interrupted run, or
+a provider that fails half way, keeps the finished batches and the next run goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import urllib.error
+import urllib.request
+from array import array
+from operator import mul
+from typing import Callable
+
+from ragweb.errors import RagError
+
+REQUEST_TIMEOUT = 120.0  # seconds for one request (a batch of texts)
+MAX_TEXT_CHARS = 8000    # a chunk's text is cut to this many characters before embedding
+VECTOR_TABLE = "CREATE TABLE IF NOT EXISTS vectors(chunk INTEGER PRIMARY KEY, data BLOB NOT NULL)"
+_SWAP = sys.byteorder != "little"
+
+
+class Embedder:
+    """The configured provider (``config["embedding"]``): `embed` texts into vectors."""
+
+    def __init__(self, config: dict):
+        ec = config["embedding"]
+        self.provider = ec["provider"]
+        self.model = ec["model"]
+        self.dimension = ec["dimension"]
+        self.batch_size = ec["batch_size"]
+        self.base_url = ec["base_url"].rstrip("/")
+        self.api_key_env = ec["api_key_env"]
+        self.requests = 0  # requests made (for reports and tests)
+
+    @property
+    def signature(self) -> dict:
+        """What vectors made by this embedder are comparable with (kept in the index)."""
+        return {"provider": self.provider, "model": self.model, "dimension": self.dimension}
+
+    def _url(self) -> str:
+        return self.base_url + ("/api/embed" if self.provider == "ollama" else "/embeddings")
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        """One vector per text, in order (one request; see `batch_size` for callers)."""
+        if not texts:
+            return []
+        url = self._url()
+        body = json.dumps({"model": self.model, "input": [t[:MAX_TEXT_CHARS] for t in texts]}).encode()
+        headers = {"Content-Type": "application/json"}
+        key = os.environ.get(self.api_key_env) if self.api_key_env else None
+        if key and self.provider == "openai":
+            headers["Authorization"] = f"Bearer {key}"
+        request = urllib.request.Request(url, data=body, headers=headers, method="POST")
+        self.requests += 1
+        try:
+            with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT) as response:
+                raw = response.read()
+        except urllib.error.HTTPError as e:
+            detail = e.read(300).decode("utf-8", "replace").strip()
+            hint = ""
+            if e.code in (401, 403) and self.provider == "openai":
+                hint = f" (is the API key in ${self.api_key_env}?)"
+            elif e.code == 404:
+                hint = f" (is model {self.model!r} available there?)"
+            raise RagError(f"the embedding provider at {url} answered HTTP {e.code}{hint}: "
+                           f"{detail or e.reason}") from None
+        except (urllib.error.URLError, OSError) as e:
+            reason = getattr(e, "reason", e)
+            raise RagError(f"cannot reach the embedding provider at {url} ({reason}); start it, "
+                           "fix embedding.base_url, or set embedding.enabled: false") from None
+        return self._parse(raw, len(texts), url)
+
+    def _parse(self, raw: bytes, n: int, url: str) -> list[list[float]]:
+        try:
+            doc = json.loads(raw)
+            if self.provider == "ollama":
+                vectors = doc["embeddings"]
+            else:
+                vectors = [item["embedding"] for item in sorted(doc["data"], key=lambda d: d["index"])]
+            vectors = [[float(x) for x in v] for v in vectors]
+        except (ValueError, KeyError, TypeError) as e:
+            raise RagError(f"the embedding provider at {url} sent an answer that is not "
+                           f"{self.provider}'s embedding format ({type(e).__name__}: {e})") from None
+        if len(vectors) != n:
+            raise RagError(f"the embedding provider at {url} sent {len(vectors)} vectors for {n} texts")
+        for v in vectors:
+            if len(v) != self.dimension:
+                raise RagError(f"the embedding provider sent vectors of {len(v)} dimensions, but "
+                               f"embedding.dimension is {self.dimension}; set it to {len(v)}")
+        return vectors
+
+
+def normalized_blob(vector: list[float]) -> bytes:
+    """``vector`` scaled to length 1, as little-endian float32 bytes (a zero vector stays zero)."""
+    norm = math.sqrt(sum(x * x for x in vector)) or 1.0
+    arr = array("f", (x / norm for x in vector))
+    if _SWAP:
+        arr.byteswap()
+    return arr.tobytes()
+
+
+def blob_vector(blob: bytes) -> array:
+    arr = array("f")
+    arr.frombytes(blob)
+    if _SWAP:
+        arr.byteswap()
+    return arr
+
+
+def has_vectors(engine) -> bool:
+    """Whether the index has a vectors table (it ever stored embeddings)."""
+    return engine.conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type='table' AND name='vectors'").fetchone() is not None
+
+
+def status(engine) -> tuple[dict | None, int, int]:
+    """(the signature of the stored vectors or None, live chunks with a vector, live chunks)."""
+    engine.flush()
+    (total,) = engine.conn.execute("SELECT count(*) FROM chunks").fetchone()
+    if not has_vectors(engine):
+        return None, 0, total
+    (done,) = engine.conn.execute(
+        "SELECT count(*) FROM vectors v JOIN chunks c ON c.id = v.chunk").fetchone()
+    return engine._meta("embedding"), done, total
+
+
+def embed_missing(engine, embedder: Embedder,
+                  progress: Callable[[int, int], None] | None = None) -> tuple[int, int]:
+    """Give every live chunk of ``engine`` a vector from ``embedder``; returns (chunks
+    embedded now, chunks that had one). Vectors of another provider, model or dimension are
+    dropped first. Each batch commits on its own (module doc); a provider error is raised
+    after the finished batches are kept."""
+    engine.flush()
+    with engine.transaction():
+        engine.conn.execute(VECTOR_TABLE)
+        if engine._meta("embedding") != embedder.signature:
+            engine.conn.execute("DELETE FROM vectors")
+            engine._set_meta("embedding", embedder.signature)
+        engine.conn.execute("DELETE FROM vectors WHERE chunk NOT IN (SELECT id FROM chunks)")
+    todo = [cid for (cid,) in engine.conn.execute(
+        "SELECT c.id FROM chunks c LEFT JOIN vectors v ON v.chunk = c.id WHERE v.chunk IS NULL ORDER BY c.id")]
+    (had,) = engine.conn.execute("SELECT count(*) FROM vectors").fetchone()
+    done = 0
+    for i in range(0, len(todo), embedder.batch_size):
+        ids = todo[i:i + embedder.batch_size]
+        texts = engine.chunk_texts(ids)
+        vectors = embedder.embed([texts[cid] for cid in ids])
+        with engine.transaction():
+            engine.conn.executemany("INSERT OR REPLACE INTO vectors VALUES(?, ?)",
+                                    [(cid, normalized_blob(v)) for cid, v in zip(ids, vectors)])
+        done += len(ids)
+        if progress:
+            progress(done, len(todo))
+    engine.drop_vector_cache()
+    return done, had
+
+
+def load_vectors(engine) -> tuple[list[int], list[array]]:
+    """(chunk ids, their unit vectors) of every live chunk that has one."""
+    if not has_vectors(engine):
+        return [], []
+    ids, vectors = [], []
+    for cid, blob in engine.conn.execute(
+            "SELECT v.chunk, v.data FROM vectors v JOIN chunks c ON c.id = v.chunk ORDER BY v.chunk"):
+        ids.append(cid)
+        vectors.append(blob_vector(blob))
+    return ids, vectors
+
+
+def similarities(query_vector: list[float], vectors: list[array]) -> list[float]:
+    """Cosine similarity of the query with each unit vector (pure Python: float32 values,
+    summed in double precision, rounded to 7 places so any summation order ranks alike)."""
+    q = blob_vector(normalized_blob(query_vector))
+    return [round(sum(map(mul, q, v)), 7) for v in vectors]
+
+
+def fuse(bm25: dict[int, float], vector: dict[int, float], rrf_k: int, bm25_weight: float) -> dict[int, float]:
+    """Reciprocal rank fusion of two scored lists: each chunk gets ``bm25_weight / (rrf_k +
+    its BM25 rank) + (1 - bm25_weight) / (rrf_k + its vector rank)`` (ranks from 1; a list
+    that lacks the chunk adds nothing). Ties rank by chunk id, so the result is stable."""
+    out: dict[int, float] = {}
+    for scores, weight in ((bm25, bm25_weight), (vector, 1.0 - bm25_weight)):
+        if weight <= 0:
+            continue
+        ranked = sorted(scores, key=lambda c: (-scores[c], c))
+        for rank, cid in enumerate(ranked, 1):
+            out[cid] = out.get(cid, 0.0) + weight / (rrf_k + rank)
+    return out

@@ -1,0 +1,254 @@
+"""Embeddings through a provider: `rag index` with ``embedding.enabled``, `rag query
+--semantic`, hybrid retrieval, and the provider's failures.
+
+The embedding provider is a FAKE: a small HTTP server in this process speaking Ollama's
+``/api/embed`` and OpenAI's ``/v1/embeddings`` JSON. A real model service (Ollama, an
+OpenAI-compatible server) cannot run on the test machine, which has no models; everything
+on our side -- the HTTP client, the stored vectors, the search -- is the real code, run as
+the `rag` command. The fake's "model" hashes words into buckets after mapping a few
+synonyms together, so a question can match a passage it shares no word with.
+"""
+
+import json
+import math
+import re
+import threading
+import zlib
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from ragweb import embeddings
+from ragweb.config import load_config
+from ragweb.engine import Engine
+from tests.test_cli import rag
+
+DIM = 64
+SYNONYMS = {"automobile": "car", "vehicle": "car", "cars": "car", "feline": "cat", "kitten": "cat"}
+
+
+def fake_vector(text: str) -> list[float]:
+    v = [0.0] * DIM
+    for w in re.findall(r"[a-z]+", text.lower()):
+        w = SYNONYMS.get(w, w)
+        v[zlib.crc32(w.encode()) % DIM] += 1.0
+    return v
+
+
+class FakeProvider:
+    def __init__(self):
+        self.requests: list[dict] = []   # {"path", "texts", "auth"}
+        self.fail_after = None           # answer 500 from this many requests on
+        self.dimension = DIM
+        provider = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                texts = body["input"]
+                provider.requests.append({"path": self.path, "texts": texts, "model": body["model"],
+                                          "auth": self.headers.get("Authorization")})
+                if provider.fail_after is not None and len(provider.requests) > provider.fail_after:
+                    return self._send(500, {"error": "model crashed"})
+                vectors = [fake_vector(t)[:provider.dimension] + [0.0] * (provider.dimension - DIM)
+                           for t in texts]
+                if self.path == "/api/embed":
+                    return self._send(200, {"model": body["model"], "embeddings": vectors})
+                if self.path == "/v1/embeddings":
+                    if self.headers.get("Authorization") != "Bearer sk-test":
+                        return self._send(401, {"error": {"message": "invalid api key"}})
+                    data = [{"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(vectors)]
+                    return self._send(200, {"data": list(reversed(data))})  # any order: "index" says
+                return self._send(404, {"error": "not found"})
+
+            def _send(self, code, obj):
+                raw = json.dumps(obj).encode()
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def texts(self) -> list[str]:
+        return [t for r in self.requests for t in r["texts"]]
+
+
+@pytest.fixture
+def provider():
+    p = FakeProvider()
+    yield p
+    p.server.shutdown()
+
+
+DOCS = {
+    "garage.md": "# Garage\n\nHow to park your car in the garage and charge its battery.\n",
+    "pets.md": "# Pets\n\nFeeding a cat twice a day keeps it calm.\n",
+    "taxes.md": "# Taxes\n\nFile the annual return before the deadline in April.\n",
+}
+
+
+def write_root(tmp_path, fake, **embedding):
+    root = tmp_path / "root"
+    root.mkdir(parents=True)
+    for name, text in DOCS.items():
+        (root / name).write_text(text)
+    cfg = {"provider": "ollama", "model": "fake-embed", "base_url": fake.url, "dimension": DIM,
+           "batch_size": 2, **embedding}
+    lines = ["embedding:", "  enabled: true"] + [f"  {k}: {json.dumps(v)}" for k, v in cfg.items()]
+    (root / ".rag").mkdir()
+    config_file(root).write_text("\n".join(lines) + "\n")  # (not indexed, unlike ROOT/rag.yaml)
+    return root
+
+
+def config_file(root):
+    return root / ".rag" / "config.yaml"
+
+
+def query(root, *args):
+    r = rag("query", "-d", root, "--json", "--no-auto-index", *args)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)["results"]
+
+
+def test_index_embeds_every_chunk_in_batches_and_semantic_search_finds_meaning(tmp_path, provider):
+    root = write_root(tmp_path, provider)
+    r = rag("index", root)
+    assert r.returncode == 0, r.stderr
+    assert "embedded 3 chunks with ollama fake-embed (0 already had embeddings)" in r.stdout
+    assert [len(q["texts"]) for q in provider.requests] == [2, 1]  # batch_size 2
+    assert {q["path"] for q in provider.requests} == {"/api/embed"}
+    assert any(t.startswith("Garage\n") for t in provider.texts())  # heading line, then the text
+    # no word in common with the garage page: BM25 finds nothing, vectors find it
+    assert query(root, "-q", "automobile vehicle") == []
+    hits = query(root, "-q", "automobile vehicle", "--semantic", "-k", "1")
+    assert [h["path"] for h in hits] == ["garage.md"] and 0 < hits[0]["score"] <= 1
+    hits = query(root, "-q", "kitten feline", "--semantic", "-k", "3")
+    assert hits[0]["path"] == "pets.md" and hits[0]["score"] > hits[1]["score"]
+    # the stored vectors are unit length
+    eng = Engine.open(root / ".rag" / "index.db", create=False)
+    ids, vectors = embeddings.load_vectors(eng)
+    assert len(ids) == 3 and all(abs(math.sqrt(sum(x * x for x in v)) - 1) < 1e-5 for v in vectors)
+    eng.close()
+
+
+def test_reindexing_embeds_only_new_chunks_and_a_model_change_embeds_all(tmp_path, provider):
+    root = write_root(tmp_path, provider)
+    assert rag("index", root).returncode == 0
+    provider.requests.clear()
+    r = rag("index", root)
+    assert "embedded 0 chunks" in r.stdout and provider.requests == []
+    (root / "pets.md").write_text("# Pets\n\nA kitten sleeps all day.\n")
+    r = rag("index", root)
+    assert "embedded 1 chunks" in r.stdout and "(2 already had embeddings)" in r.stdout
+    assert provider.texts() == ["Pets\n# Pets\n\nA kitten sleeps all day."]
+    assert query(root, "-q", "feline", "--semantic", "-k", "1")[0]["path"] == "pets.md"
+    provider.requests.clear()
+    text = config_file(root).read_text().replace('"fake-embed"', '"fake-embed-2"')
+    config_file(root).write_text(text)
+    r = rag("query", "-d", root, "-q", "feline", "--semantic", "--no-auto-index")
+    assert r.returncode == 1 and "rag index" in r.stderr and "fake-embed-2" in r.stderr
+    r = rag("index", root)
+    assert "embedded 3 chunks" in r.stdout and "(0 already had embeddings)" in r.stdout
+    assert {q["model"] for q in provider.requests} == {"fake-embed-2"}
+
+
+def test_hybrid_fuses_bm25_and_vectors_by_rank(tmp_path, provider):
+    root = write_root(tmp_path, provider)
+    with config_file(root).open("a") as f:
+        f.write("retrieve:\n  hybrid_enabled: true\n  bm25_weight: 0.5\n  rrf_k: 60\n")
+    assert rag("index", root).returncode == 0
+    q = "automobile battery park"  # "battery park": BM25; "automobile" too: vectors
+    cfg, _ = load_config(root)
+    eng = Engine.open(root / ".rag" / "index.db", cfg, create=False)
+    eng.embedder = embeddings.Embedder(cfg)
+    bm25 = [h.path for h in eng.search(q, top_k=3, mmr=False, mode="bm25")]
+    vector = [h.path for h in eng.search(q, top_k=3, mmr=False, mode="semantic")]
+    eng.close()
+    assert bm25 == ["garage.md"] and len(vector) == 3  # (BM25 ranks only pages with a word)
+    hits = query(root, "-q", q, "-k", "3", "--no-mmr")
+    fused = {p: 0.5 / (61 + bm25.index(p)) if p in bm25 else 0.0 for p in vector}
+    fused = {p: s + 0.5 / (61 + vector.index(p)) for p, s in fused.items()}
+    assert [h["path"] for h in hits] == sorted(fused, key=lambda p: -fused[p])
+    assert [h["score"] for h in hits] == [round(fused[h["path"]], 6) for h in hits]
+    r = rag("pack", "-d", root, "-q", "automobile battery", "--no-auto-index")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["snippets"][0]["path"] == "garage.md"
+
+
+def test_fuse_weighs_ranks_and_breaks_ties_by_chunk():
+    fused = embeddings.fuse({1: 9.0, 2: 5.0}, {2: 0.9, 3: 0.8}, rrf_k=60, bm25_weight=0.75)
+    assert fused == pytest.approx({1: 0.75 / 61, 2: 0.75 / 62 + 0.25 / 61, 3: 0.25 / 62})
+    assert embeddings.fuse({5: 1.0, 4: 1.0}, {}, 1, 1.0) == {4: 0.5, 5: 1 / 3}
+    assert embeddings.fuse({1: 1.0}, {2: 1.0}, 60, 1.0) == {1: 1 / 61}
+
+
+def test_openai_provider_sends_the_key_and_reads_indexed_data(tmp_path, provider, monkeypatch):
+    root = write_root(tmp_path, provider, provider="openai", base_url=provider.url + "/v1",
+                      api_key_env="RAG_TEST_KEY")
+    monkeypatch.delenv("RAG_TEST_KEY", raising=False)
+    r = rag("index", root)
+    assert r.returncode == 1 and "HTTP 401" in r.stderr and "$RAG_TEST_KEY" in r.stderr
+    assert "text index is up to date; 0 of 3 chunks have embeddings" in r.stderr
+    assert query(root, "-q", "garage")[0]["path"] == "garage.md"  # BM25 works meanwhile
+    monkeypatch.setenv("RAG_TEST_KEY", "sk-test")
+    r = rag("index", root)
+    assert r.returncode == 0, r.stderr
+    assert provider.requests[-1]["auth"] == "Bearer sk-test" and provider.requests[-1]["path"] == "/v1/embeddings"
+    # the answer's "data" came in reverse order: vectors must follow "index", not position
+    assert query(root, "-q", "feline", "--semantic", "-k", "1")[0]["path"] == "pets.md"
+    assert query(root, "-q", "automobile", "--semantic", "-k", "1")[0]["path"] == "garage.md"
+
+
+def test_a_provider_failing_half_way_keeps_finished_batches_and_the_next_run_goes_on(tmp_path, provider):
+    root = write_root(tmp_path, provider, batch_size=1)
+    provider.fail_after = 2
+    r = rag("index", root)
+    assert r.returncode == 1
+    assert "HTTP 500" in r.stderr and "2 of 3 chunks have embeddings" in r.stderr
+    assert "Traceback" not in r.stderr
+    r = rag("query", "-d", root, "-q", "garage", "--no-auto-index")
+    assert r.returncode == 0 and "1 of 3 chunks have no embedding yet" in r.stderr
+    provider.fail_after = None
+    provider.requests.clear()
+    r = rag("index", root)
+    assert r.returncode == 0 and "embedded 1 chunks" in r.stdout and len(provider.requests) == 1
+
+
+def test_unreachable_provider_wrong_dimension_and_config_errors(tmp_path, provider):
+    root = write_root(tmp_path, provider, base_url="http://127.0.0.1:9")  # nothing listens
+    r = rag("index", root)
+    assert r.returncode == 1 and "cannot reach the embedding provider at http://127.0.0.1:9/api/embed" in r.stderr
+    assert "embedding.enabled: false" in r.stderr
+    root2 = write_root(tmp_path / "b", provider, dimension=32)
+    r = rag("index", root2)
+    assert r.returncode == 1 and "vectors of 64 dimensions, but embedding.dimension is 32" in r.stderr
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "a.md").write_text("car notes\n")
+    assert rag("index", plain).returncode == 0
+    r = rag("query", "-d", plain, "-q", "car", "--semantic", "--no-auto-index")
+    assert r.returncode == 1 and "embedding.enabled: true" in r.stderr
+    (plain / "rag.yaml").write_text("retrieve:\n  hybrid_enabled: true\n")
+    r = rag("query", "-d", plain, "-q", "car", "--no-auto-index")
+    assert r.returncode == 1 and "needs embedding.enabled: true" in r.stderr
+
+
+def test_rebuilding_or_clearing_drops_vectors(tmp_path, provider):
+    root = write_root(tmp_path, provider)
+    assert rag("index", root).returncode == 0
+    eng = Engine.open(root / ".rag" / "index.db", create=False)
+    assert embeddings.status(eng)[1:] == (3, 3)
+    with eng.transaction():
+        eng.reset()
+    assert embeddings.status(eng) == (None, 0, 0) and not embeddings.has_vectors(eng)
+    eng.close()
+    provider.requests.clear()
+    r = rag("index", root, "--rebuild")
+    assert r.returncode == 0 and "embedded 3 chunks" in r.stdout
