@@ -30,7 +30,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import sys
 import urllib.error
 import urllib.request
 from array import array
@@ -38,11 +37,11 @@ from operator import mul
 from typing import Callable
 
 from ragweb.errors import RagError
+from ragweb.store import array_to_blob, blob_to_array
 
 REQUEST_TIMEOUT = 120.0  # seconds for one request (a batch of texts)
 MAX_TEXT_CHARS = 8000    # a chunk's text is cut to this many characters before embedding
 VECTOR_TABLE = "CREATE TABLE IF NOT EXISTS vectors(chunk INTEGER PRIMARY KEY, data BLOB NOT NULL)"
-_SWAP = sys.byteorder != "little"
 
 
 class Embedder:
@@ -119,18 +118,12 @@ class Embedder:
 def normalized_blob(vector: list[float]) -> bytes:
     """``vector`` scaled to length 1, as little-endian float32 bytes (a zero vector stays zero)."""
     norm = math.sqrt(sum(x * x for x in vector)) or 1.0
-    arr = array("f", (x / norm for x in vector))
-    if _SWAP:
-        arr.byteswap()
-    return arr.tobytes()
+    return array_to_blob(array("f", (x / norm for x in vector)))
 
 
 def blob_vector(blob: bytes) -> array:
-    arr = array("f")
-    arr.frombytes(blob)
-    if _SWAP:
-        arr.byteswap()
-    return arr
+    """A stored vector (float32 values)."""
+    return blob_to_array("f", blob)
 
 
 def has_vectors(engine) -> bool:

@@ -55,21 +55,31 @@ CREATE TABLE skipped(path TEXT PRIMARY KEY, mtime REAL NOT NULL, size INTEGER NO
 _SWAP = sys.byteorder != "little"
 
 
-def ints_to_blob(values) -> bytes:
-    """Pack ints as little-endian int32."""
-    arr = array("i", values)
+def array_to_blob(arr: array) -> bytes:
+    """An array's values as little-endian bytes (the stored form on every machine)."""
     if _SWAP:
+        arr = array(arr.typecode, arr)
         arr.byteswap()
     return arr.tobytes()
 
 
-def blob_to_ints(blob: bytes) -> array:
-    """Unpack a little-endian int32 blob."""
-    arr = array("i")
+def blob_to_array(typecode: str, blob: bytes) -> array:
+    """The array of ``typecode`` values stored little-endian in ``blob``."""
+    arr = array(typecode)
     arr.frombytes(blob)
     if _SWAP:
         arr.byteswap()
     return arr
+
+
+def ints_to_blob(values) -> bytes:
+    """Pack ints as little-endian int32."""
+    return array_to_blob(array("i", values))
+
+
+def blob_to_ints(blob: bytes) -> array:
+    """Unpack a little-endian int32 blob."""
+    return blob_to_array("i", blob)
 
 
 def _configure(conn: sqlite3.Connection) -> sqlite3.Connection:
