@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import heapq
 import json
-import math
 import sqlite3
 from array import array
 from contextlib import contextmanager
