@@ -324,10 +324,22 @@ def test_leftover_budget_goes_to_the_rest_of_the_best_chunk(api_engine, monkeypa
         a, b = map(int, s["range"][1:].split("-"))
         lines.update(range(a, b + 1))
     assert lines <= set(range(best.start_line, best.end_line + 1))  # and nothing outside it
+    lean = api_engine.pack(q, 1400, lean=True)  # lean mode fills too, within its own budget
+    check_pack(api_engine, lean, 1400)
+    assert "method16" in "\n".join(s["text"] for s in lean["snippets"])
+    assert lean["used_tokens"] <= pack_mod.lean_budget(1400)
     monkeypatch.setattr(pack_mod, "TOP_CHUNK_FILL", False)
     assert api_engine.pack(q, 400)["used_tokens"] < packed["used_tokens"]
-    lean = api_engine.pack(q, 400, lean=True)  # lean mode never fills
-    assert "method16" not in "\n".join(s["text"] for s in lean["snippets"])
+    unfilled = api_engine.pack(q, 1400, lean=True)
+    assert "method16" not in "\n".join(s["text"] for s in unfilled["snippets"])
+    def covered(p):
+        lines = set()
+        for s in p["snippets"]:
+            a, b = map(int, s["range"][1:].split("-"))
+            lines.update((s["path"], n) for n in range(a, b + 1))
+        return lines
+
+    assert covered(unfilled) < covered(lean)  # the fill only adds
 
 
 @pytest.mark.parametrize("budget", [60, 200, 400, 1400])

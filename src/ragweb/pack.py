@@ -25,7 +25,7 @@
      the first sentences under a selected heading, in the same section, nearest and
      best-anchored first (`compact.context_fill`) -- so a small file's pack carries the
      lines that explain its best matches instead of stopping far below the budget;
-   - then (not in lean mode, within the same share) what is still left goes to the rest
+   - then (within the same share; lean: within its budget) what is still left goes to the rest
      of the best chunk's units in document order, so a short question with one clear
      match ("what does `npm cit` do?") gets the passage around that match, not one line.
 
@@ -97,7 +97,7 @@ from ragweb.tokens import count_tokens
 COMPACT_CHUNKS = 20        # at most this many of the best candidates are compacted (>= 1)
 CONTEXT_SHARE = 0.6        # a compacted pack's context fills stop at this share of the budget (0..1]
 LEAN_BUDGET_SHARE = 0.32   # lean mode fills at most this share of the budget: 448 of 1,400 (0..1]
-TOP_CHUNK_FILL = True      # a compacted pack's leftover budget goes to the rest of the best chunk (not in lean mode)
+TOP_CHUNK_FILL = True      # a compacted pack's leftover budget goes to the rest of the best chunk (lean: of its smaller budget)
 WHOLE_PAGE_TOP = 5         # among the best this many candidates, each whole short file goes whole (0: off) ...
 WHOLE_PAGE_TOKENS = 400    # ... when it has at most this many tokens ...
 WHOLE_PAGE_SHARE = 0.5     # ... while they fit this share of the (lean) budget (0..1]
@@ -337,7 +337,7 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
         return whole
     cp.score_units(units, weights, engine.analyzer, related)
     chosen = cp.select_units(units, limit, view_of, cp.LEAN_MIN_RELATIVE if lean else cp.MIN_RELATIVE,
-                             context=True, fill_top=TOP_CHUNK_FILL and not lean,
+                             context=True, fill_top=TOP_CHUNK_FILL,
                              context_budget=limit if lean else int(budget * CONTEXT_SHARE),
                              shown_of=shown_of)
     snippets = []
