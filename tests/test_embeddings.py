@@ -40,6 +40,7 @@ class FakeProvider:
         self.requests: list[dict] = []   # {"path", "texts", "auth"}
         self.fail_after = None           # answer 500 from this many requests on
         self.dimension = DIM
+        self.reply = None                # a function of the texts giving the raw answer body
         provider = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -53,6 +54,8 @@ class FakeProvider:
                                           "auth": self.headers.get("Authorization")})
                 if provider.fail_after is not None and len(provider.requests) > provider.fail_after:
                     return self._send(500, {"error": "model crashed"})
+                if provider.reply is not None:
+                    return self._send(200, provider.reply(texts))
                 vectors = [fake_vector(t)[:provider.dimension] + [0.0] * (provider.dimension - DIM)
                            for t in texts]
                 if self.path == "/api/embed":
@@ -65,7 +68,7 @@ class FakeProvider:
                 return self._send(404, {"error": "not found"})
 
             def _send(self, code, obj):
-                raw = json.dumps(obj).encode()
+                raw = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
                 self.send_response(code)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(raw)))
@@ -252,3 +255,19 @@ def test_rebuilding_or_clearing_drops_vectors(tmp_path, provider):
     provider.requests.clear()
     r = rag("index", root, "--rebuild")
     assert r.returncode == 0 and "embedded 3 chunks" in r.stdout
+
+
+@pytest.mark.parametrize("reply, message", [
+    (lambda texts: b"<html>not json</html>", "not ollama's embedding format"),
+    (lambda texts: {"embeddings": [[1.0] * DIM]}, "sent 1 vectors for 2 texts"),
+    (lambda texts: {"embeddings": [[float("nan")] * DIM for _ in texts]}, "NaN or infinite"),
+    (lambda texts: {"embedding": [[1.0] * DIM for _ in texts]}, "not ollama's embedding format"),
+])
+def test_malformed_answers_are_clear_errors_and_store_nothing(tmp_path, provider, reply, message):
+    root = write_root(tmp_path, provider)
+    provider.reply = reply
+    r = rag("index", root)
+    assert r.returncode == 1 and message in r.stderr and "Traceback" not in r.stderr
+    eng = Engine.open(root / ".rag" / "index.db", create=False)
+    assert embeddings.status(eng)[1:] == (0, 3) and eng.search("garage")  # the text index is there
+    eng.close()

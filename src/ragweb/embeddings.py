@@ -86,7 +86,10 @@ class Embedder:
             if e.code in (401, 403) and self.provider == "openai":
                 hint = f" (is the API key in ${self.api_key_env}?)"
             elif e.code == 404:
-                hint = f" (is model {self.model!r} available there?)"
+                hint = (f" (is model {self.model!r} pulled, and is this Ollama new enough to "
+                        "have /api/embed?)" if self.provider == "ollama"
+                        else f" (is model {self.model!r} served there, and does base_url end "
+                        "where /embeddings follows, e.g. .../v1?)")
             raise RagError(f"the embedding provider at {url} answered HTTP {e.code}{hint}: "
                            f"{detail or e.reason}") from None
         except (urllib.error.URLError, OSError) as e:
@@ -109,6 +112,8 @@ class Embedder:
         if len(vectors) != n:
             raise RagError(f"the embedding provider at {url} sent {len(vectors)} vectors for {n} texts")
         for v in vectors:
+            if not all(map(math.isfinite, v)):
+                raise RagError(f"the embedding provider at {url} sent a vector with NaN or infinite values")
             if len(v) != self.dimension:
                 raise RagError(f"the embedding provider sent vectors of {len(v)} dimensions, but "
                                f"embedding.dimension is {self.dimension}; set it to {len(v)}")
