@@ -12,6 +12,8 @@ synonyms together, so a question can match a passage it shares no word with.
 import json
 import math
 import re
+import subprocess
+import sys
 import threading
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -21,7 +23,12 @@ import pytest
 from ragweb import embeddings
 from ragweb.config import load_config
 from ragweb.engine import Engine
-from tests.test_cli import rag
+
+def rag(*args):
+    """The `rag` command, as a user runs it."""
+    return subprocess.run([sys.executable, "-m", "ragweb", *map(str, args)], capture_output=True,
+                          text=True, timeout=120)
+
 
 DIM = 64
 SYNONYMS = {"automobile": "car", "vehicle": "car", "cars": "car", "feline": "cat", "kitten": "cat"}
