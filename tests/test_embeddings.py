@@ -192,10 +192,11 @@ def test_hybrid_fuses_bm25_and_vectors_by_rank(tmp_path, provider):
     assert json.loads(r.stdout)["snippets"][0]["path"] == "garage.md"
 
 
-def test_fuse_weighs_ranks_and_breaks_ties_by_chunk():
+def test_fuse_weighs_ranks_and_equal_scores_share_a_rank():
     fused = embeddings.fuse({1: 9.0, 2: 5.0}, {2: 0.9, 3: 0.8}, rrf_k=60, bm25_weight=0.75)
     assert fused == pytest.approx({1: 0.75 / 61, 2: 0.75 / 62 + 0.25 / 61, 3: 0.25 / 62})
-    assert embeddings.fuse({5: 1.0, 4: 1.0}, {}, 1, 1.0) == {4: 0.5, 5: 1 / 3}
+    # ties do not depend on chunk ids: "1, 2, 2, 4"
+    assert embeddings.fuse({5: 3.0, 4: 2.0, 9: 2.0, 1: 1.0}, {}, 1, 1.0) == {5: 1 / 2, 4: 1 / 3, 9: 1 / 3, 1: 1 / 5}
     assert embeddings.fuse({1: 1.0}, {2: 1.0}, 60, 1.0) == {1: 1 / 61}
 
 

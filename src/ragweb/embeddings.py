@@ -192,8 +192,8 @@ def load_vectors(engine) -> tuple[list[int], list[array]]:
 
 
 def similarities(query_vector: list[float], vectors: list[array]) -> list[float]:
-    """Cosine similarity of the query with each unit vector (pure Python: float32 values,
-    summed in double precision, rounded to 7 places so any summation order ranks alike)."""
+    """Cosine similarity of the query with each unit vector (pure Python: float32 values
+    summed in double precision, rounded to 7 places, about float32's precision)."""
     q = blob_vector(normalized_blob(query_vector))
     return [round(sum(map(mul, q, v)), 7) for v in vectors]
 
@@ -201,12 +201,16 @@ def similarities(query_vector: list[float], vectors: list[array]) -> list[float]
 def fuse(bm25: dict[int, float], vector: dict[int, float], rrf_k: int, bm25_weight: float) -> dict[int, float]:
     """Reciprocal rank fusion of two scored lists: each chunk gets ``bm25_weight / (rrf_k +
     its BM25 rank) + (1 - bm25_weight) / (rrf_k + its vector rank)`` (ranks from 1; a list
-    that lacks the chunk adds nothing). Ties rank by chunk id, so the result is stable."""
+    that lacks the chunk adds nothing). Equal scores share the best rank of their group
+    ("1, 2, 2, 4"), so the result never depends on chunk ids (an index built in another
+    order ranks alike)."""
     out: dict[int, float] = {}
     for scores, weight in ((bm25, bm25_weight), (vector, 1.0 - bm25_weight)):
         if weight <= 0:
             continue
-        ranked = sorted(scores, key=lambda c: (-scores[c], c))
-        for rank, cid in enumerate(ranked, 1):
+        rank, last = 0, None
+        for i, cid in enumerate(sorted(scores, key=scores.__getitem__, reverse=True), 1):
+            if scores[cid] != last:
+                rank, last = i, scores[cid]
             out[cid] = out.get(cid, 0.0) + weight / (rrf_k + rank)
     return out
