@@ -279,3 +279,17 @@ def test_malformed_answers_are_clear_errors_and_store_nothing(tmp_path, provider
     eng = Engine.open(root / ".rag" / "index.db", create=False)
     assert embeddings.status(eng)[1:] == (0, 3) and eng.search("garage")  # the text index is there
     eng.close()
+
+
+def test_prefixes_go_before_documents_and_questions_and_a_new_document_prefix_remakes_vectors(tmp_path, provider):
+    root = write_root(tmp_path, provider, document_prefix="search_document: ", query_prefix="search_query: ")
+    assert rag("index", root).returncode == 0
+    assert provider.texts() and all(t.startswith("search_document: ") for t in provider.texts())
+    provider.requests.clear()
+    assert len(query(root, "-q", "automobile", "--semantic", "-k", "1")) == 1
+    assert provider.texts() == ["search_query: automobile"]
+    text = config_file(root).read_text().replace('"search_document: "', '"passage: "')
+    config_file(root).write_text(text)
+    provider.requests.clear()
+    r = rag("index", root)
+    assert "embedded 3 chunks" in r.stdout and all(t.startswith("passage: ") for t in provider.texts())

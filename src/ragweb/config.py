@@ -62,6 +62,8 @@ SCHEMA: dict[str, dict[str, tuple]] = {
         "api_key_env": ("OPENAI_API_KEY", str, None, "environment variable holding the API key"),
         "dimension": (768, int, (1, 65_536), "embedding dimension"),
         "batch_size": (50, int, (1, 10_000), "texts per embedding request"),
+        "document_prefix": ("", str, None, "put before each chunk's text when it is embedded (nomic-embed-text wants 'search_document: ')"),
+        "query_prefix": ("", str, None, "put before each question when it is embedded (nomic-embed-text wants 'search_query: ')"),
     },
     "pack": {
         "token_budget": (4000, int, (1, 10_000_000), "default budget for rag pack"),

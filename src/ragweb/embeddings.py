@@ -18,8 +18,10 @@ Providers (HTTP, JSON, stdlib `urllib`):
 Storage: table ``vectors(chunk, data)``, created when first written (an index that never
 had embeddings has no such table), one little-endian float32 vector per chunk, normalised
 to length 1 so that cosine similarity is a dot product. Meta ``embedding`` records the
-provider, model and dimension that made them; another model's vectors are dropped and
-made again by the next `rag index`. Chunk ids are never reused, so a replaced or removed
+provider, model, dimension and document prefix that made them; vectors made otherwise are
+dropped and made again by the next `rag index`. (``document_prefix`` and ``query_prefix``
+go before each chunk and each question: some models, nomic-embed-text among them, are
+trained with such task prefixes.) Chunk ids are never reused, so a replaced or removed
 chunk's vector is an orphan: ignored by searches (they join on live chunks) and deleted by
 the next `embed_missing`. Each batch of vectors commits on its own: an interrupted run, or
 a provider that fails half way, keeps the finished batches and the next run goes on.
@@ -55,12 +57,23 @@ class Embedder:
         self.batch_size = ec["batch_size"]
         self.base_url = ec["base_url"].rstrip("/")
         self.api_key_env = ec["api_key_env"]
+        self.document_prefix = ec["document_prefix"]
+        self.query_prefix = ec["query_prefix"]
         self.requests = 0  # requests made (for reports and tests)
 
     @property
     def signature(self) -> dict:
         """What vectors made by this embedder are comparable with (kept in the index)."""
-        return {"provider": self.provider, "model": self.model, "dimension": self.dimension}
+        return {"provider": self.provider, "model": self.model, "dimension": self.dimension,
+                "document_prefix": self.document_prefix}
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """`embed` chunk texts, each after ``document_prefix``."""
+        return self.embed([self.document_prefix + t for t in texts])
+
+    def embed_query(self, question: str) -> list[float]:
+        """`embed` a question, after ``query_prefix``."""
+        return self.embed([self.query_prefix + question])[0]
 
     def _url(self) -> str:
         return self.base_url + ("/api/embed" if self.provider == "ollama" else "/embeddings")
@@ -168,7 +181,7 @@ def embed_missing(engine, embedder: Embedder,
     for i in range(0, len(todo), embedder.batch_size):
         ids = todo[i:i + embedder.batch_size]
         texts = engine.chunk_texts(ids)
-        vectors = embedder.embed([texts[cid] for cid in ids])
+        vectors = embedder.embed_documents([texts[cid] for cid in ids])
         with engine.transaction():
             engine.conn.executemany("INSERT OR REPLACE INTO vectors VALUES(?, ?)",
                                     [(cid, normalized_blob(v)) for cid, v in zip(ids, vectors)])

@@ -668,7 +668,7 @@ class Engine:
         if self._vectors is None:
             self._vectors = embeddings.load_vectors(self)
         ids, vectors = self._vectors
-        return dict(zip(ids, embeddings.similarities(self.embedder.embed([query])[0], vectors)))
+        return dict(zip(ids, embeddings.similarities(self.embedder.embed_query(query), vectors)))
 
     def drop_vector_cache(self) -> None:
         """Forget the loaded vectors (after `ragweb.embeddings.embed_missing` wrote some)."""
