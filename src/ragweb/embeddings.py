@@ -59,7 +59,6 @@ class Embedder:
         self.api_key_env = ec["api_key_env"]
         self.document_prefix = ec["document_prefix"]
         self.query_prefix = ec["query_prefix"]
-        self.requests = 0  # requests made (for reports and tests)
 
     @property
     def signature(self) -> dict:
@@ -89,7 +88,6 @@ class Embedder:
         if key and self.provider == "openai":
             headers["Authorization"] = f"Bearer {key}"
         request = urllib.request.Request(url, data=body, headers=headers, method="POST")
-        self.requests += 1
         try:
             with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT) as response:
                 raw = response.read()

@@ -587,12 +587,10 @@ class Engine:
         for tid, term, df in self._term_rows(qterms):
             if df <= 0:
                 continue
-            if mode == "semantic":  # (the matched terms are still reported)
-                idfs[term] = bm25_idf(n, df)
-                term_of[tid] = term
-                continue
             idf = idfs[term] = bm25_idf(n, df)
             term_of[tid] = term
+            if mode == "semantic":  # no BM25 scores; the matched terms are still reported
+                continue
             w = idf * k1p1
             get = scores.get
             for (blob,) in self.conn.execute("SELECT data FROM postings WHERE term=? ORDER BY seg", (tid,)):
@@ -659,15 +657,15 @@ class Engine:
     def _vector_scores(self, query: str) -> dict[int, float]:
         """chunk id -> cosine similarity of its embedding with the question's."""
         from ragweb import embeddings
-        signature, done, _ = embeddings.status(self)
-        if not done:
-            raise RagError("the index has no embeddings yet: run `rag index` with embedding.enabled: true")
-        if signature != self.embedder.signature:
-            raise RagError(f"the index's embeddings were made by {signature}, the config asks for "
-                           f"{self.embedder.signature}: run `rag index` to make them again")
-        if self._vectors is None:
+        if self._vectors is None:  # checked and loaded once per engine (writes drop the cache)
+            signature = self._meta("embedding")
+            if signature is not None and signature != self.embedder.signature:
+                raise RagError(f"the index's embeddings were made by {signature}, the config asks for "
+                               f"{self.embedder.signature}: run `rag index` to make them again")
             self._vectors = embeddings.load_vectors(self)
         ids, vectors = self._vectors
+        if not ids:
+            raise RagError("the index has no embeddings yet: run `rag index` with embedding.enabled: true")
         return dict(zip(ids, embeddings.similarities(self.embedder.embed_query(query), vectors)))
 
     def drop_vector_cache(self) -> None:
