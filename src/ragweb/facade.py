@@ -24,6 +24,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
+import time
 import traceback
 
 from ragweb.config import default_config
@@ -170,11 +171,12 @@ def init(data=None, stepwise=False) -> str:
         _engine = Engine.memory(_config)
     # an index saved by an older version reads its files differently: read them again
     pending = restored and _engine.settings_changed
-    reread = _engine.reread() if pending and not _null(stepwise) else 0
+    stepwise = bool(_null(stepwise))
+    reread = _engine.reread() if pending and not stepwise else 0
     st = _engine.stats()
     out = {"success": True, "restored": restored, "reread": reread,
            "totalDocs": st["totalDocs"], "totalChunks": st["totalChunks"]}
-    if pending and _null(stepwise):
+    if pending and stepwise:
         _reread = _engine.reread_steps()
         out["rereadPending"] = _reread_total = next(_reread)[1]
     return _json(out)
@@ -195,8 +197,6 @@ def reread_step(max_ms=40) -> str:
     finished, the re-read index is committed and the API is ready (the caller should save
     it). An error rolls the re-read back: the index stays as it was restored, read with
     the settings it was built with, and the API is ready."""
-    import time
-
     global _reread
     if _reread is None:
         raise RagError("no re-read is in progress")
