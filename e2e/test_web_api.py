@@ -118,6 +118,20 @@ def test_pack_shape_and_budget(app, sample_docs):
     assert default["budget_tokens"] == 4000
 
 
+def test_pack_options_lean_whole_and_path(app, sample_docs):
+    app.index_sample()
+    q = "how does the retry policy back off"
+    default = app.pack(q, 600)
+    lean = app.call("(q) => ragPack(q, 600, {lean: true})", q)
+    whole = app.call("(q) => ragPack(q, 600, {compact: false})", q)
+    only = app.call("(q) => ragPack(q, 600, {path: 'pigeonpost/**', topK: 2})", q)
+    assert 0 < lean["used_tokens"] <= 192 < default["used_tokens"] <= 600  # lean: 32% of the budget
+    assert any(s["why"].startswith("compacted") for s in default["snippets"])
+    assert whole["snippets"] and not any(s["why"].startswith("compacted") for s in whole["snippets"])
+    assert only["snippets"] and all(s["path"].startswith("pigeonpost/") for s in only["snippets"])
+    assert app.call("(q) => ragPack(q, 600, null)", q) == default
+
+
 def test_an_html_page_is_searched_and_packed_by_its_visible_text(app):
     page = ("<html><head><title>Kestrel guide</title><style>.kestrel-css { color: red }</style></head>\n"
             "<body><h2 id='hover'>Hovering</h2>\n<p>A <b>kestrel</b> hovers &amp; waits for voles.</p>\n"
@@ -152,6 +166,10 @@ def test_an_html_page_is_searched_and_packed_by_its_visible_text(app):
     ("() => ragPack('', 100)", "query must not be empty"),
     ("() => ragPack('zebra', 0)", "budget must be between 1 and"),
     ("() => ragPack('zebra', 'big')", "budget must be a number"),
+    ("() => ragPack('zebra', 100, 'lean')", "options must be an object"),
+    ("() => ragPack('zebra', 100, [true])", "options must be an object"),
+    ("() => ragPack('zebra', 100, {leen: true})", "unknown key 'leen'"),
+    ("() => ragPack('zebra', 100, {compact: 'no'})", "options.compact must be true or false"),
     ("() => ragRemove()", "filename must be a string"),
     ("() => ragRemove(['a'])", "filename must be a string"),
 ])

@@ -6,6 +6,7 @@ import json
 import pytest
 
 from ragweb import facade
+from ragweb import pack as pack_mod
 from ragweb.config import default_config
 from ragweb.errors import RagError
 from ragweb.files import iter_files
@@ -124,6 +125,44 @@ def test_runtime_prompt_has_question_and_citations(sample_docs):
     first = json.loads(packed)["snippets"][0]
     assert "how does the retry policy back off" in prompt
     assert f"[{first['path']}:{first['range']}]" in prompt
+
+
+def test_pack_options_reach_the_engine(sample_docs):
+    """ragPack's options are `rag pack`'s --lean, --no-compact, --path and --top-k."""
+    for path, text in sample_docs:
+        call(facade.index_text, path, text)
+    engine, q = facade._engine, "how does the retry policy back off"
+    modes = {"default": ({}, {}), "lean": ({"lean": True}, {"lean": True}),
+             "whole": ({"compact": False}, {"compact": False}),
+             "narrow": ({"path": "*.md", "topK": 3, "lean": None}, {"path_glob": "*.md", "top_k": 3})}
+    packs = {}
+    for name, (options, kwargs) in modes.items():
+        packs[name] = call(facade.pack, q, 600, json.dumps(options))
+        assert packs[name] == json.loads(json.dumps(engine.pack(q, 600, **kwargs)))
+    assert packs["default"] == call(facade.pack, q, 600) == call(facade.pack, q, 600, None)
+    # the modes differ: lean spends far less, whole chunks are not compacted
+    assert 0 < packs["lean"]["used_tokens"] <= pack_mod.lean_budget(600) < packs["default"]["used_tokens"]
+    assert all(s["why"].startswith("compacted") is False for s in packs["whole"]["snippets"])
+    assert any(s["why"].startswith("compacted") for s in packs["default"]["snippets"])
+    assert {s["path"] for s in packs["narrow"]["snippets"]} <= {p for p, _ in sample_docs if p.endswith(".md")}
+
+
+@pytest.mark.parametrize("options, needle", [
+    ("[1]", "options must be an object"),
+    ("not json", "options must be an object"),
+    (7, "options must be an object"),
+    ('{"leen": true}', "unknown key 'leen'"),
+    ('{"lean": 1}', "options.lean must be true or false"),
+    ('{"compact": "no"}', "options.compact must be true or false"),
+    ('{"path": 3}', "options.path must be a string"),
+    ('{"path": " "}', "options.path must not be empty"),
+    ('{"topK": 0}', "options.topK must be between 1 and"),
+    ('{"topK": true}', "options.topK must be an integer"),
+])
+def test_pack_options_errors(options, needle):
+    call(facade.index_text, "a.md", "a zebra grazes\n")
+    out = call(facade.pack, "zebra", 100, options)
+    assert set(out) == {"error"} and needle in out["error"], out
 
 
 def test_index_bytes_rules():

@@ -88,6 +88,21 @@ def test_pack_panel_and_copy_prompt(app):
     assert app.page.evaluate("window.__ragLastCopied") == text
 
 
+def test_pack_modes(app):
+    app.index_sample()
+    app.page.get_by_test_id("search").fill("how does the retry policy back off")
+    app.page.get_by_test_id("budget").fill("600")
+    app.page.get_by_test_id("pack-run").click()
+    used = {"compact": json.loads(app.page.get_by_test_id("pack-output").inner_text())["used_tokens"]}
+    for mode in ("lean", "whole"):  # changing the mode packs again
+        app.page.select_option("#pack-mode", mode)
+        out = json.loads(app.page.get_by_test_id("pack-output").inner_text())
+        assert out == app.call("(q, o) => ragPack(q, 600, o)", out["query"],
+                               {"lean": True} if mode == "lean" else {"compact": False})
+        used[mode] = out["used_tokens"]
+    assert 0 < used["lean"] <= 192 < used["compact"]
+
+
 def test_pack_budget_controls_are_linked(app):
     app.page.get_by_test_id("budget").fill("1200")
     app.page.dispatch_event("#budget", "input")

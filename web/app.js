@@ -206,13 +206,18 @@
     });
   }
 
-  function ragPack(query, budget) {
+  // options: {lean, compact, path, topK}, as `rag pack --lean / --no-compact / --path / --top-k`
+  function ragPack(query, budget, options) {
     return api(() => {
       if (typeof query !== 'string') return errorJson(`query must be a string, got ${typeName(query)}`);
       if (budget !== undefined && budget !== null && typeof budget !== 'number') {
         return errorJson(`budget must be a number, got ${typeName(budget)}`);
       }
-      return state.facade.pack(query, budget ?? undefined);
+      if (options !== undefined && options !== null &&
+          (typeof options !== 'object' || Array.isArray(options))) {
+        return errorJson(`options must be an object like {lean: true}, got ${typeName(options)}`);
+      }
+      return state.facade.pack(query, budget ?? undefined, options == null ? undefined : JSON.stringify(options));
     });
   }
 
@@ -729,11 +734,14 @@
 
   function rerunSearch() { if ($('search').value.trim()) runSearch(); }
 
+  const PACK_MODES = { compact: {}, lean: { lean: true }, whole: { compact: false } };
+
   function runPack() {
     if (!state.ready) { setStatus(NOT_READY); return; }
     const q = $('search').value;
     const budget = parseInt($('budget').value, 10);
-    const out = ragPack(q, Number.isFinite(budget) ? budget : undefined);
+    const mode = $('pack-mode').value;
+    const out = ragPack(q, Number.isFinite(budget) ? budget : undefined, PACK_MODES[mode] || {});
     const res = JSON.parse(out);
     state.lastPack = res.error ? null : out;
     if (res.error) {
@@ -817,6 +825,7 @@
     $('pack-run').addEventListener('click', runPack);
     $('copy-prompt').addEventListener('click', copyPrompt);
     $('pack-format').addEventListener('change', showPack);
+    $('pack-mode').addEventListener('change', () => { if (state.lastPack) runPack(); });
     $('copy-json').addEventListener('click', async () => {
       if (state.lastPack) {
         const view = renderedPack();

@@ -264,14 +264,51 @@ def _hit_json(hit) -> dict:
     return hit.to_json()  # the same JSON as `rag query --json`
 
 
+PACK_OPTIONS = {"lean": bool, "compact": bool, "path": str, "topK": int}
+
+
+def _pack_options(options) -> dict:
+    """The options object of ``ragPack`` (a JSON string, or None) as checked keyword values."""
+    options = _null(options)
+    if options is None:
+        return {}
+    try:
+        opts = json.loads(options) if isinstance(options, str) else None
+    except ValueError:
+        opts = None
+    if not isinstance(opts, dict):
+        raise RagError(f"options must be an object like {{lean: true}}, got {_describe(options)}")
+    unknown = sorted(set(opts) - set(PACK_OPTIONS))
+    if unknown:
+        raise RagError(f"options: unknown key {unknown[0]!r} (known: {', '.join(PACK_OPTIONS)})")
+    out = {}
+    for key, value in opts.items():
+        if value is None:
+            continue
+        if key == "topK":
+            out["top_k"] = _as_int(value, "options.topK", None, 1, MAX_TOP_K)
+        elif not isinstance(value, PACK_OPTIONS[key]):
+            kind = "true or false" if PACK_OPTIONS[key] is bool else "a string"
+            raise RagError(f"options.{key} must be {kind}, got {_describe(value)}")
+        elif key == "path":
+            out["path_glob"] = _need_str(value, "options.path")
+        else:
+            out[key] = value
+    return out
+
+
 @_guard
-def pack(q, budget=None, top_k=None) -> str:
-    """ragPack: the packed context for a question inside ``budget`` tokens (reference §4)."""
+def pack(q, budget=None, options=None) -> str:
+    """ragPack: the packed context for a question inside ``budget`` tokens (reference §4).
+
+    ``options`` (a JSON object, optional): ``lean`` (true: far fewer tokens, `rag pack
+    --lean`), ``compact`` (false: whole chunks only, `--no-compact`), ``path`` (a glob the
+    paths must match, `--path`), ``topK`` (candidates searched, `--top-k`).
+    """
     q = _need_str(q, "query")
     default_budget = _config_now()["pack"]["token_budget"]
     b = _as_int(budget, "budget", default_budget, 1, 10_000_000)
-    k = _as_int(top_k, "topK", None, 1, MAX_TOP_K) if _null(top_k) is not None else None
-    return _json(_need_engine().pack(q, budget=b, top_k=k))
+    return _json(_need_engine().pack(q, budget=b, **_pack_options(options)))
 
 
 @_guard
