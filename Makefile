@@ -47,6 +47,8 @@ eval: setup
 	$(PY) bench/eval_readme_qa.py --one-index
 	$(PY) bench/eval_readme_qa.py --set readme-dev
 	$(PY) bench/eval_readme_qa.py --set readme-dev --one-index
+	$(PY) bench/eval_readme_qa.py --set readme-blind
+	$(PY) bench/eval_readme_qa.py --set readme-blind --one-index
 	$(PY) bench/eval_docs_qa.py --set npm --split all --cli
 	$(PY) bench/eval_docs_qa.py --set node --split all --cli
 	$(PY) bench/eval_docs_qa.py --set npm-html --split all --cli

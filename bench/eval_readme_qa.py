@@ -4,7 +4,7 @@
     .venv/bin/python bench/eval_readme_qa.py [--budget 1400] [--split all|development|holdout]
                                              [--eval-dir ../shared/eval/readme-qa] [--in-process]
                                              [--keep DIR] [--json FILE] [--one-index]
-                                             [--cases] [--cv] [--set readme-dev]
+                                             [--cases] [--cv] [--set readme-dev|readme-blind]
 
 For each README of ``eval/readme-qa`` (each indexed on its own, as the data set's README
 says) this makes a temporary root holding the fixture as ``README.md``, runs ``rag index``
@@ -38,6 +38,11 @@ packages, whose long description is their README), written blind by helpers in r
 style from its development cases only. It is all development (there is no holdout), scored
 by the shared ``score.py`` next to the shared baseline's ``run`` on the same files; a case
 whose quote is not in the installed file (another version) is skipped and reported.
+
+``--set readme-blind`` asks a third README set (``bench/readme-blind-qa``: 9 more READMEs,
+copied into ``fixtures/`` with their licences in ``NOTICE.md``), written blind by helpers
+the same way. All of it is holdout: it is for checking that a change which helps the
+development sets generalises, run once at the end of a round, never tuned on.
 
 ``--split development`` asks only the development questions (for tuning: the holdout split
 is meant to be run once). ``--cases`` prints one line per development case (recall, tokens,
@@ -132,15 +137,16 @@ def run_baseline(eval_dir: Path, work: Path, dataset: dict | None = None) -> tup
     return json.loads(out.read_text(encoding="utf-8")), time.perf_counter() - t0
 
 
-LOCAL_SETS = {"readme-dev": REPO / "bench" / "readme-dev-qa"}
+LOCAL_SETS = {"readme-dev": REPO / "bench" / "readme-dev-qa", "readme-blind": REPO / "bench" / "readme-blind-qa"}
 
 
 def local_dataset(folder: Path, normalize) -> tuple[dict, list[str]]:
     """A readme-qa-shaped data set from ``folder``: its ``sources.json`` (each source a
     ``file``, absolute or relative to the repository, or the ``dist`` of an installed Python
     package, whose long description is its README) and the cases of its ``cases-*.json``.
-    Returns (data set, problems); a case with a quote missing from the installed file
-    (another version) is dropped and reported."""
+    Each case keeps its own ``split`` (default development). Returns (data set, problems);
+    a case with a quote missing from the installed file (another version) is dropped and
+    reported."""
     from importlib import metadata
     meta = json.loads((folder / "sources.json").read_text(encoding="utf-8"))
     sources, problems = [], []
@@ -157,7 +163,7 @@ def local_dataset(folder: Path, normalize) -> tuple[dict, list[str]]:
         if not path.is_file():
             problems.append(f"{src['name']}: {path} is missing")
             continue
-        sources.append({"name": src["name"], "file": str(path.resolve()), "split": "development"})
+        sources.append({"name": src["name"], "file": str(path.resolve()), "split": src.get("split", "development")})
     texts = {s["name"]: normalize(Path(s["file"]).read_text(encoding="utf-8")) for s in sources}
     cases = []
     for f in sorted(folder.glob("cases-*.json")):
@@ -168,7 +174,7 @@ def local_dataset(folder: Path, normalize) -> tuple[dict, list[str]]:
             if missing:
                 problems.append(f"{c['id']}: quote not in the installed file: {missing[0][:60]!r}")
                 continue
-            cases.append({**c, "split": "development"})
+            cases.append({**c, "split": c.get("split", "development")})
     return {"about": meta.get("about", ""), "sources": sources, "cases": cases}, problems
 
 
