@@ -59,6 +59,8 @@ eval: setup
 	@test -d /usr/share/doc/python3.11/html/library || { apt-get update && apt-get install -y python3-doc; }
 	$(PY) bench/eval_docs_qa.py --set pydoc-html --split all --cli
 	$(PY) bench/eval_docs_qa.py --set pydoc-rst --split all --cli
+	$(PY) bench/eval_docs_qa.py --set node-folder --split all --cli
+	$(PY) bench/eval_docs_qa.py --set pydoc-folder --split all --cli
 
 clean:
 	rm -rf site build dist .pytest_cache

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """docs-qa: required-evidence recall of packing over real multi-file documentation sets.
 
-    .venv/bin/python bench/eval_docs_qa.py [--set npm|node|cmake|code|npm-html|node-html|pydoc-html|pydoc-rst]
+    .venv/bin/python bench/eval_docs_qa.py [--set npm|node|cmake|code|npm-html|node-html|pydoc-html|pydoc-rst|node-folder|pydoc-folder]
                                            [--docs DIR] [--budget 1400]
                                            [--split all|development|holdout] [--cases] [--cli]
 
@@ -29,6 +29,13 @@ from there (never copied into this repository):
   in ``bench/pydoc-qa``, quotes as a reader sees the page, matched `loose`ly as above;
   ``pydoc-rst``: the same questions of the same pages' reStructuredText sources that
   Sphinx ships beside them (``_sources/library/*.rst.txt``), matched as the scorer does;
+- ``node-folder``, ``pydoc-folder``: the Node and the Python (library) questions asked of
+  the whole folder as Debian ships it, every file `rag index` takes with the default config:
+  Node's ``api`` folder holds each page twice, as Markdown and as HTML (plus JSON: 134
+  files), the Python docs' ``html`` folder every manual's pages, their reST sources under
+  ``_sources`` and the scripts under ``_static`` (1,000+ files). Pointing the tool at a
+  docs folder as it is is what users do; duplicates and build files are part of it. Quotes
+  are matched `loose`ly, and a case's file counts as hit when any of its `twin`s is packed;
 - ``code``: not docs but a program: the running interpreter's standard library (the 734
   ``.py`` files the native benchmark indexes), with questions about the behaviour of some
   modules in ``bench/code-qa`` (each case names its split).
@@ -95,9 +102,20 @@ PYDOC = Path("/usr/share/doc/python3.11/html")
 _PYDOC_SPLITS = {"cases-dev.json": "development", "cases-holdout.json": "holdout"}
 SETS["pydoc-html"] = (REPO / "bench" / "pydoc-qa", PYDOC, _PYDOC_SPLITS, ("library/*.html",))
 SETS["pydoc-rst"] = (REPO / "bench" / "pydoc-qa", PYDOC / "_sources", _PYDOC_SPLITS, ("library/*.rst.txt",))
+# Whole folders as Debian ships them, every file `rag index` would take with the default
+# config (Node's api folder: each page as Markdown and as HTML, plus JSON; the Python docs'
+# html folder: every page, its reST source under _sources, the scripts under _static):
+# set -> (the set whose questions it asks, the folder). A case's answer file counts as hit
+# when any of its twins is packed (`twin`).
+FOLDER_SETS = {
+    "node-folder": ("node", Path("/usr/share/doc/nodejs/api")),
+    "pydoc-folder": ("pydoc-html", PYDOC),
+}
+for _name, (_base, _folder) in FOLDER_SETS.items():
+    SETS[_name] = (SETS[_base][0], _folder, SETS[_base][2], "folder")
 # sets whose quotes are matched `loose`ly in what a reader sees; how a case's "file" names
 # the set's own file
-LOOSE_SETS = set(HTML_SETS) | {"pydoc-html"}
+LOOSE_SETS = set(HTML_SETS) | set(FOLDER_SETS) | {"pydoc-html"}
 FILE_OF = {**{name: (lambda f: f[:-3] + ".html") for name in HTML_SETS},
            "pydoc-rst": lambda f: f[:-5] + ".rst.txt"}
 _TAG = re.compile(r"<!--.*?-->|<(script|style)\b.*?</\1\s*>|<[^>]*>", re.S | re.I)
@@ -127,6 +145,12 @@ def doc_files(docs: Path, which: str) -> list[str]:
     """The set's documentation files under ``docs``, relative, sorted."""
     if SETS[which][3] is None:  # the code set: the stdlib .py files the benchmarks index
         return [corpus.rel_path(p, docs) for p in corpus.stdlib_files(docs)]
+    if SETS[which][3] == "folder":  # what `rag index` would take, UTF-8 text only
+        from ragweb.config import default_config
+        from ragweb.files import iter_files
+        ix = default_config()["index"]
+        return [e.path for e in iter_files(docs, ix["includes"], ix["excludes"])
+                if e.size <= ix["max_file_bytes"] and _utf8(Path(e.abspath))]
     if which in HTML_SETS:  # the pages that have a Markdown twin (not npm's aliases or Node's all.html)
         md_set = HTML_SETS[which][0]
         return [rel[:-3] + ".html" for rel in doc_files(SETS[md_set][1], md_set)
@@ -193,6 +217,24 @@ def run(engine_or_root, cases: list[dict], flags: list[str], budget: int, work: 
     return results, packs
 
 
+def _utf8(path: Path) -> bool:
+    try:
+        path.read_bytes().decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
+
+
+def twin(path: str) -> str:
+    """A page's name without its format: ``events.md`` and ``events.html``, and a Sphinx
+    page and its source (``library/os.html``, ``_sources/library/os.rst.txt``), are one."""
+    path = path.removeprefix("_sources/")
+    for suffix in (".rst.txt", ".html", ".md", ".txt", ".rst"):
+        if path.endswith(suffix):
+            return path[: -len(suffix)]
+    return path
+
+
 def summarize(scorer, cases: list[dict], results: dict, split: str, html_set: bool = False) -> dict:
     mine = [c for c in cases if c["answerable"] and (split == "all" or c["split"] == split)]
     if not mine:
@@ -203,7 +245,7 @@ def summarize(scorer, cases: list[dict], results: dict, split: str, html_set: bo
         return scorer.recall(r["texts"], quotes)
 
     rec = [recall(results[c["id"]], [e["quote"] for e in c["evidence"]]) for c in mine]
-    hit = [c["file"] in results[c["id"]]["paths"] for c in mine]
+    hit = [twin(c["file"]) in {twin(p) for p in results[c["id"]]["paths"]} for c in mine]
     return {"n": len(mine), "recall": sum(rec) / len(rec), "complete": sum(r == 1 for r in rec),
             "file_hit": sum(hit) / len(hit),
             "tokens": sum(results[c["id"]]["tokens"] for c in mine) / len(mine)}

@@ -343,3 +343,29 @@ def test_a_definitions_text_answers_under_its_term():
         text = " ".join(s["text"] for s in packed["snippets"])
         assert answer in text and other not in text, (name, text)
         check_html_pack(eng, packed, 30)
+
+
+def test_a_page_and_its_html_build_in_one_index_are_not_packed_twice():
+    # Node's api folder ships every page as Markdown and as HTML; Sphinx builds keep the
+    # sources beside the pages. The same sentence from both is one sentence in a pack.
+    answer = ("By default, a maximum of `10` listeners can be registered for any single "
+              "event, see [`emitter.setMaxListeners(n)`][].")
+    other = "Listeners registered with `once()` are removed after they run the first time."
+    # the rest of each file differs, so that retrieval keeps both files' chunks
+    fa = [f"Paragraph {i} describes sockets, streams and buffers {i * 7} in detail." for i in range(40)]
+    fb = [f"Section {i} explains timers, promises and workers {i * 3} at length." for i in range(40)]
+    md = "\n\n".join(["# Events", answer, *fa[:5], other, *fa[5:]]) + "\n"
+    page = ("<html><body><h1>Events</h1>\n<p>By default, a maximum of <code>10</code> listeners can be "
+            "registered for any single event, see <a href='#x'><code>emitter.setMaxListeners(n)</code></a>.</p>\n"
+            + "\n".join(f"<p>{p}</p>" for p in fb[:8])
+            + "\n<p>Listeners registered with <code>once()</code> are removed after they run the first time.</p>\n"
+            + "\n".join(f"<p>{p}</p>" for p in fb[8:]) + "\n</body></html>\n")
+    eng = Engine.memory()
+    eng.add_document("events.md", md)
+    eng.add_document("events.html", page)
+    eng.flush()
+    packed = eng.pack("what is the maximum number of listeners for one event, and what about once", 300)
+    said = cp.same_text_key("\n".join(s["text"] for s in packed["snippets"]))
+    assert said.count(cp.same_text_key(answer)) == 1, packed["snippets"]  # once, from either file
+    assert said.count(cp.same_text_key(other)) == 1, packed["snippets"]
+    assert cp.same_text_key("See [the `docs`](https://x.y/z) and [more][ref].") == "seethedocsandmore"

@@ -50,9 +50,10 @@ contains a related form (`related_terms`: "10" for "ten", "timeout" for "time", 
 
 Selection (`select_units`): units in order of score while they fit the budget, counted
 exactly (touching units form one run, counted once); a sentence already taken from
-another place (generated docs repeat an option's description on every page) is not taken
-again unless it joins a taken passage (`DEDUP_CHARS`; code lines are, so that examples
-keep their imports); units scoring below `MIN_RELATIVE`
+another place (generated docs repeat an option's description on every page; a folder may
+hold a page's Markdown source and its HTML build) is not taken again unless it joins a
+taken passage (`DEDUP_CHARS`, compared by `same_text_key`; code lines are, so that
+examples keep their imports); units scoring below `MIN_RELATIVE`
 of the best unit are not taken, so a pack with one clear answer stays small and a pack
 for a vague question spends more. With ``context``, what the budget has left then goes to
 the context of the selected units (`context_fill`): their neighbours in the same section,
@@ -663,7 +664,7 @@ def select_units(units: list[Unit], budget: int, lines_of: dict,
                    key=lambda i: (-units[i].score, units[i].file, units[i].key))
     chosen: list[int] = []
     taken: set[int] = set()
-    texts: set[str] = set()  # the chosen units' texts, whitespace collapsed
+    texts: set[str] = set()  # the chosen units' `same_text_key`s
     used = 0
 
     def add(i: int) -> bool:
@@ -683,7 +684,7 @@ def select_units(units: list[Unit], budget: int, lines_of: dict,
             length += run_len[i + 1] + link[i]
         text = None
         if DEDUP_CHARS and lens[i] >= DEDUP_CHARS and units[i].kind != "code":
-            text = " ".join(units[i].text.split())
+            text = same_text_key(units[i].text)
             if text in texts and first == i == last:  # next to a taken unit it completes a passage
                 return True
         delta += tokens_of_length(length)
@@ -717,6 +718,19 @@ def select_units(units: list[Unit], budget: int, lines_of: dict,
             if units[i].head >= 0:
                 add(units[i].head)
     return [units[i] for i in chosen]
+
+
+_LINK_TARGET_RE = re.compile(r"\]\([^)]*\)|\]\[[^\]]*\]")
+_NOT_ALNUM_RE = re.compile(r"[\W_]+")
+
+
+def same_text_key(text: str) -> str:
+    """What two units that say the same thing have in common: letters and digits only,
+    lowercased, Markdown link targets dropped. A page's Markdown source and its HTML build
+    (Node's docs ship both; so do Sphinx builds, with ``_sources``) give the same key."""
+    if "]" in text:
+        text = _LINK_TARGET_RE.sub("]", text)
+    return _NOT_ALNUM_RE.sub("", text.lower())
 
 
 def context_fill(units: list[Unit], anchors: list[int], add) -> None:
