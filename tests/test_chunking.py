@@ -102,7 +102,16 @@ def test_atx_titles_lose_only_a_closing_sequence_and_long_blank_runs_stay_linear
              "= Doc =", "== A " + blank + "b" + blank]
     heads = outline(lines, True).heads
     assert [heads[i][:2] for i in range(len(lines))] == [
-        (2, "Usage"), (1, "C#"), (3, "Tips #3"), (4, "entry(x)"), (1, "Doc"), (2, "A " + blank + "b")]
+        (2, "Usage"), (1, "C#"), (3, "Tips #3"), (4, "entry(x)"), (1, "Doc"), (2, "A b")]
+
+
+def test_titles_are_one_line_of_words():
+    # an HTML heading's view blanks its tags: "<h2>DEP0164: <code>x</code></h2>"
+    lines = ["##     DEP0164:       process.exit(code)      coercion", "", "Setext   title\t here", "=====",
+             "", ".. function::   open(file,   mode)"]
+    heads = outline(lines, True).heads
+    assert [h[1] for _, h in sorted(heads.items())] == [
+        "DEP0164: process.exit(code) coercion", "Setext title here", "open(file, mode)"]
 
 
 def test_code_outline_finds_comments_and_docstrings():

@@ -127,12 +127,17 @@ def _underline(lines: list[str], i: int) -> tuple[str, bool] | None:
 
 def _title(text: str, mark: str) -> str:
     """A heading's title: ``text`` without trailing blanks nor a closing run of ``mark``
-    characters that follows a blank ("## Usage ##" -> "Usage"; "# C#" stays "C#")."""
+    characters that follows a blank ("## Usage ##" -> "Usage"; "# C#" stays "C#"), on one line."""
     text = text.rstrip(" \t")
     bare = text.rstrip(mark)
     if bare != text and (not bare or bare[-1] in " \t"):
-        return bare.rstrip(" \t")
-    return text
+        text = bare
+    return _one_line(text)
+
+
+def _one_line(text: str) -> str:
+    """``text`` with every run of blanks one space (an HTML page's view blanks its tags)."""
+    return " ".join(text.split())
 
 
 def front_matter_title(lines: list[str]) -> tuple[int, int, str] | None:
@@ -188,7 +193,7 @@ def outline(lines: list[str], markdown: bool) -> Outline:
         if style is not None:
             level = styles.setdefault(style, len(styles) + 1)
             first = i - 1 if style[1] else i
-            out.heads[i] = (level, lines[i].strip(), first, i + 1)
+            out.heads[i] = (level, _one_line(lines[i]), first, i + 1)
             out.adorn[i + 1] = i
             if style[1]:
                 out.adorn[i - 1] = i
@@ -206,7 +211,7 @@ def outline(lines: list[str], markdown: bool) -> Outline:
         elif c == ".":
             m = _ENTRY_RE.match(line)
             if m:
-                out.heads[i] = (ENTRY_LEVEL + len(m.group(1).expandtabs()), m.group(2).rstrip(), i, i)
+                out.heads[i] = (ENTRY_LEVEL + len(m.group(1).expandtabs()), _one_line(m.group(2)), i, i)
     return out
 
 

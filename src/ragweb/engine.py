@@ -36,9 +36,10 @@ DEAD_MERGE_RATIO = 0.25    # ... or when this share of indexed chunks is dead
 FLUSH_INTS = 4_000_000     # buffered postings (3 ints each) are flushed as a segment beyond this (~30 MB of text)
 FILE_CACHE = 256           # files whose lines and outline packing keeps in memory ...
 FILE_CACHE_CHARS = 8_000_000  # ... and at most this many characters of them
-MARKUP_VERSION = 4         # how pages are read: HTML through `ragweb.markup` (2: <dt> terms are
+MARKUP_VERSION = 5         # how pages are read: HTML through `ragweb.markup` (2: <dt> terms are
                            # headings), reST entries (3: ".. function::" heads a section), front
-                           # matter (4: its "title" is the page's title heading); an
+                           # matter (4: its "title" is the page's title heading), headings on
+                           # one line (5: an HTML heading's blanked tags are one space); an
                            # index built before (no "markup" setting) reads HTML as plain text,
                            # one of another version chunked some pages otherwise: rebuilt by
                            # `rag index`, re-read from its texts by the browser
