@@ -227,6 +227,29 @@ def test_evidence_levels_follow_the_thresholds(sample_engine, monkeypatch):
     assert sample_engine.pack(q, 1400)["evidence"] == "none"
 
 
+def test_a_lean_pack_has_its_own_evidence_thresholds(sample_engine, monkeypatch):
+    q = "retry backoff in Redis"
+    score = sample_engine.pack(q, 1400, lean=True)["evidence_score"]
+    assert 0 < score < 1
+    monkeypatch.setattr(pack_mod, "SUFFICIENT", score + 0.1)  # not what a lean pack is judged by
+    monkeypatch.setattr(pack_mod, "WEAK", score + 0.05)
+    monkeypatch.setattr(pack_mod, "LEAN_SUFFICIENT", score + 0.01)
+    monkeypatch.setattr(pack_mod, "LEAN_WEAK", score - 0.01)
+    assert sample_engine.pack(q, 1400, lean=True)["evidence"] == "weak"
+    monkeypatch.setattr(pack_mod, "LEAN_SUFFICIENT", score)
+    assert sample_engine.pack(q, 1400, lean=True)["evidence"] == "sufficient"
+    monkeypatch.setattr(pack_mod, "LEAN_WEAK", score + 0.005)
+    monkeypatch.setattr(pack_mod, "LEAN_SUFFICIENT", score + 0.01)
+    assert sample_engine.pack(q, 1400, lean=True)["evidence"] == "none"
+    whole = sample_engine.pack(q, 1400, lean=True, compact=False)["evidence_score"]  # lean whole chunks too
+    monkeypatch.setattr(pack_mod, "SUFFICIENT", whole - 0.05)
+    monkeypatch.setattr(pack_mod, "WEAK", whole - 0.1)
+    monkeypatch.setattr(pack_mod, "LEAN_SUFFICIENT", whole + 0.01)
+    monkeypatch.setattr(pack_mod, "LEAN_WEAK", whole + 0.005)
+    assert sample_engine.pack(q, 1400, lean=True, compact=False)["evidence"] == "none"
+    assert sample_engine.pack(q, 1400, compact=False)["evidence"] == "sufficient"
+
+
 @pytest.mark.parametrize("bad", [0, -5, 1.5, "100", True])
 def test_bad_budget_is_a_usage_error(sample_engine, bad):
     with pytest.raises(UsageError, match="token budget"):
