@@ -270,6 +270,12 @@ def test_block_tags_keep_words_apart_and_inline_tags_do_not():
     assert visible(show_html("<dl><dd><div><p>Simple cache.</p>\n<p>More.</p></div></dd>")) == "Simple cache.\nMore."
     assert visible(show_html("<ul><li>a</li><li>b</li></ul>")) == "- a b"
     assert visible(show_html("use <code>npm pack</code>.\n<p>x</p>\n")) == "use npm pack.\nx\n"
+    # a comment, script or style before the first block tag is markup, not a word before it
+    page = "<html><head><style>.x{}</style></head><body><h2>Retry policy</h2><p>Retries back off.</p>"
+    assert visible(show_html(page)) == "Retry policy Retries back off."
+    assert visible(show_html("<!-- <b>c</b> --><p>Start</p><p>Next</p>")) == "Start Next"
+    assert visible(show_html("<SCRIPT>var a = 1</SCRIPT><div>Go</div>")) == "Go"
+    assert visible(show_html("Word<script>x</script><p>Next")) == "Word Next"
 
 
 _PIECES = ["<p>", "</p>", "<h2>", "</h2>", "<h5 id='x'>", "<li>", "</li>", "<ul>", "<pre><code>", "</code></pre>",

@@ -104,11 +104,12 @@ def _shown(m: re.Match) -> str:
     return FILL * n
 
 
-def _text_before(text: str, at: int, tags: int = 8, reach: int = 400) -> bool:
+def _text_before(text: str, at: int, tags: int = 8, reach: int = 400, raw_reach: int = 20_000) -> bool:
     """Whether a word ends right before ``at`` on its line, markup between them skipped
-    ("<dd><p>Text" starts its line's text; "Title</h2><p>Text" does not). Looks back over
-    at most ``tags`` tags of at most ``reach`` characters each, so a page stays linear;
-    beyond that it says yes."""
+    ("<dd><p>Text" starts its line's text; "Title</h2><p>Text" does not; neither does
+    "<style>p{}</style><h1>Title": a comment, script or style is markup as a whole). Looks
+    back over at most ``tags`` tags of at most ``reach`` characters each (a comment, script
+    or style element: ``raw_reach``), so a page stays linear; beyond that it says yes."""
     i = at
     for _ in range(tags):
         c = text[i - 1] if i > 0 else "\n"
@@ -117,8 +118,21 @@ def _text_before(text: str, at: int, tags: int = 8, reach: int = 400) -> bool:
         j = text.rfind("<", max(0, i - reach), i - 1)
         if j < 0:
             return True
+        if text.startswith("-->", i - 3):  # a comment: back to its start
+            j = text.rfind("<!--", max(0, i - raw_reach), i - 3)
+        else:
+            m = _RAW_END_RE.match(text, j)
+            if m:  # the end of a script or style: back to its start tag
+                lo = max(0, j - raw_reach)
+                k = text[lo:j].lower().rfind("<" + m.group(1).lower())
+                j = lo + k if k >= 0 else -1
+        if j < 0:
+            return True
         i = j
     return True
+
+
+_RAW_END_RE = re.compile(r"</(script|style|template)\s*>", re.I)
 
 
 _NAV_START_RE = re.compile(r"<(nav)\b[^<>]*>|<([A-Za-z][\w-]*)\b[^<>]*\brole\s*=\s*[\"']?navigation\b[^<>]*>", re.I)
