@@ -293,3 +293,45 @@ def test_prefixes_go_before_documents_and_questions_and_a_new_document_prefix_re
     provider.requests.clear()
     r = rag("index", root)
     assert "embedded 3 chunks" in r.stdout and all(t.startswith("passage: ") for t in provider.texts())
+
+
+def _unit_vectors(n, dim, seed):
+    import random
+    rnd = random.Random(seed)
+    out = []
+    for _ in range(n):
+        v = [rnd.gauss(0, 1) for _ in range(dim)]
+        out.append(embeddings.blob_vector(embeddings.normalized_blob(v)))
+    return out
+
+
+def test_numpy_and_pure_python_similarities_are_the_same():
+    import numpy  # the optional accelerator: a test dependency, so both paths run here
+    vectors = _unit_vectors(3000, 96, 1)
+    # and values on a rounding midpoint of the 7th place, where the two sums could round apart
+    e1 = [1.0] + [0.0] * 95
+    for k in range(200):
+        x = (k * 997 + 0.5) * 1e-7
+        vectors.append(embeddings.blob_vector(embeddings.normalized_blob([x, (1 - x * x) ** 0.5] + [0.0] * 94)))
+    matrix = embeddings.vector_matrix(vectors)
+    assert isinstance(matrix, numpy.ndarray) and matrix.shape == (3200, 96)
+    for q in [_unit_vectors(1, 96, 2)[0].tolist(), e1, [0.3] * 96]:
+        fast = embeddings.similarities(q, vectors, matrix)
+        assert fast == embeddings.similarities(q, vectors)  # exactly
+        assert all(isinstance(x, float) for x in fast)
+
+
+def test_semantic_search_is_the_same_with_and_without_numpy(tmp_path, provider, monkeypatch):
+    root = write_root(tmp_path, provider)
+    assert rag("index", root).returncode == 0
+    cfg, _ = load_config(root)
+    results = []
+    for accelerate in (True, False):
+        monkeypatch.setattr(embeddings, "ACCELERATE", accelerate)
+        eng = Engine.open(root / ".rag" / "index.db", cfg, create=False)
+        eng.embedder = embeddings.Embedder(cfg)
+        hits = eng.search("kitten feline garage", top_k=3, mmr=False, mode="semantic")
+        assert (eng._vectors[2] is not None) == accelerate  # which path ran
+        results.append([(h.path, h.score) for h in hits])
+        eng.close()
+    assert results[0] == results[1] and len(results[0]) == 3

@@ -173,7 +173,7 @@ class Engine:
         self._views: dict[int, tuple] = {}       # file id -> an HTML page's view, shown and visible lines, <pre> lines
         self._lines: dict[int, list[str]] = {}   # file id -> its lines (packing reads them per pack)
         self._lines_size = 0                     # characters in _lines
-        self._vectors = None                     # (chunk ids, unit vectors) for vector search
+        self._vectors = None                     # (chunk ids, unit vectors, their numpy matrix or None) for vector search
         self._reset_pending()
 
     def _reset_pending(self) -> None:
@@ -663,11 +663,12 @@ class Engine:
             if signature is not None and signature != self.embedder.signature:
                 raise RagError(f"the index's embeddings were made by {signature}, the config asks for "
                                f"{self.embedder.signature}: run `rag index` to make them again")
-            self._vectors = embeddings.load_vectors(self)
-        ids, vectors = self._vectors
+            ids, vectors = embeddings.load_vectors(self)
+            self._vectors = ids, vectors, embeddings.vector_matrix(vectors)
+        ids, vectors, matrix = self._vectors
         if not ids:
             raise RagError("the index has no embeddings yet: run `rag index` with embedding.enabled: true")
-        return dict(zip(ids, embeddings.similarities(self.embedder.embed_query(query), vectors)))
+        return dict(zip(ids, embeddings.similarities(self.embedder.embed_query(query), vectors, matrix)))
 
     def drop_vector_cache(self) -> None:
         """Forget the loaded vectors (after `ragweb.embeddings.embed_missing` wrote some)."""
