@@ -335,3 +335,20 @@ def test_semantic_search_is_the_same_with_and_without_numpy(tmp_path, provider, 
         results.append([(h.path, h.score) for h in hits])
         eng.close()
     assert results[0] == results[1] and len(results[0]) == 3
+
+
+def test_a_question_of_stopwords_only_is_read_by_the_vectors(tmp_path, provider):
+    root = write_root(tmp_path, provider)
+    assert rag("index", root).returncode == 0
+    r = rag("query", "-d", root, "--no-auto-index", "-q", "the of and")
+    assert r.returncode != 0 and "no indexable words" in r.stderr  # BM25 has nothing to go on
+    hits = query(root, "-q", "the of and", "--semantic", "-k", "2")
+    assert len(hits) == 2 and all(h["score"] > 0 for h in hits)
+    with config_file(root).open("a") as f:
+        f.write("retrieve:\n  hybrid_enabled: true\n")
+    r = rag("pack", "-d", root, "--no-auto-index", "-q", "the of and", "-b", "100")
+    assert r.returncode == 0, r.stderr
+    packed = json.loads(r.stdout)
+    assert packed["snippets"] and packed["used_tokens"] <= 100 and packed["evidence"] == "none"
+    r = rag("query", "-d", root, "--no-auto-index", "--semantic", "-q", "   ")
+    assert r.returncode != 0 and "question" in r.stderr

@@ -568,7 +568,7 @@ class Engine:
         if top_k < 1:
             raise UsageError(f"top_k must be at least 1, got {top_k}")
         qterms = self.analyzer.query_terms(query)
-        if not qterms:
+        if not qterms and (mode == "bm25" or not query.strip()):  # vectors read any question
             raise EmptyQueryError(
                 f"the question {query!r} has no indexable words (only stopwords, punctuation "
                 "or one-letter words); ask with a few content words")

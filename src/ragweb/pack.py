@@ -496,7 +496,7 @@ def pack_context(engine, query: str, budget: int | None = None, top_k: int | Non
     compact = pc.get("compact", True) if compact is None else bool(compact)
     lean = pc.get("lean", False) if lean is None else bool(lean)
     hits = apply_recency(engine.search(query, top_k=top_k, path_glob=path_glob), pc["recency_boost"])
-    if compact and (lean or sum(count_tokens(h.text) for h in hits) > budget):
+    if compact and engine.analyzer.query_terms(query) and (lean or sum(count_tokens(h.text) for h in hits) > budget):
         snippets = compact_hits(engine, query, hits, budget, lean)
     else:
         snippets = select_whole(hits, lean_budget(budget) if lean else budget, engine)
