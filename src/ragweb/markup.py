@@ -118,7 +118,7 @@ def _text_before(text: str, at: int, tags: int = 8, reach: int = 400, raw_reach:
         j = text.rfind("<", max(0, i - reach), i - 1)
         if j < 0:
             return True
-        if text.startswith("-->", i - 3):  # a comment: back to its start
+        if i >= 3 and text.startswith("-->", i - 3):  # a comment: back to its start
             j = text.rfind("<!--", max(0, i - raw_reach), i - 3)
         else:
             m = _RAW_END_RE.match(text, j)
