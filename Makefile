@@ -60,7 +60,9 @@ eval: setup
 	$(PY) bench/eval_docs_qa.py --set pydoc-html --split all --cli
 	$(PY) bench/eval_docs_qa.py --set pydoc-rst --split all --cli
 	$(PY) bench/eval_docs_qa.py --set node-folder --split all --cli
+	$(PY) bench/eval_docs_qa.py --set pydoc-guide --split all --cli
 	$(PY) bench/eval_docs_qa.py --set pydoc-folder --split all --cli
+	$(PY) bench/eval_docs_qa.py --set pydoc-guide-folder --split all --cli
 
 clean:
 	rm -rf site build dist .pytest_cache

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """docs-qa: required-evidence recall of packing over real multi-file documentation sets.
 
-    .venv/bin/python bench/eval_docs_qa.py [--set npm|node|cmake|code|npm-html|node-html|pydoc-html|pydoc-rst|node-folder|pydoc-folder]
+    .venv/bin/python bench/eval_docs_qa.py [--set npm|node|cmake|code|npm-html|node-html|pydoc-html|pydoc-rst|pydoc-guide|node-folder|pydoc-folder|pydoc-guide-folder]
                                            [--docs DIR] [--budget 1400]
                                            [--split all|development|holdout] [--cases] [--cli]
 
@@ -29,6 +29,11 @@ from there (never copied into this repository):
   in ``bench/pydoc-qa``, quotes as a reader sees the page, matched `loose`ly as above;
   ``pydoc-rst``: the same questions of the same pages' reStructuredText sources that
   Sphinx ships beside them (``_sources/library/*.rst.txt``), matched as the scorer does;
+- ``pydoc-guide``: questions about the same build's other manuals -- the tutorial, the FAQ,
+  the HOWTOs and the language reference (``tutorial``, ``faq``, ``howto``, ``reference``:
+  57 pages) -- in ``bench/pydoc-guide-qa``, written blind like the others and all holdout
+  (never tuned on), quotes matched `loose`ly; ``pydoc-guide-folder`` asks them of the whole
+  ``html`` folder (below);
 - ``node-folder``, ``pydoc-folder``: the Node and the Python (library) questions asked of
   the whole folder as Debian ships it, every file `rag index` takes with the default config:
   Node's ``api`` folder holds each page twice, as Markdown and as HTML (plus JSON: 134
@@ -102,6 +107,10 @@ PYDOC = Path("/usr/share/doc/python3.11/html")
 _PYDOC_SPLITS = {"cases-dev.json": "development", "cases-holdout.json": "holdout"}
 SETS["pydoc-html"] = (REPO / "bench" / "pydoc-qa", PYDOC, _PYDOC_SPLITS, ("library/*.html",))
 SETS["pydoc-rst"] = (REPO / "bench" / "pydoc-qa", PYDOC / "_sources", _PYDOC_SPLITS, ("library/*.rst.txt",))
+# the same build's other manuals (tutorial, FAQ, HOWTOs, language reference): all holdout
+SETS["pydoc-guide"] = (REPO / "bench" / "pydoc-guide-qa", PYDOC,
+                       {"cases-a.json": "holdout", "cases-b.json": "holdout"},
+                       ("tutorial/*.html", "faq/*.html", "howto/*.html", "reference/*.html"))
 # Whole folders as Debian ships them, every file `rag index` would take with the default
 # config (Node's api folder: each page as Markdown and as HTML, plus JSON; the Python docs'
 # html folder: every page, its reST source under _sources, the scripts under _static):
@@ -110,12 +119,13 @@ SETS["pydoc-rst"] = (REPO / "bench" / "pydoc-qa", PYDOC / "_sources", _PYDOC_SPL
 FOLDER_SETS = {
     "node-folder": ("node", Path("/usr/share/doc/nodejs/api")),
     "pydoc-folder": ("pydoc-html", PYDOC),
+    "pydoc-guide-folder": ("pydoc-guide", PYDOC),
 }
 for _name, (_base, _folder) in FOLDER_SETS.items():
     SETS[_name] = (SETS[_base][0], _folder, SETS[_base][2], "folder")
 # sets whose quotes are matched `loose`ly in what a reader sees; how a case's "file" names
 # the set's own file
-LOOSE_SETS = set(HTML_SETS) | set(FOLDER_SETS) | {"pydoc-html"}
+LOOSE_SETS = set(HTML_SETS) | set(FOLDER_SETS) | {"pydoc-html", "pydoc-guide"}
 FILE_OF = {**{name: (lambda f: f[:-3] + ".html") for name in HTML_SETS},
            "pydoc-rst": lambda f: f[:-5] + ".rst.txt"}
 _TAG = re.compile(r"<!--.*?-->|<(script|style)\b.*?</\1\s*>|<[^>]*>", re.S | re.I)
