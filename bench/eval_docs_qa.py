@@ -6,7 +6,7 @@
                                            [--split all|development|holdout] [--cases] [--cli]
 
 readme-qa (``eval_readme_qa.py``) asks each question of one README. This asks questions of
-a whole documentation set in ONE index. Three sets, installed by Debian packages and read
+a whole documentation set in ONE index. The sets, installed by Debian packages and read
 from there (never copied into this repository):
 
 - ``npm``: the npm CLI's docs, ``/usr/lib/node_modules/npm/docs/content`` (91 Markdown
