@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """docs-qa: required-evidence recall of packing over real multi-file documentation sets.
 
-    .venv/bin/python bench/eval_docs_qa.py [--set npm|node|cmake|code|npm-html|node-html|pydoc-html|pydoc-rst|pydoc-guide|node-folder|pydoc-folder|pydoc-guide-folder]
+    .venv/bin/python bench/eval_docs_qa.py [--set npm|node|cmake|code|npm-html|node-html|pydoc-html|pydoc-rst|pydoc-guide|node-folder|pydoc-folder|pydoc-guide-folder|mixed]
                                            [--docs DIR] [--budget 1400]
                                            [--split all|development|holdout] [--cases] [--cli]
 
@@ -41,6 +41,10 @@ from there (never copied into this repository):
   ``_sources`` and the scripts under ``_static`` (1,000+ files). Pointing the tool at a
   docs folder as it is is what users do; duplicates and build files are part of it. Quotes
   are matched `loose`ly, and a case's file counts as hit when any of its `twin`s is packed;
+- ``mixed``: the npm, Node, CMake and Python library docs (the first four sets' files)
+  in ONE index, each set asked its own questions, matched `loose`ly: a corpus of unrelated
+  manuals, where one manual's questions meet the others' words (a question about
+  ``setTimeout`` and "30 days" now also matches Python's ``datetime`` page);
 - ``code``: not docs but a program: the running interpreter's standard library (the 734
   ``.py`` files the native benchmark indexes), with questions about the behaviour of some
   modules in ``bench/code-qa`` (each case names its split).
@@ -123,9 +127,15 @@ FOLDER_SETS = {
 }
 for _name, (_base, _folder) in FOLDER_SETS.items():
     SETS[_name] = (SETS[_base][0], _folder, SETS[_base][2], "folder")
+# Several sets in ONE index (each set's folder under its name, through symbolic links in a
+# temporary folder, `mixed_root`), each asked its own questions: a corpus of unrelated
+# manuals, where one manual's questions meet the others' words.
+MIXED_SETS = {"mixed": ("npm", "node", "cmake", "pydoc-html")}
+for _name in MIXED_SETS:
+    SETS[_name] = (None, None, {}, "mixed")
 # sets whose quotes are matched `loose`ly in what a reader sees; how a case's "file" names
 # the set's own file
-LOOSE_SETS = set(HTML_SETS) | set(FOLDER_SETS) | {"pydoc-html", "pydoc-guide"}
+LOOSE_SETS = set(HTML_SETS) | set(FOLDER_SETS) | set(MIXED_SETS) | {"pydoc-html", "pydoc-guide"}
 FILE_OF = {**{name: (lambda f: f[:-3] + ".html") for name in HTML_SETS},
            "pydoc-rst": lambda f: f[:-5] + ".rst.txt"}
 _TAG = re.compile(r"<!--.*?-->|<(script|style)\b.*?</\1\s*>|<[^>]*>", re.S | re.I)
@@ -134,6 +144,12 @@ _TAG = re.compile(r"<!--.*?-->|<(script|style)\b.*?</\1\s*>|<[^>]*>", re.S | re.
 def html_text(text: str) -> str:
     """A packed text as a reader sees it: an HTML page's markup dropped, references decoded."""
     return html.unescape(_TAG.sub(" ", text))
+
+
+def seen_text(text: str, path: str) -> str:
+    """A packed text of ``path`` as a reader sees it: an HTML page's markup dropped
+    (`html_text`); any other file's text as it is (a ``<name>`` placeholder is text there)."""
+    return html_text(text) if path.lower().endswith((".html", ".htm", ".xhtml")) else text
 
 
 def loose(text: str) -> str:
@@ -155,6 +171,8 @@ def doc_files(docs: Path, which: str) -> list[str]:
     """The set's documentation files under ``docs``, relative, sorted."""
     if SETS[which][3] is None:  # the code set: the stdlib .py files the benchmarks index
         return [corpus.rel_path(p, docs) for p in corpus.stdlib_files(docs)]
+    if which in MIXED_SETS:
+        return [f"{m}/{rel}" for m in MIXED_SETS[which] for rel in doc_files(docs / m, m)]
     if SETS[which][3] == "folder":  # what `rag index` would take, UTF-8 text only
         from ragweb.config import default_config
         from ragweb.files import iter_files
@@ -173,6 +191,12 @@ def load_cases(docs: Path, which: str = "npm", normalize=None) -> tuple[list[dic
     (compared as the scorer compares them: ``normalize``, default the shared scorer's)."""
     normalize = normalize or load_scorer(DEFAULT_EVAL).normalize
     cases, problems = [], []
+    if which in MIXED_SETS:  # each member's cases, their ids and files under its name
+        for m in MIXED_SETS[which]:
+            mine, bad = load_cases(docs / m, m, normalize)
+            cases += [{**c, "id": f"{m}:{c['id']}", "file": c["file"] and f"{m}/{c['file']}"} for c in mine]
+            problems += bad
+        return cases, problems
     cases_dir, _, splits, _ = SETS[which]
     norm_file = normalize
     if which in LOOSE_SETS:  # the page as a reader sees it, the quote as it is
@@ -223,8 +247,20 @@ def run(engine_or_root, cases: list[dict], flags: list[str], budget: int, work: 
         results[cid] = {"texts": texts, "tokens": p["used_tokens"],
                         "paths": [s["path"] for s in p["snippets"]],
                         # an HTML page's snippet is its visible text already
-                        "seen": [s["text"] if s.get("visible") else html_text(s["text"]) for s in p["snippets"]]}
+                        "seen": [s["text"] if s.get("visible") else seen_text(s["text"], s["path"])
+                                 for s in p["snippets"]]}
     return results, packs
+
+
+def mixed_root(which: str) -> Path:
+    """A folder holding a link to each member set's folder, under the member's name."""
+    root = Path(tempfile.gettempdir()) / f"ragweb-{which}-docs"
+    root.mkdir(exist_ok=True)
+    for m in MIXED_SETS[which]:
+        link = root / m
+        if not link.is_symlink():
+            link.symlink_to(SETS[m][1], target_is_directory=True)
+    return root
 
 
 def _utf8(path: Path) -> bool:
@@ -251,7 +287,7 @@ def summarize(scorer, cases: list[dict], results: dict, split: str, html_set: bo
         return {}
     def recall(r: dict, quotes: list[str]) -> float:
         if html_set:
-            return loose_recall(r.get("seen") or [html_text(t) for t in r["texts"]], quotes)
+            return loose_recall(r.get("seen") or [seen_text(t, p) for t, p in zip(r["texts"], r["paths"])], quotes)
         return scorer.recall(r["texts"], quotes)
 
     rec = [recall(results[c["id"]], [e["quote"] for e in c["evidence"]]) for c in mine]
@@ -272,7 +308,7 @@ def main() -> int:
     ap.add_argument("--cases", action="store_true", help="one line per development case")
     ap.add_argument("--cli", action="store_true", help="use `rag index` + `rag pack --batch` instead of Engine")
     args = ap.parse_args()
-    args.docs = args.docs or SETS[args.set][1]
+    args.docs = args.docs or (mixed_root(args.set) if args.set in MIXED_SETS else SETS[args.set][1])
     if not args.docs.is_dir():
         raise SystemExit(f"no docs at {args.docs}: install Debian's nodejs (npm, node), cmake-data (cmake) "
                          "or python3-doc (pydoc-*), which ship these docs, or pass --docs")
