@@ -63,6 +63,7 @@ eval: setup
 	$(PY) bench/eval_docs_qa.py --set pydoc-guide --split all --cli
 	$(PY) bench/eval_docs_qa.py --set pydoc-folder --split all --cli
 	$(PY) bench/eval_docs_qa.py --set pydoc-guide-folder --split all --cli
+	$(PY) bench/eval_docs_qa.py --set mixed --split all --cli
 
 clean:
 	rm -rf site build dist .pytest_cache
