@@ -366,6 +366,15 @@ def main() -> int:
         line += f"{secs:>9.2f}"
         print(line)
     print(f"ragweb indexing: {index_s:.2f} s. file hit: the answer's file is among the packed snippets' paths.")
+    if args.set in MIXED_SETS:  # each member's share, development / holdout recall
+        for m in MIXED_SETS[args.set]:
+            mine = [c for c in cases if c["id"].startswith(m + ":")]
+            cells = []
+            for name, results, *_ in rows:
+                parts = [summarize(scorer, mine, results, sp, True) for sp in splits]
+                cells.append(f"{name.split(' ')[0] if name.startswith('baseline') else name}: "
+                             + " / ".join(f"{100 * g['recall']:.1f}" if g else "-" for g in parts))
+            print(f"  {m:<11} " + " | ".join(cells))
     if args.cases:
         print(f"\nper development case: recall/tokens, then the files packed (first 3)")
         for c in cases:
