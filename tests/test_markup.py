@@ -375,3 +375,51 @@ def test_a_page_and_its_html_build_in_one_index_are_not_packed_twice():
     assert said.count(cp.same_text_key(answer)) == 1, packed["snippets"]  # once, from either file
     assert said.count(cp.same_text_key(other)) == 1, packed["snippets"]
     assert cp.same_text_key("See [the `docs`](https://x.y/z) and [more][ref].") == "seethedocsandmore"
+
+
+def _shown_rows(eng):
+    return eng.conn.execute("SELECT file FROM shown ORDER BY file").fetchall()
+
+
+def _fresh_reads(eng, q):
+    """(path, range, text) of the hits and the pack of ``q``, read by a new engine over the same database."""
+    again = Engine(eng.conn, eng.config)
+    hits = [(h.path, h.range, h.text) for h in again.search(q)]
+    packed = again.pack(q, 300)
+    return hits, [(s["path"], s["range"], s["text"]) for s in packed["snippets"]]
+
+
+def test_a_pages_shown_text_is_kept_when_indexed_and_hits_read_the_same_without_it():
+    from ragweb import store
+    eng = _engine()
+    (fid,) = eng.conn.execute("SELECT id FROM files WHERE path = 'guide/widget.html'").fetchone()
+    assert store.get_shown(eng.conn, fid) == show_html(eng.file_text("guide/widget.html"))
+    assert len(_shown_rows(eng)) == 1  # pages only: notes.md has none
+    kept = _fresh_reads(eng, "widget retries upload")
+    assert kept[0] and kept[1]
+    store.drop_shown(eng.conn)  # an index written before pages were kept: read them again
+    assert store.get_shown(eng.conn, fid) is None and _fresh_reads(eng, "widget retries upload") == kept
+
+
+def test_a_kept_shown_text_for_other_text_or_damaged_is_not_used():
+    from ragweb import store
+    eng = _engine()
+    (fid,) = eng.conn.execute("SELECT id FROM files WHERE path = 'guide/widget.html'").fetchone()
+    kept = _fresh_reads(eng, "widget retries upload")
+    eng.conn.execute("UPDATE shown SET sha256 = 'other'")  # a page of that id since, by an older ragweb
+    assert store.get_shown(eng.conn, fid) is None and _fresh_reads(eng, "widget retries upload") == kept
+    eng.conn.execute("UPDATE shown SET sha256 = (SELECT sha256 FROM files WHERE id = ?), data = x'00ff'", (fid,))
+    assert store.get_shown(eng.conn, fid) is None and _fresh_reads(eng, "widget retries upload") == kept
+
+
+def test_removing_or_replacing_a_page_forgets_its_kept_shown_text():
+    from ragweb import store
+    eng = _engine()
+    eng.add_document("guide/widget.html", PAGE.replace("three times", "five times"))
+    (fid,) = eng.conn.execute("SELECT id FROM files WHERE path = 'guide/widget.html'").fetchone()
+    assert _shown_rows(eng) == [(fid,)] and "five times" in store.get_shown(eng.conn, fid)
+    assert eng.remove_document("guide/widget.html") and _shown_rows(eng) == []
+    eng.add_document("guide/widget.html", PAGE)
+    eng.reset()
+    assert store.get_shown(eng.conn, fid) is None
+    assert not eng.conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'shown'").fetchone()

@@ -25,7 +25,7 @@ from collections import _count_elements  # C helper behind Counter.update
 
 from ragweb.analysis import WORD_RE, Analyzer
 from ragweb.chunking import Outline, chunk_lines, code_outline, is_markdown, outline, split_lines
-from ragweb.markup import FILL, is_html, mask_html, pre_lines, show_html, visible
+from ragweb.markup import FILL, is_html, pre_lines, show_html, visible
 from ragweb.config import default_config
 from ragweb.files import GlobSet
 from ragweb.errors import EmptyQueryError, IndexBusyError, IndexCorruptError, RagError, UsageError
@@ -234,6 +234,7 @@ class Engine:
         for table in ("files", "chunks", "terms", "postings", "dead", "skipped", "meta"):
             self.conn.execute(f"DELETE FROM {table}")
         self.conn.execute("DROP TABLE IF EXISTS vectors")
+        store.drop_shown(self.conn)
         self.conn.execute("INSERT INTO meta VALUES('format', ?)", (str(store.FORMAT_VERSION),))
         self._load_state()
         self.settings = analysis_settings(self.config)
@@ -310,7 +311,8 @@ class Engine:
             sha256 = hashlib.sha256(data).hexdigest()
         settings = self.settings
         # terms and chunk boundaries come from what a reader sees: an HTML page's view
-        view = mask_html(text) if self.reads_html(path) else text
+        shown = show_html(text) if self.reads_html(path) else None
+        view = text if shown is None else shown.replace(FILL, " ")
         chunks = chunk_lines(view, settings["chunk_tokens"], settings["chunk_overlap"], self.is_prose(path))
         lines = split_lines(text)
         starts = [0] * len(lines)  # character offset of each line in text
@@ -346,6 +348,8 @@ class Engine:
             file_id = cur.lastrowid
             self.conn.executemany("INSERT INTO chunks VALUES(?,?,?,?,?,?,?,?,?,?,?)",
                                   [(r[0], file_id) + r[2:] for r in rows])
+            if shown is not None:
+                store.put_shown(self.conn, file_id, sha256, shown)
             self._savepoint_end()
         except BaseException:
             self._savepoint_rollback()
@@ -436,6 +440,7 @@ class Engine:
             self.n_dead += len(dead_rows)
         self.conn.execute("DELETE FROM chunks WHERE file_id=?", (file_id,))
         self.conn.execute("DELETE FROM files WHERE id=?", (file_id,))
+        store.drop_shown(self.conn, file_id)
         self._dirty = True
         return True
 
@@ -766,9 +771,11 @@ class Engine:
                 self._views.clear()
             # split, not split_lines: the stored lines may end with an empty one
             text = "\n".join(lines)
-            shown = show_html(text).split("\n")
-            views = self._views[file_id] = ([line.replace(FILL, " ") for line in shown], shown,
-                                            [visible(line) for line in shown], pre_lines(text))
+            kept = store.get_shown(self.conn, file_id)  # kept when indexed: reading it again is slow
+            shown = kept if kept is not None and len(kept) == len(text) else show_html(text)
+            # (`visible` works line by line, so the whole text's is its lines', joined)
+            views = self._views[file_id] = (shown.replace(FILL, " ").split("\n"), shown.split("\n"),
+                                            visible(shown).split("\n"), pre_lines(text))
         return views
 
     def file_outline(self, file_id: int, lines: list[str], markdown: bool, path: str = "") -> Outline:

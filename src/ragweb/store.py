@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 import sys
+import zlib
 from array import array
 from pathlib import Path
 
@@ -52,6 +53,12 @@ CREATE TABLE dead(chunk INTEGER PRIMARY KEY);
 CREATE TABLE skipped(path TEXT PRIMARY KEY, mtime REAL NOT NULL, size INTEGER NOT NULL, reason TEXT NOT NULL);
 """
 
+# An HTML page's shown text (`ragweb.markup.show_html`), kept so that showing a hit does not
+# read the whole page again: zlib-compressed UTF-8 (about an eighth of the page's size),
+# with the sha256 of the text it was made from. Created when first written, so the format
+# is unchanged (an index without it shows pages as before, by reading them).
+SHOWN_TABLE = "CREATE TABLE IF NOT EXISTS shown(file INTEGER PRIMARY KEY, sha256 TEXT NOT NULL, data BLOB NOT NULL)"
+
 _SWAP = sys.byteorder != "little"
 
 
@@ -80,6 +87,40 @@ def ints_to_blob(values) -> bytes:
 def blob_to_ints(blob: bytes) -> array:
     """Unpack a little-endian int32 blob."""
     return blob_to_array("i", blob)
+
+
+def put_shown(conn: sqlite3.Connection, file_id: int, sha256: str, shown: str) -> None:
+    """Keep a page's shown text (`SHOWN_TABLE`)."""
+    conn.execute(SHOWN_TABLE)
+    conn.execute("INSERT OR REPLACE INTO shown VALUES(?, ?, ?)",
+                 (file_id, sha256, zlib.compress(shown.encode("utf-8", "surrogatepass"), 1)))
+
+
+def get_shown(conn: sqlite3.Connection, file_id: int) -> str | None:
+    """A page's kept shown text, or None when there is none for the file's current text
+    (never kept, the table absent, or kept for other text: a file of the same id since)."""
+    try:
+        row = conn.execute("SELECT s.data FROM shown s JOIN files f ON f.id = s.file "
+                           "WHERE s.file = ? AND s.sha256 = f.sha256", (file_id,)).fetchone()
+    except sqlite3.OperationalError:  # no such table
+        return None
+    if row is None:
+        return None
+    try:
+        return zlib.decompress(row[0]).decode("utf-8", "surrogatepass")
+    except (zlib.error, UnicodeDecodeError):
+        return None
+
+
+def drop_shown(conn: sqlite3.Connection, file_id: int | None = None) -> None:
+    """Forget a file's kept shown text (every file's when ``file_id`` is None)."""
+    if file_id is None:
+        conn.execute("DROP TABLE IF EXISTS shown")
+        return
+    try:
+        conn.execute("DELETE FROM shown WHERE file = ?", (file_id,))
+    except sqlite3.OperationalError:  # no such table
+        pass
 
 
 def _configure(conn: sqlite3.Connection) -> sqlite3.Connection:
