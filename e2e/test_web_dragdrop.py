@@ -55,12 +55,13 @@ def test_drop_files(app):
         ["script.py", "def fog_signal():\n    return 'horn'\n"],
         ["photo.png", [137, 80, 78, 71, 13, 10, 26, 10, 0, 0]],        # not included
         ["data.txt", [0, 1, 2, 3, 0, 255, 0, 7, 0, 0, 1, 2, 3, 4]],    # binary
+        ["searchindex.js", 'Search.setIndex({"terms":"' + "fog signal " * 40 + '"})'],  # minified
     ])
     assert app.stats()["files"] == ["notes.md", "script.py"]
     hits = app.query("fog signal")["results"]
     assert {h["path"] for h in hits} == {"notes.md", "script.py"}
     text = progress_text(app)
-    assert "Indexed 2 of 4 files" in text and "2 skipped" in text
+    assert "Indexed 2 of 5 files" in text and "3 skipped" in text
     bar = app.page.evaluate("[document.getElementById('progress-bar').value, document.getElementById('progress-bar').max]")
     assert bar[0] == bar[1]
 

@@ -408,3 +408,16 @@ def test_file_sha256(tmp_path):
     data = os.urandom(3 << 20)
     (tmp_path / "f").write_bytes(data)
     assert file_sha256(tmp_path / "f") == hashlib.sha256(data).hexdigest()
+
+
+def test_minified_reason_reads_scripts_styles_and_json_only():
+    from ragweb.files import MINIFIED_LINE_CHARS, minified_reason
+    line = "x" * (MINIFIED_LINE_CHARS + 1)
+    for path in ("a.js", "b.mjs", "c.CSS", "_build/searchindex.js", "search/search_index.json"):
+        assert minified_reason(path, line).startswith("minified"), path
+        assert minified_reason(path, line + "\n") is not None, path
+    assert minified_reason("a.js", "x" * MINIFIED_LINE_CHARS) is None  # at the limit
+    assert minified_reason("a.js", (line + "\n" + "y\n") * 3) is None  # an average, not one line
+    for path in ("a.md", "a.txt", "a.html", "a.py"):
+        assert minified_reason(path, line) is None, path
+    assert minified_reason("empty.js", "") is None

@@ -80,6 +80,24 @@ def test_binary_and_large_files_are_skipped_and_counted(sample_root):
     assert "blob.txt" not in eng.stats()["files"] and "huge.txt" not in eng.stats()["files"]
 
 
+def test_minified_scripts_and_generated_search_indexes_are_skipped_and_counted(sample_root):
+    words = " ".join(f"term{i}" for i in range(60))
+    (sample_root / "searchindex.js").write_text('Search.setIndex({"terms": "' + words * 20 + '"})')
+    (sample_root / "bundle.css").write_text(".a{color:red}" * 100)
+    (sample_root / "app.js").write_text("// term7 in a readable script\nexport const a = 1;\n")
+    (sample_root / "long.md").write_text(words * 20 + "\n")  # prose: long lines are paragraphs
+    r = index_root(sample_root, default_config())
+    assert r.minified == 2 and "2 minified" in r.summary()
+    files = Engine.open(index_path(sample_root)).stats()["files"]
+    assert "searchindex.js" not in files and "bundle.css" not in files
+    assert "app.js" in files and "long.md" in files
+    again = index_root(sample_root, default_config())  # remembered: not read again until it changes
+    assert again.minified == 0 and again.added == again.updated == 0
+    (sample_root / "searchindex.js").write_text('Search.setIndex({\n  "terms": "term1"\n})\n')
+    r = index_root(sample_root, default_config())
+    assert r.added == 1 and "searchindex.js" in Engine.open(index_path(sample_root)).stats()["files"]
+
+
 def test_file_that_becomes_binary_is_removed(sample_root):
     index_root(sample_root, default_config())
     (sample_root / "README.md").write_bytes(b"\x00\x00\x00 now binary")

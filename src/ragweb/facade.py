@@ -417,7 +417,7 @@ def index_bytes(path, data, mtime=None) -> str:
     """Index one dropped file from its bytes, with the CLI's rules.
 
     Returns ragIndex's shape on success, or ``{"skipped": reason, "filename": path}`` for an
-    excluded, too large or binary file.
+    excluded, too large, binary or minified file.
     """
     from ragweb import files
 
@@ -426,8 +426,7 @@ def index_bytes(path, data, mtime=None) -> str:
     reason = _skip_reason(path, len(raw))
     if reason is None:
         text = files.decode_bytes(raw)
-        if text is None:
-            reason = "binary"
+        reason = "binary" if text is None else files.minified_reason(path, text)
     if reason:
         return _json({"skipped": reason, "filename": path})
     mtime = _null(mtime)

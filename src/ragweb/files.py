@@ -26,6 +26,12 @@ from .errors import UsageError
 
 IGNORE_FILES = (".gitignore", ".ragignore")  # read in this order; later rules win
 SNIFF_BYTES = 8192  # binary detection looks at this many leading bytes
+# A script, style sheet or JSON file whose lines average more than this many characters
+# is minified or generated (a bundled library, a doc build's search index): machine text
+# whose words match every question. (GitHub Linguist calls a .js or .css file minified
+# past 110 characters; this is more lenient.)
+MINIFIED_SUFFIXES = (".js", ".mjs", ".cjs", ".css", ".json", ".map")
+MINIFIED_LINE_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -312,7 +318,21 @@ def read_text_file(abspath: str | os.PathLike, max_bytes: int) -> DecodeResult:
     if len(data) > max_bytes:  # grew since fstat
         return DecodeResult(None, f"too large ({len(data)}+ bytes > max_file_bytes {max_bytes})")
     text = decode_bytes(data)
-    return DecodeResult(None, "binary") if text is None else DecodeResult(text)
+    if text is None:
+        return DecodeResult(None, "binary")
+    minified = minified_reason(str(abspath), text)
+    return DecodeResult(None, minified) if minified else DecodeResult(text)
+
+
+def minified_reason(path: str, text: str) -> str | None:
+    """"minified (...)" for a script, style sheet or JSON file of machine text (`MINIFIED_LINE_CHARS`), else None."""
+    if not path.lower().endswith(MINIFIED_SUFFIXES):
+        return None
+    lines = text.count("\n") + (not text.endswith("\n"))
+    average = (len(text) - text.count("\n")) / max(lines, 1)
+    if average <= MINIFIED_LINE_CHARS:
+        return None
+    return f"minified (lines of {average:.0f} characters on average)"
 
 
 _BOMS = (  # UTF-32 first: its little-endian BOM starts with the UTF-16 one

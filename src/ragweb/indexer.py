@@ -124,6 +124,7 @@ class IndexReport:
     unchanged: int = 0
     binary: int = 0
     too_large: int = 0
+    minified: int = 0
     chunks: int = 0
     total_chunks: int = 0
     files: int = 0
@@ -133,7 +134,7 @@ class IndexReport:
     problems: list[tuple[str, str]] = field(default_factory=list)
 
     def summary(self) -> str:
-        skipped = self.unchanged + self.binary + self.too_large
+        skipped = self.unchanged + self.binary + self.too_large + self.minified
         parts = [f"{self.added} added", f"{self.updated} updated", f"{self.removed} removed",
                  f"{skipped} skipped"]
         detail = []
@@ -143,6 +144,8 @@ class IndexReport:
             detail.append(f"{self.binary} binary")
         if self.too_large:
             detail.append(f"{self.too_large} too large")
+        if self.minified:
+            detail.append(f"{self.minified} minified")
         if self.problems:
             detail.append(f"{len(self.problems)} unreadable")
         text = ", ".join(parts)
@@ -231,11 +234,13 @@ def _index_one(engine: Engine, entry: FileEntry, old, max_bytes: int, report: In
             report.binary += 1
         elif reason.startswith("too large"):
             report.too_large += 1
+        elif reason.startswith("minified"):
+            report.minified += 1
         else:
             report.problems.append((entry.path, reason))
         if engine.remove_document(entry.path):  # indexed before: what is there now cannot be
             report.removed += 1
-        if reason == "binary" or reason.startswith("too large"):
+        if reason == "binary" or reason.startswith(("too large", "minified")):
             # Remembered, so later runs and queries do not see it as new until it changes
             # (an unreadable file is tried again every time).
             engine.mark_skipped(entry.path, entry.mtime, entry.size, reason)
