@@ -171,6 +171,7 @@ class Engine:
         self._path_terms: dict[str, frozenset] = {}
         self._outlines: dict[int, Outline] = {}  # file id -> its outline (compaction reads it per pack)
         self._views: dict[int, tuple] = {}       # file id -> an HTML page's view, shown and visible lines, <pre> lines
+        self._shown: dict[int, str] = {}         # file id -> an HTML page's shown text
         self._lines: dict[int, list[str]] = {}   # file id -> its lines (packing reads them per pack)
         self._lines_size = 0                     # characters in _lines
         self._vectors = None                     # (chunk ids, unit vectors, their numpy matrix or None) for vector search
@@ -420,6 +421,7 @@ class Engine:
         file_id = row[0]
         self._outlines.pop(file_id, None)  # SQLite may give a later file this id again
         self._views.pop(file_id, None)
+        self._shown.pop(file_id, None)
         lines = self._lines.pop(file_id, None)
         if lines is not None:
             self._lines_size -= sum(map(len, lines)) + len(lines) - 1
@@ -735,6 +737,7 @@ class Engine:
                 cache.clear()
                 self._outlines.clear()
                 self._views.clear()
+                self._shown.clear()
                 self._lines_size = 0
             for fid, text in rows:
                 out[fid] = cache[fid] = split_lines(text)
@@ -769,14 +772,25 @@ class Engine:
         if views is None:
             if len(self._views) >= FILE_CACHE:
                 self._views.clear()
-            # split, not split_lines: the stored lines may end with an empty one
-            text = "\n".join(lines)
-            kept = store.get_shown(self.conn, file_id)  # kept when indexed: reading it again is slow
-            shown = kept if kept is not None and len(kept) == len(text) else show_html(text)
+            shown = self.shown_text(file_id)
+            n = len(lines)  # (a text's last line break ends a line: it starts none)
             # (`visible` works line by line, so the whole text's is its lines', joined)
-            views = self._views[file_id] = (shown.replace(FILL, " ").split("\n"), shown.split("\n"),
-                                            visible(shown).split("\n"), pre_lines(text))
+            views = self._views[file_id] = (shown.replace(FILL, " ").split("\n")[:n], shown.split("\n")[:n],
+                                            visible(shown).split("\n")[:n], pre_lines("\n".join(lines)))
         return views
+
+    def shown_text(self, file_id: int) -> str:
+        """An HTML page's shown text (`markup.show_html`, same offsets as the stored text):
+        as kept when it was indexed, else read again (an index written before it was kept)."""
+        shown = self._shown.get(file_id)
+        if shown is None:
+            if len(self._shown) >= FILE_CACHE:
+                self._shown.clear()
+            shown = store.get_shown(self.conn, file_id)
+            if shown is None:
+                shown = show_html("\n".join(self.file_lines([file_id])[file_id]))
+            self._shown[file_id] = shown
+        return shown
 
     def file_outline(self, file_id: int, lines: list[str], markdown: bool, path: str = "") -> Outline:
         """The `chunking.outline` of a file's ``lines`` (`chunking.code_outline` of a program;
@@ -796,20 +810,15 @@ class Engine:
     def fill_text(self, hits: list[Hit]) -> None:
         """Set each hit's text to exactly its stored lines (or its piece of one long line);
         an HTML page's hit gets the visible text of that span (`file_shown`)."""
-        texts = dict(self._select_in(
-            "SELECT c.id, substr(f.text, c.char_start + 1, c.char_end - c.char_start) "
-            "FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN", [h.chunk_id for h in hits]))
+        pages = {h.chunk_id for h in hits if self.reads_html(h.path)}
+        rows = self._select_in(
+            "SELECT c.id, c.char_start, c.char_end, substr(f.text, c.char_start + 1, c.char_end - c.char_start) "
+            "FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN", [h.chunk_id for h in hits])
+        spans = {cid: (a, b, text) for cid, a, b, text in rows}
         for h in hits:
-            h.text = texts[h.chunk_id]
-        pages = [h for h in hits if self.reads_html(h.path)]
-        if pages:
-            lines_of = self.file_lines(h.file_id for h in pages)
-            for h in pages:
-                shown = self.file_shown(h.file_id, h.path, lines_of[h.file_id])
-                if h.col_start is None:
-                    h.text = visible("\n".join(shown[h.start_line - 1:h.end_line]))
-                else:
-                    h.text = visible(shown[h.start_line - 1][h.col_start:h.col_end])
+            a, b, h.text = spans[h.chunk_id]
+            if h.chunk_id in pages:  # the same span of the shown text: what a reader sees of it
+                h.text = visible(self.shown_text(h.file_id)[a:b])
                 h.visible = True
 
     def widen(self, hit: Hit, context: int) -> Hit:

@@ -100,16 +100,17 @@ def get_shown(conn: sqlite3.Connection, file_id: int) -> str | None:
     """A page's kept shown text, or None when there is none for the file's current text
     (never kept, the table absent, or kept for other text: a file of the same id since)."""
     try:
-        row = conn.execute("SELECT s.data FROM shown s JOIN files f ON f.id = s.file "
+        row = conn.execute("SELECT s.data, length(f.text) FROM shown s JOIN files f ON f.id = s.file "
                            "WHERE s.file = ? AND s.sha256 = f.sha256", (file_id,)).fetchone()
     except sqlite3.OperationalError:  # no such table
         return None
     if row is None:
         return None
     try:
-        return zlib.decompress(row[0]).decode("utf-8", "surrogatepass")
+        shown = zlib.decompress(row[0]).decode("utf-8", "surrogatepass")
     except (zlib.error, UnicodeDecodeError):
         return None
+    return shown if len(shown) == row[1] else None  # (SQLite's length stops at a NUL: then read again)
 
 
 def drop_shown(conn: sqlite3.Connection, file_id: int | None = None) -> None:
