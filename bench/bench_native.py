@@ -52,6 +52,7 @@ SYSTEMS = {
     "rank_bm25": ("rank_bm25 BM25Okapi (Snowball)", "chunks", {}),
     "bm25s": ("bm25s (numpy, Snowball)", "chunks", {}),
     "ragweb_mem": ("ragweb Engine.memory()", "docs", {"copies": 1}),
+    "ragweb_mem_pure": ("ragweb Engine.memory(), no numpy", "docs", {"copies": 1, "pure": True}),
     "ragweb_file": ("ragweb Engine.open(file), 1 txn", "docs", {}),
     "ragweb_mem_2x": ("ragweb Engine.memory(), 2x corpus", "docs", {"copies": 2}),
 }
@@ -183,8 +184,11 @@ def _ragweb_queries(eng, queries) -> dict:
             "pack_used_tokens_mean": statistics.mean(p["used_tokens"] for p in packs)}
 
 
-def worker_ragweb_mem(data, queries, copies=1, **_):
+def worker_ragweb_mem(data, queries, copies=1, pure=False, **_):
+    from ragweb import accel
     from ragweb.engine import Engine
+
+    accel.ENABLED = not pure  # numpy (when installed) only speeds up scoring: same results
 
     t0 = time.perf_counter()
     eng = Engine.memory()
@@ -241,6 +245,7 @@ def worker_scale(data, queries, n=10000, **_):
 
 WORKERS = {"baseline": worker_baseline, "floor": worker_floor,
            "rank_bm25": worker_rank_bm25, "bm25s": worker_bm25s, "ragweb_mem": worker_ragweb_mem,
+           "ragweb_mem_pure": worker_ragweb_mem,
            "ragweb_file": worker_ragweb_file, "ragweb_mem_2x": worker_ragweb_mem,
            "scale": worker_scale}
 

@@ -20,7 +20,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from ragweb import embeddings
+from ragweb import accel, embeddings
 from ragweb.config import load_config
 from ragweb.engine import Engine
 
@@ -327,7 +327,7 @@ def test_semantic_search_is_the_same_with_and_without_numpy(tmp_path, provider, 
     cfg, _ = load_config(root)
     results = []
     for accelerate in (True, False):
-        monkeypatch.setattr(embeddings, "ACCELERATE", accelerate)
+        monkeypatch.setattr(accel, "ENABLED", accelerate)
         eng = Engine.open(root / ".rag" / "index.db", cfg, create=False)
         eng.embedder = embeddings.Embedder(cfg)
         hits = eng.search("kitten feline garage", top_k=3, mmr=False, mode="semantic")

@@ -62,6 +62,57 @@ def test_incremental_index_gives_identical_results_to_fresh(monkeypatch_ops):
     assert st_a["totalChunks"] == eng.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
 
 
+@settings(max_examples=40, deadline=None)
+@given(ops, st.integers(1, 6))
+def test_numpy_scores_a_search_exactly_as_pure_python(ops_, pool):
+    """numpy is an optional accelerator of BM25 scoring: the same hits, scores and order,
+    over segments and removed chunks, with ties at a small pool's cut."""
+    import numpy  # noqa: F401  (a test dependency: the accelerated path must run here)
+    from ragweb import accel
+    cfg = default_config()
+    cfg["index"]["chunk_tokens"] = 32
+    cfg["index"]["chunk_overlap"] = 8
+    eng = Engine.memory(cfg)
+    for op, path, text in ops_:
+        if op == "add":
+            eng.add_document(path, text)
+            eng.add_document("copy-" + path, text)  # ties
+        elif op == "remove":
+            eng.remove_document(path)
+        else:
+            eng.flush()
+    runs = []
+    try:
+        for enabled in (True, False):
+            accel.ENABLED = enabled
+            runs.append([(results(eng, q, top_k=10), results(eng, q, top_k=3, mmr=False, pool=pool),
+                          results(eng, q, top_k=10, path_glob="copy-*")) for q in QUERIES])
+    finally:
+        accel.ENABLED = True
+    assert runs[0] == runs[1]
+
+
+def test_numpy_leaves_removed_chunks_out_of_the_pool():
+    from ragweb import accel
+    eng = Engine.memory()
+    for i in range(30):
+        eng.add_document(f"best{i}.txt", "socket timeout " * (10 - i % 10))
+        eng.add_document(f"weak{i}.txt", "socket worker queue cache index " + "budget " * i)
+    eng.flush()
+    for i in range(6):
+        eng.remove_document(f"best{i}.txt")  # listed dead: their postings stay until a merge
+    eng.flush()
+    assert eng.n_dead == 6  # (too few to merge segments)
+    runs = []
+    try:
+        for enabled in (True, False):
+            accel.ENABLED = enabled
+            runs.append(results(eng, "socket timeout", top_k=8, mmr=False, pool=8))
+    finally:
+        accel.ENABLED = True
+    assert runs[0] == runs[1] and len(runs[0]) == 8
+
+
 def test_many_flushes_merge_segments_and_keep_results(monkeypatch):
     docs = {p: t for p, t in sample_documents()}
     eng = Engine.memory()
@@ -282,3 +333,14 @@ def test_cjk_documents_are_searchable():
     assert [h.path for h in eng.search("日本の首都")][0] == "ja.md"
     assert [h.path for h in eng.search("한국의 수도")][0] == "ko.md"
     assert [h.path for h in eng.search("北京")] == ["zh.md"]
+
+
+def test_ragweb_numpy_0_turns_the_accelerator_off():
+    import os
+    import subprocess
+    import sys
+    code = "from ragweb import accel; print(accel.numpy() is None)"
+    for value, off in (("0", "True"), ("1", "False")):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             env={**os.environ, "RAGWEB_NUMPY": value}, check=True).stdout.strip()
+        assert out == off

@@ -41,6 +41,7 @@ from array import array
 from operator import mul
 from typing import Callable
 
+from ragweb import accel
 from ragweb.errors import RagError
 from ragweb.store import array_to_blob, blob_to_array
 
@@ -205,24 +206,13 @@ def load_vectors(engine) -> tuple[list[int], list[array]]:
     return ids, vectors
 
 
-ACCELERATE = True  # use numpy for `similarities` when it is installed (the same results)
-_BLOCK = 4096      # rows widened to double precision at a time (bounded memory)
-
-
-def _numpy():
-    if not ACCELERATE:
-        return None
-    try:
-        import numpy
-    except ImportError:
-        return None
-    return numpy
+_BLOCK = 4096  # rows widened to double precision at a time (bounded memory)
 
 
 def vector_matrix(vectors: list[array]):
     """``vectors`` as one float32 numpy matrix for `similarities`, or None (no numpy, or
     no vectors): numpy is an optional accelerator, never needed."""
-    np = _numpy()
+    np = accel.numpy()
     if np is None or not vectors:
         return None
     return np.frombuffer(b"".join(v.tobytes() for v in vectors), dtype=np.float32).reshape(len(vectors), -1)
@@ -237,7 +227,7 @@ def similarities(query_vector: list[float], vectors: list[array], matrix=None) -
     round alike unless a rounding midpoint lies that close, and those few are summed again
     in Python."""
     q = blob_vector(normalized_blob(query_vector))
-    np = _numpy() if matrix is not None else None
+    np = accel.numpy() if matrix is not None else None
     if np is None:
         return [round(sum(map(mul, q, v)), 7) for v in vectors]
     qd = np.array(q, dtype=np.float64)
