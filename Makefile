@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PORT   ?= 8000
 
-.PHONY: setup browser-deps site serve test test-unit bench bench-browser eval clean
+.PHONY: setup browser-deps site serve test test-unit bench bench-browser bench-docs eval clean
 
 setup: $(VENV)/.installed
 
@@ -41,6 +41,11 @@ bench: setup
 
 bench-browser: setup browser-deps node_modules/.installed
 	$(PY) bench/bench_browser.py
+
+bench-docs: setup browser-deps node_modules/.installed
+	$(PY) -m pip install -q bm25s numpy
+	@test -d /usr/share/doc/python3.11/html/library || { apt-get update && apt-get install -y python3-doc; }
+	$(PY) bench/bench_docs.py --browser
 
 eval: setup
 	$(PY) bench/eval_readme_qa.py
