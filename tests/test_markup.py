@@ -1,5 +1,6 @@
 """HTML pages: read through their view (markup blanked, offsets kept), cited from the stored text."""
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from ragweb.chunking import split_lines
@@ -243,6 +244,16 @@ def test_navigation_elements_are_not_text_nested_ones_included():
     assert len(shown) == len(page) and shown.count("\n") == page.count("\n")
     assert visible(shown).split() == ["Delta", "body", "text.", "Zeta", "body."]
     assert visible(show_html("<nav>never closed\n<p>lost</p>")).split() == []
+
+
+@pytest.mark.parametrize("before", ["", "\u0130stanbul: ", "\u212a "])  # lowercasing changes the length / not
+def test_navigation_is_found_in_any_case_and_only_in_tags(before):
+    page = (f"<p>{before}Site navigation, roles and a < b navigation.</p>\n"
+            "<DIV ROLE='NAVIGATION'><div>Alpha menu</div></DIV><NaV class=n>Beta menu</nAv>\n"
+            "<div class=\"navigation\">Gamma kept</div><p>role=navigation in text</p>\n")
+    words = visible(show_html(page)).split()
+    assert "Alpha" not in words and "Beta" not in words
+    assert {"navigation.", "Gamma", "role=navigation"} <= set(words)
 
 
 def test_preformatted_lines_are_code_in_compaction():

@@ -79,10 +79,25 @@ def _mark(m: re.Match, room: int) -> str:
     return mark + " " + FILL * (room - len(mark) - 1)
 
 
+_FILLS = [FILL * n for n in range(256)]  # (most tags are short: their fill is made once)
+
+
 def _shown(m: re.Match) -> str:
-    s = m.group()
-    n = len(s)
     kind = m.lastgroup  # None for a comment or a tag without a mark
+    s = m.group()
+    if kind is None or kind == "raw":  # most matches: checked first, in as few steps
+        if "\n" in s:
+            return _blank(s)
+        n = len(s)
+        # a block's tag between two words keeps them apart ("<h2>Title</h2><p>Text" reads
+        # "Title Text"); an inline tag ("<b>", "<code>") and a tag at a line end do not
+        text, b = m.string, m.end()
+        if b < len(text) and text[b] not in "\n<" and _BLOCK_TAG_RE.match(s):
+            a = m.start()
+            if a > 0 and _text_before(text, a):
+                return " " + (_FILLS[n - 1] if n <= 256 else FILL * (n - 1))
+        return _FILLS[n] if n < 256 else FILL * n
+    n = len(s)
     if kind == "ref":
         # the named character (one line: a reference to a line break reads as a space)
         char = html.unescape(s).translate(_NOT_TEXT)
@@ -93,15 +108,7 @@ def _shown(m: re.Match) -> str:
             if n - cut >= 3:
                 return _blank(s[:cut]) + _mark(m, n - cut)
         return _blank(s)
-    if kind == "head" or kind == "item":
-        return _mark(m, n)
-    # a block's tag between two words keeps them apart ("<h2>Title</h2><p>Text" reads
-    # "Title Text"); an inline tag ("<b>", "<code>") and a tag at a line end do not
-    text, a, b = m.string, m.start(), m.end()
-    if (0 < a and b < len(text) and text[b] not in "\n<" and _BLOCK_TAG_RE.match(s)
-            and _text_before(text, a)):
-        return " " + FILL * (n - 1)
-    return FILL * n
+    return _mark(m, n)  # a heading, a term or a list item
 
 
 def _text_before(text: str, at: int, tags: int = 8, reach: int = 400, raw_reach: int = 20_000) -> bool:
@@ -138,13 +145,42 @@ _RAW_END_RE = re.compile(r"</(script|style|template)\s*>", re.I)
 _NAV_START_RE = re.compile(r"<(nav)\b[^<>]*>|<([A-Za-z][\w-]*)\b[^<>]*\brole\s*=\s*[\"']?navigation\b[^<>]*>", re.I)
 
 
+def _nav_starts(text: str) -> list[int]:
+    """Where a navigation element's start tag may begin: each "<nav", and the "<" of each
+    tag holding "navigation" (`_NAV_START_RE` decides). Found with str.find in the
+    lowercased text (matching every tag against the pattern was slow), or, when
+    lowercasing changes the length (a few letters lowercase to two), with a regex."""
+    low = text.lower()
+    if len(low) != len(text):
+        hints = [m.start() for m in re.finditer(r"<nav|navigation", text, re.I)]
+    else:
+        hints = []
+        for word in ("<nav", "navigation"):
+            i = low.find(word)
+            while i >= 0:
+                hints.append(i)
+                i = low.find(word, i + 1)
+    out = set()
+    for i in hints:
+        if text[i] != "<":  # "navigation" names the tag it is in: the last "<" before it
+            j = text.rfind("<", 0, i)
+            if j < 0 or text.find(">", j, i) >= 0:
+                continue
+            i = j
+        out.add(i)
+    return sorted(out)
+
+
 def _without_navigation(text: str) -> str:
     """``text`` with each navigation element (``<nav>``, ``role="navigation"``: site menus,
     tables of contents) as `FILL`, nested elements of the same name included."""
     out, pos = [], 0
-    for m in _NAV_START_RE.finditer(text):
-        if m.start() < pos:
+    for at in _nav_starts(text):
+        if at < pos:
             continue  # inside a navigation element already blanked
+        m = _NAV_START_RE.match(text, at)
+        if m is None:
+            continue
         name = m.group(1) or m.group(2)
         depth, end = 1, len(text)
         for t in re.compile(rf"<(/?){re.escape(name)}\b[^<>]*?(/?)>", re.I).finditer(text, m.end()):
