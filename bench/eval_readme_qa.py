@@ -319,10 +319,10 @@ CV_CANDIDATES: list[tuple[str, dict]] = [
 
 
 def apply_settings(settings: dict) -> dict:
-    """Set module constants ("compact.NAME" / "pack.NAME" / "engine.NAME" -> value); returns
+    """Set module constants ("compact.NAME" / "pack.NAME" / "engine.NAME" / "search.NAME" -> value); returns
     the old values."""
-    from ragweb import analysis, compact, engine, pack
-    mods = {"compact": compact, "pack": pack, "engine": engine, "analysis": analysis}
+    from ragweb import analysis, compact, engine, pack, search
+    mods = {"compact": compact, "pack": pack, "engine": engine, "analysis": analysis, "search": search}
     old = {}
     for key, value in settings.items():
         mod, name = key.split(".", 1)
