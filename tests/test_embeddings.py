@@ -322,6 +322,7 @@ def test_numpy_and_pure_python_similarities_are_the_same():
 
 
 def test_semantic_search_is_the_same_with_and_without_numpy(tmp_path, provider, monkeypatch):
+    import numpy  # noqa: F401  (loaded, as in a process that uses it: small work uses it then)
     root = write_root(tmp_path, provider)
     assert rag("index", root).returncode == 0
     cfg, _ = load_config(root)

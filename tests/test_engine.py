@@ -335,12 +335,14 @@ def test_cjk_documents_are_searchable():
     assert [h.path for h in eng.search("北京")] == ["zh.md"]
 
 
-def test_ragweb_numpy_0_turns_the_accelerator_off():
+def test_numpy_is_loaded_only_for_work_that_pays_for_it_and_ragweb_numpy_0_turns_it_off():
     import os
     import subprocess
     import sys
-    code = "from ragweb import accel; print(accel.numpy() is None)"
-    for value, off in (("0", "True"), ("1", "False")):
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+    code = ("import sys; from ragweb import accel; small = accel.numpy(10); "
+            "print(small is None, 'numpy' in sys.modules, accel.numpy(accel.IMPORT_WORK) is None, "
+            "accel.numpy(10) is None)")
+    for value, out in (("1", "True False False False"), ("0", "True False True True")):
+        got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                              env={**os.environ, "RAGWEB_NUMPY": value}, check=True).stdout.strip()
-        assert out == off
+        assert got == out, value

@@ -212,7 +212,7 @@ _BLOCK = 4096  # rows widened to double precision at a time (bounded memory)
 def vector_matrix(vectors: list[array]):
     """``vectors`` as one float32 numpy matrix for `similarities`, or None (no numpy, or
     no vectors): numpy is an optional accelerator, never needed."""
-    np = accel.numpy()
+    np = accel.numpy(len(vectors) * len(vectors[0]) if vectors else 0)
     if np is None or not vectors:
         return None
     return np.frombuffer(b"".join(v.tobytes() for v in vectors), dtype=np.float32).reshape(len(vectors), -1)

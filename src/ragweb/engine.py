@@ -593,10 +593,7 @@ class Engine:
         norm_a = k1 * (1.0 - b)
         norm_b = k1 * b / avgdl if avgdl else 0.0
         pool = pool or max(top_k * 4, 50)
-        # numpy, when installed, scores a BM25-only search over every chunk at once and cuts
-        # the pool itself; the same arithmetic in the same order gives the same floats
-        np = accel.numpy() if mode == "bm25" and not path_glob else None
-        total = np.zeros(self.next_chunk + 1) if np is not None else None
+        weighted = []  # (idf x (k1 + 1), posting blobs) per question term
         for tid, term, df in self._term_rows(qterms):
             if df <= 0:
                 continue
@@ -604,23 +601,29 @@ class Engine:
             term_of[tid] = term
             if mode == "semantic":  # no BM25 scores; the matched terms are still reported
                 continue
-            w = idf * k1p1
-            blobs = [blob for (blob,) in self.conn.execute(
-                "SELECT data FROM postings WHERE term=? ORDER BY seg", (tid,))]
-            if np is not None:
+            weighted.append((idf * k1p1, [blob for (blob,) in self.conn.execute(
+                "SELECT data FROM postings WHERE term=? ORDER BY seg", (tid,))]))
+        # numpy, when installed (`accel`), scores a BM25-only search over every chunk at
+        # once and cuts the pool itself; the same arithmetic in the same order gives the
+        # same floats
+        postings = sum(len(blob) for _, blobs in weighted for blob in blobs) // 12
+        np = accel.numpy(postings) if mode == "bm25" and not path_glob else None
+        if np is not None:
+            total = np.zeros(self.next_chunk + 1)
+            for w, blobs in weighted:
                 arr = np.frombuffer(b"".join(blobs), dtype="<i4").reshape(-1, 3)
                 tf = arr[:, 1].astype(np.float64)
                 total += np.bincount(arr[:, 0], w * tf / (tf + norm_a + norm_b * arr[:, 2]), len(total))
-                continue
-            get = scores.get
-            for blob in blobs:
-                arr = store.blob_to_ints(blob)
-                for c, tf, ln in zip(arr[0::3], arr[1::3], arr[2::3]):
-                    if dead and c in dead:
-                        continue
-                    scores[c] = get(c, 0.0) + w * tf / (tf + norm_a + norm_b * ln)
-        if np is not None:
             scores = _pool_scores(np, total, dead, pool)
+        else:
+            get = scores.get
+            for w, blobs in weighted:
+                for blob in blobs:
+                    arr = store.blob_to_ints(blob)
+                    for c, tf, ln in zip(arr[0::3], arr[1::3], arr[2::3]):
+                        if dead and c in dead:
+                            continue
+                        scores[c] = get(c, 0.0) + w * tf / (tf + norm_a + norm_b * ln)
         vector = self._vector_scores(query) if mode != "bm25" else {}
         if not scores and not vector:
             return []
