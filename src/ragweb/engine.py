@@ -800,11 +800,12 @@ class Engine:
         as kept when it was indexed, else read again (an index written before it was kept)."""
         shown = self._shown.get(file_id)
         if shown is None:
-            if len(self._shown) >= FILE_CACHE:
-                self._shown.clear()
             shown = store.get_shown(self.conn, file_id)
             if shown is None:
                 shown = show_html("\n".join(self.file_lines([file_id])[file_id]))
+            if (len(self._shown) >= FILE_CACHE
+                    or sum(map(len, self._shown.values())) + len(shown) > FILE_CACHE_CHARS):
+                self._shown.clear()
             self._shown[file_id] = shown
         return shown
 
