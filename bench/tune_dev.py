@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Compare settings of ragweb's packing on every DEVELOPMENT split at once (never holdout).
+
+Each candidate is a name and module constants or config values to set for its run:
+
+    .venv/bin/python bench/tune_dev.py '[["now", {}],
+        ["rank1", {"compact.RANK_BONUS": 1.0}],
+        ["lam.8", {"cfg.retrieve.mmr_lambda": 0.8}]]' [--html]
+
+Keys: ``compact.NAME``, ``pack.NAME``, ``engine.NAME``, ``search.NAME``, ``analysis.NAME``
+(module constants, `eval_readme_qa.apply_settings`) and ``cfg.SECTION.KEY`` (the engines'
+config). Sets, development split only, in-process engines, budget 1,400:
+
+- ``rq``: readme-qa, each README in its own index; ``one``: all its READMEs in one index;
+- ``rd``: bench/readme-dev-qa, each README alone;
+- ``npm``, ``node``, ``cmake``, ``code``: the docs sets of `eval_docs_qa.py` (Debian's docs);
+- with ``--html`` also ``npm-html``, ``node-html``, ``pydoc-html``, ``pydoc-rst``.
+
+Per set: recall with compaction / with ``--lean``; then mean tokens of rq and rd (normal /
+lean), refused unanswerable (U) and refused answerable (A) questions per set. The
+objective is the mean normal recall + 0.5 x the mean lean recall - 0.002 x the wrong
+refusals: one number to rank candidates by, not a verdict (a quote of one small set is
+worth several points of it; read the per-set figures). The holdout splits, readme-blind and
+the folder sets stay out of it, so they can still tell whether a change generalises.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "src"))
+
+import eval_docs_qa as ed  # noqa: E402
+import eval_readme_qa as er  # noqa: E402
+
+DOC_SETS = ("npm", "node", "cmake", "code")
+HTML_SETS = ("npm-html", "node-html", "pydoc-html", "pydoc-rst")
+BUDGET = 1400
+
+
+def doc_engine(name: str):
+    from ragweb.engine import Engine
+
+    docs = ed.SETS[name][1]
+    cases = [c for c in ed.load_cases(docs, name)[0] if c["split"] == "development"]
+    eng = Engine.memory()
+    for rel in ed.doc_files(docs, name):
+        eng.add_document(rel, (docs / rel).read_text(encoding="utf-8"))
+    eng.flush()
+    return eng, cases
+
+
+class Suite:
+    """The development sets, indexed once; `evaluate` runs one candidate over all of them."""
+
+    def __init__(self, html: bool, work: Path):
+        self.scorer = er.load_scorer(er.DEFAULT_EVAL)
+        self.work = work
+        self.ds = self.scorer.load_dataset(er.DEFAULT_EVAL / "dataset.json")
+        self.dev = [c for c in self.ds["cases"] if c["split"] == "development"]
+        self.roots = er.prepare_roots(self.ds, self.dev, er.DEFAULT_EVAL, work, True)
+        self.one = er.prepare_one_root(self.ds, self.dev, er.DEFAULT_EVAL, work, True)
+        self.ds2, _ = er.local_dataset(er.LOCAL_SETS["readme-dev"], self.scorer.normalize)
+        self.dev2 = self.ds2["cases"]
+        self.roots2 = er.prepare_roots(self.ds2, self.dev2, er.DEFAULT_EVAL, work, True)
+        names = DOC_SETS + (HTML_SETS if html else ())
+        missing = [n for n in names if not ed.SETS[n][1].is_dir()]
+        if missing:
+            raise SystemExit(f"no docs for {missing}: `make eval` installs them (apt)")
+        self.docs = {name: doc_engine(name) for name in names}
+
+    def engines(self):
+        return ([e for e, _ in self.docs.values()] + [self.one["all"][0]]
+                + [r[0] for r in self.roots.values()] + [r[0] for r in self.roots2.values()])
+
+    def readme(self, roots, ds, cases) -> tuple:
+        args = (BUDGET, self.work, True, "x")
+        res, packs, _ = er.run_system(roots, [], *args)
+        lres, _, _ = er.run_system(roots, ["--lean"], *args)
+        a = self.scorer.score(ds, res)["development"]
+        lean = self.scorer.score(ds, lres)["development"]
+        rf = er.refusals(cases, packs)
+        return a["recall"], lean["recall"], a["mean_tokens"], lean["mean_tokens"], rf["U_none"], rf["A_none"]
+
+    def evaluate(self, settings: dict) -> dict:
+        cfg = {k: v for k, v in settings.items() if k.startswith("cfg.")}
+        engines = self.engines()
+        saved = [copy.deepcopy(e.config) for e in engines]
+        for e in engines:
+            for key, value in cfg.items():
+                _, section, name = key.split(".")
+                e.config[section][name] = value
+        old = er.apply_settings({k: v for k, v in settings.items() if not k.startswith("cfg.")})
+        out = {}
+        try:
+            out["rq"] = self.readme(self.roots, self.ds, self.dev)
+            out["one"] = self.readme(self.one, self.ds, self.dev)
+            out["rd"] = self.readme(self.roots2, self.ds2, self.dev2)
+            for name, (eng, cases) in self.docs.items():
+                r, packs = ed.run(eng, cases, [], BUDGET, None)
+                lr, _ = ed.run(eng, cases, ["--lean"], BUDGET, None)
+                loose = name in ed.LOOSE_SETS
+                g = ed.summarize(self.scorer, cases, r, "development", loose)
+                gl = ed.summarize(self.scorer, cases, lr, "development", loose)
+                rf = er.refusals(cases, packs)
+                out[name] = (g["recall"], gl["recall"], g["tokens"], gl["tokens"], rf["U_none"], rf["A_none"])
+        finally:
+            er.apply_settings(old)
+            for e, c in zip(engines, saved):
+                e.config = c
+        return out
+
+
+def objective(out: dict) -> float:
+    normal = sum(v[0] for v in out.values()) / len(out)
+    lean = sum(v[1] for v in out.values()) / len(out)
+    return normal + 0.5 * lean - 0.002 * sum(v[5] for v in out.values())
+
+
+def line(name: str, out: dict, seconds: float) -> str:
+    sets = " ".join(f"{k} {100 * v[0]:.1f}/{100 * v[1]:.1f}" for k, v in out.items())
+    tokens = f"{out['rq'][2]:.0f}/{out['rq'][3]:.0f} {out['rd'][2]:.0f}/{out['rd'][3]:.0f}"
+    return (f"{name:<20} obj {objective(out):.4f} | {sets} | tok {tokens} | U "
+            + ",".join(str(v[4]) for v in out.values()) + " A "
+            + ",".join(str(v[5]) for v in out.values()) + f" ({seconds:.0f} s)")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("candidates", nargs="?", default='[["now", {}]]',
+                    help='JSON: [["name", {"compact.NAME": value, "cfg.retrieve.top_k": 20}], ...]')
+    ap.add_argument("--html", action="store_true", help="also the HTML and reST docs sets")
+    args = ap.parse_args()
+    candidates = json.loads(args.candidates)
+    with tempfile.TemporaryDirectory(prefix="ragweb-tune-") as tmp:
+        suite = Suite(args.html, Path(tmp))
+        for name, settings in candidates:
+            t0 = time.perf_counter()
+            out = suite.evaluate(settings)
+            print(line(name, out, time.perf_counter() - t0), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
