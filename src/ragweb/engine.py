@@ -170,7 +170,7 @@ class Engine:
         self._next_term = 0
         self._path_terms: dict[str, frozenset] = {}
         self._outlines: dict[int, Outline] = {}  # file id -> its outline (compaction reads it per pack)
-        self._views: dict[int, tuple] = {}       # file id -> an HTML page's view, shown and visible lines, <pre> lines
+        self._views: dict[int, list] = {}        # file id -> an HTML page's view, shown and visible lines, <pre> lines (each made when asked for)
         self._shown: dict[int, str] = {}         # file id -> an HTML page's shown text
         self._lines: dict[int, list[str]] = {}   # file id -> its lines (packing reads them per pack)
         self._lines_size = 0                     # characters in _lines
@@ -771,29 +771,38 @@ class Engine:
     def file_view(self, file_id: int, path: str, lines: list[str]) -> list[str]:
         """The lines compaction reads for a file: an HTML page's view (`markup.mask_html`:
         same lines, same columns, the markup blanked), any other file's as stored."""
-        return self._html_lines(file_id, path, lines)[0] if self.reads_html(path) else lines
+        return self._html_lines(file_id, path, lines, 0) if self.reads_html(path) else lines
 
     def file_shown(self, file_id: int, path: str, lines: list[str]) -> list[str] | None:
         """An HTML page's shown lines (`markup.show_html`: what hits and packs show of a span
         is its `markup.visible` text); None for any other file, shown as stored."""
-        return self._html_lines(file_id, path, lines)[1] if self.reads_html(path) else None
+        return self._html_lines(file_id, path, lines, 1) if self.reads_html(path) else None
 
     def file_visible(self, file_id: int, path: str, lines: list[str]) -> list[str]:
         """The lines hits and packs show of a file: an HTML page's visible lines (markup
         dropped, `markup.visible`), any other file's stored lines."""
-        return self._html_lines(file_id, path, lines)[2] if self.reads_html(path) else lines
+        return self._html_lines(file_id, path, lines, 2) if self.reads_html(path) else lines
 
-    def _html_lines(self, file_id: int, path: str, lines: list[str]) -> tuple[list[str], ...]:
+    def _html_lines(self, file_id: int, path: str, lines: list[str], part: int):
+        """Part ``part`` of an HTML page's lines: 0 its view, 1 its shown lines, 2 its
+        visible lines, 3 the set of its ``<pre>`` lines; each made when first asked for."""
         views = self._views.get(file_id)
         if views is None:
             if len(self._views) >= FILE_CACHE:
                 self._views.clear()
-            shown = self.shown_text(file_id)
+            views = self._views[file_id] = [None, None, None, None]
+        got = views[part]
+        if got is None:
             n = len(lines)  # (a text's last line break ends a line: it starts none)
-            # (`visible` works line by line, so the whole text's is its lines', joined)
-            views = self._views[file_id] = (shown.replace(FILL, " ").split("\n")[:n], shown.split("\n")[:n],
-                                            visible(shown).split("\n")[:n], pre_lines("\n".join(lines)))
-        return views
+            if part == 3:
+                got = pre_lines("\n".join(lines))
+            else:
+                shown = self.shown_text(file_id)
+                # (`visible` works line by line, so the whole text's is its lines', joined)
+                text = shown.replace(FILL, " ") if part == 0 else shown if part == 1 else visible(shown)
+                got = text.split("\n")[:n]
+            views[part] = got
+        return got
 
     def shown_text(self, file_id: int) -> str:
         """An HTML page's shown text (`markup.show_html`, same offsets as the stored text):
@@ -820,7 +829,7 @@ class Engine:
             ol = outline(lines, markdown) if markdown else code_outline(lines)
             if self.reads_html(path):
                 stored = self.file_lines([file_id])[file_id]
-                ol.code |= self._html_lines(file_id, path, stored)[3]
+                ol.code |= self._html_lines(file_id, path, stored, 3)
             self._outlines[file_id] = ol
         return ol
 

@@ -266,13 +266,24 @@ def lean_budget(budget: int) -> int:
     return max(1, int(budget * LEAN_BUDGET_SHARE))
 
 
+class _PackedLines(dict):
+    """file id -> the lines a pack of its text is cut from (`Engine.file_visible`: the stored
+    lines, or an HTML page's visible lines), read when first asked for: a pack cuts whole
+    chunks and pages from few of its candidates' files."""
+
+    def __init__(self, engine, paths: dict[int, str]):
+        super().__init__()
+        self._engine, self._paths = engine, paths
+
+    def __missing__(self, file_id: int) -> list[str]:
+        eng = self._engine
+        lines = self[file_id] = eng.file_visible(file_id, self._paths[file_id], eng.file_lines([file_id])[file_id])
+        return lines
+
+
 def packed_lines(engine, hits) -> dict[int, list[str]]:
-    """file id -> the lines a pack of its text is cut from (`Engine.file_visible`: the
-    stored lines, or an HTML page's visible lines)."""
-    out = engine.file_lines(h.file_id for h in hits)  # a new dict (its lists are shared)
-    for fid, path in {h.file_id: h.path for h in hits}.items():
-        out[fid] = engine.file_visible(fid, path, out[fid])
-    return out
+    """file id -> the lines a pack of its text is cut from, for the files of ``hits``."""
+    return _PackedLines(engine, {h.file_id: h.path for h in hits})
 
 
 def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snippet]:
