@@ -408,6 +408,8 @@ def test_a_pages_shown_text_is_kept_when_indexed_and_hits_read_the_same_without_
     assert len(_shown_rows(eng)) == 1  # pages only: notes.md has none
     kept = _fresh_reads(eng, "widget retries upload")
     assert kept[0] and kept[1]
+    saved = Engine.from_bytes(eng.to_bytes())  # the page's IndexedDB copy keeps it too
+    assert store.get_shown(saved.conn, fid) is not None and _fresh_reads(saved, "widget retries upload") == kept
     store.drop_shown(eng.conn)  # an index written before pages were kept: read them again
     assert store.get_shown(eng.conn, fid) is None and _fresh_reads(eng, "widget retries upload") == kept
 
