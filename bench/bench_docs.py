@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import tempfile
 import time
@@ -36,16 +35,13 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "src"))
 
+import corpus  # noqa: E402
 import eval_docs_qa as ed  # noqa: E402
+from bench_browser import pct  # noqa: E402
 
 QUESTION_SETS = ("pydoc-folder", "pydoc-guide-folder")
 BUDGET = 1400
 TOP_K = 10
-
-
-def pct(values, p):
-    s = sorted(values)
-    return s[min(len(s) - 1, max(0, round(p / 100 * (len(s) - 1))))] if s else float("nan")
 
 
 def timed(fn, items) -> list[float]:
@@ -68,27 +64,6 @@ def documents(root: Path) -> list[tuple[str, str]]:
         res = read_text_file(entry.abspath, cfg["max_file_bytes"])
         if res.text is not None:
             out.append((entry.path, res.text))
-    return out
-
-
-def chunk_texts(docs) -> list[str]:
-    """The text ragweb analyses for each chunk (`Engine.add_document`)."""
-    from ragweb.chunking import chunk_lines, split_lines
-    from ragweb.config import DEFAULTS
-    from ragweb.engine import Engine
-    from ragweb.markup import mask_html
-
-    eng = Engine.memory()  # only for its reading rules (HTML view, prose or program)
-    size, overlap = DEFAULTS["index"]["chunk_tokens"], DEFAULTS["index"]["chunk_overlap"]
-    out = []
-    for path, text in docs:
-        view = mask_html(text) if eng.reads_html(path) else text
-        lines = split_lines(view)
-        for ch in chunk_lines(view, size, overlap, eng.is_prose(path)):
-            body = "\n".join(lines[ch.start - 1:ch.end])
-            if ch.col_start is not None:
-                body = body[ch.col_start:ch.col_end]
-            out.append(ch.context + "\n" + body if ch.context else body)
     return out
 
 
@@ -199,7 +174,7 @@ def main() -> int:
     print(f"docs: {args.docs}, {len(docs)} files, {mchars:.1f} M characters; {len(questions)} questions", flush=True)
     res = {"docs": str(args.docs), "files": len(docs), "mchars": mchars, "questions": len(questions)}
     res["ragweb"] = native(docs, questions)
-    res["bm25s"] = peer_bm25s(chunk_texts(docs), questions)
+    res["bm25s"] = peer_bm25s([t for _, t in corpus.chunk_texts_of(docs)], questions)
     if args.browser:
         res["browser"] = browser(docs, questions)
     r, b = res["ragweb"], res["bm25s"]

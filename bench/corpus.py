@@ -71,20 +71,29 @@ def corpus_bytes(files: list[Path]) -> int:
 
 
 def chunk_texts(files: list[Path]) -> list[tuple[str, str]]:
-    """``(relative path, text)`` of every chunk, cut by ragweb's chunking at the defaults.
+    """``(relative path, chunk text)`` of every chunk of ``files`` (`chunk_texts_of`)."""
+    return chunk_texts_of(documents(files))
+
+
+def chunk_texts_of(docs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``(path, text)`` of every chunk of the ``(path, text)`` documents, cut by ragweb's
+    chunking at the defaults.
 
     The text is what `Engine.add_document` analyses for a chunk: its whole lines (or its
-    piece of one over-long line), with the Markdown headings above it (`Chunk.context`)
-    prepended (only Markdown files have headings).
+    piece of one over-long line) of the file's view (an HTML page's markup blanked), with
+    the heading above it (`Chunk.context`) prepended (only prose files have headings).
     """
     from ragweb.chunking import chunk_lines, is_markdown, split_lines
     from ragweb.config import DEFAULTS
+    from ragweb.markup import is_html, mask_html
 
     size, overlap = DEFAULTS["index"]["chunk_tokens"], DEFAULTS["index"]["chunk_overlap"]
     out: list[tuple[str, str]] = []
-    for path, text in documents(files):
-        lines = split_lines(text)
-        for ch in chunk_lines(text, size, overlap, is_markdown(path)):
+    for path, text in docs:
+        page = is_html(path)
+        view = mask_html(text) if page else text
+        lines = split_lines(view)
+        for ch in chunk_lines(view, size, overlap, page or is_markdown(path)):
             body = "\n".join(lines[ch.start - 1:ch.end])
             if ch.col_start is not None:
                 body = body[ch.col_start:ch.col_end]
