@@ -2,6 +2,7 @@
 CLI's file-selection rules applied to dropped paths."""
 
 import json
+import zlib
 
 import pytest
 
@@ -79,6 +80,43 @@ def test_restore_of_garbage_is_a_format_error():
     out = call(facade.init, b"\x00" * 4096)
     assert out["code"] == "format" and "cannot be read" in out["error"]
     assert call(facade.stats)["totalDocs"] == 0  # an empty engine is there anyway
+
+
+def test_dump_gives_its_checksum_and_restore_checks_it(sample_docs):
+    for path, text in sample_docs:
+        call(facade.index_text, path, text)
+    data = facade.dump()
+    crc = call(facade.dump_crc)["crc"]
+    assert crc == zlib.crc32(data)
+    info = call(facade.init, data, False, crc)
+    assert info["restored"] is True and info["totalDocs"] == len(sample_docs)
+    # bytes garbled on their way in (the checksum saved with them no longer matches)
+    garbled = bytearray(data)
+    garbled[len(garbled) // 2] ^= 0xFF
+    for bad, good_crc in [(bytes(garbled), crc), (data, (crc + 1) % 2**32)]:
+        out = call(facade.init, bad, False, good_crc)
+        assert out["code"] == "copy" and "did not reach the engine intact" in out["error"]
+        assert call(facade.stats)["totalDocs"] == 0
+    assert "crc must be" in call(facade.init, data, False, "12")["error"]
+    assert "crc must be" in call(facade.init, data, False, -1)["error"]
+    # records saved before checksums restore as before
+    assert call(facade.init, data, False, None)["totalDocs"] == len(sample_docs)
+
+
+def test_a_full_index_takes_no_more_files_until_some_are_removed(monkeypatch):
+    text = "\n".join(f"line {i} about puffin burrow {i * 7919 % 10007}" for i in range(3000))
+    assert call(facade.index_text, "a.txt", text)["success"]
+    call(facade.stats)  # writes the buffered postings
+    monkeypatch.setattr(facade, "MAX_INDEX_BYTES", facade._engine.db_bytes())
+    out = call(facade.index_text, "b.txt", "one more line about gannets")
+    assert out["code"] == "full" and out["error"].startswith("the index is full")
+    assert "rag` CLI" in out["error"]
+    out = call(facade.index_bytes, "c.md", b"# C\nabout terns\n")
+    assert out["code"] == "full"
+    assert call(facade.stats)["files"] == ["a.txt"]
+    assert call(facade.query, "puffin burrow")["results"][0]["path"] == "a.txt"
+    assert call(facade.remove, "a.txt")["removed"] is True  # its pages are free at once
+    assert call(facade.index_text, "b.txt", "one more line about gannets")["success"]
 
 
 def test_dump_compacts_after_removals():

@@ -8,13 +8,19 @@
 'use strict';
 
 (() => {
-  const STORE_FORMAT = 1;          // version of the IndexedDB record {version, bytes, savedAt}
+  const STORE_FORMAT = 1;          // version of the IndexedDB record {version, bytes, crc, savedAt, ...}
   const DB_NAME = 'ragweb';
   const DB_STORE = 'index';
   const DB_KEY = 'current';
   const SAVE_DELAY_MS = 300;       // debounce: save this long after the last change
   const YIELD_EVERY_MS = 40;       // long indexing yields to the event loop this often
   const UI_REFRESH_MS = 120;       // stats/file list refresh, debounced
+  // Pyodide 314 copies bytes and strings between Python and the page wrongly when they lie
+  // above 2 GiB of WebAssembly memory (a signed pointer): past this, nothing is trusted.
+  const HEAP_SAFE_BYTES = 2 ** 31;
+  const MEMORY_ERROR = "this tab's engine has grown past 2 GB of memory, where the Python runtime " +
+    'can garble what it passes to the page; to keep your saved index safe, this tab indexes, ' +
+    'answers and saves nothing more. Reload the page: the index as last saved comes back';
 
   const state = {
     py: null,
@@ -33,6 +39,8 @@
     indexing: false,
     generation: null,      // id of the stored record this tab's index was loaded from or saved as
     conflict: null,        // message: another tab saved since; this tab does not overwrite it
+    memoryError: null,     // message: the engine's memory passed heapSafeBytes; reload
+    heapSafeBytes: HEAP_SAFE_BYTES,
   };
 
   const $ = (id) => document.getElementById(id);
@@ -100,6 +108,52 @@
     return !!e && (e.name === 'QuotaExceededError' || /quota/i.test(String(e.message || e)));
   }
 
+  // ------------------------------------------------------------------ memory and checksums
+
+  // CRC-32 (IEEE, as Python's zlib.crc32): the page checks the copy of the index it got
+  // from Python before storing it, and the engine checks it again when it is restored.
+  let crcTable = null;
+  function crc32(bytes) {
+    if (!crcTable) {
+      crcTable = new Int32Array(256);
+      for (let n = 0; n < 256; n++) {
+        let c = n;
+        for (let k = 0; k < 8; k++) c = c & 1 ? 0xEDB88320 ^ (c >>> 1) : c >>> 1;
+        crcTable[n] = c;
+      }
+    }
+    let c = -1;
+    for (let i = 0; i < bytes.length; i++) c = crcTable[(c ^ bytes[i]) & 0xFF] ^ (c >>> 8);
+    return (c ^ -1) >>> 0;
+  }
+
+  function heapBytes() {
+    const m = state.py && state.py._module;
+    return m && m.HEAPU8 ? m.HEAPU8.length : 0;
+  }
+
+  // The facade with every call checked against the memory limit first: once past it, a
+  // call returns an error (dump throws) and the page says to reload.
+  function guardMemory(facade) {
+    return new Proxy(facade, {
+      get(target, name) {
+        const value = target[name];
+        if (typeof value !== 'function') return value;
+        return (...args) => {
+          if (!state.memoryError && heapBytes() > state.heapSafeBytes) {
+            state.memoryError = MEMORY_ERROR;
+            showBanner(MEMORY_ERROR, 'memory');
+          }
+          if (state.memoryError) {
+            if (name === 'dump') throw new Error(state.memoryError);
+            return errorJson(state.memoryError);
+          }
+          return value(...args);
+        };
+      },
+    });
+  }
+
   // ------------------------------------------------------------------ saving
 
   function markChanged() {
@@ -125,9 +179,17 @@
     state.saving = (async () => {
       const t0 = performance.now();
       let bytes;
+      let crc;
       try {
         const proxy = state.facade.dump();
         try { bytes = proxy.toJs(); } finally { proxy.destroy(); }
+        crc = crc32(bytes);
+        const expected = JSON.parse(state.facade.dump_crc());
+        if (expected.error) throw new Error(expected.error);
+        if (crc !== expected.crc) {
+          throw new Error('the copy of the index the page got differs from the engine\'s (checksum); ' +
+                          'nothing was saved, the stored index is as it was');
+        }
       } catch (e) {
         state.dirty = true;
         result = errorJson(`cannot serialise the index: ${pyMessage(e)}`);
@@ -135,7 +197,7 @@
       }
       try {
         const generation = newGeneration();
-        const fresh = await idbPutIfCurrent({ version: STORE_FORMAT, bytes, savedAt: Date.now(),
+        const fresh = await idbPutIfCurrent({ version: STORE_FORMAT, bytes, crc, savedAt: Date.now(),
                                               ragweb: state.manifest.ragweb, generation }, state.generation);
         if (!fresh) {
           state.dirty = true;
@@ -284,7 +346,7 @@
     mark('wheels', t);
     t = performance.now();
     state.py = py;
-    state.facade = py.pyimport('ragweb.facade');
+    state.facade = guardMemory(py.pyimport('ragweb.facade'));
     mark('import', t);
     const bootMs = performance.now() - t0;
 
@@ -300,7 +362,7 @@
         `but this page reads version ${STORE_FORMAT}. It was not loaded and will not be overwritten ` +
         'unless you clear it.');
     } else if (record) {
-      init = state.facade.init(record.bytes, true);
+      init = state.facade.init(record.bytes, true, record.crc);
       const parsed = JSON.parse(init);
       if (parsed.error) {
         refuseStorage(`${parsed.error}. It was not loaded and will not be overwritten unless you clear it.`);
@@ -310,7 +372,7 @@
       init = state.facade.init();
     }
     let info = JSON.parse(init);
-    if (info.error && info.code !== 'format') throw new Error(info.error);
+    if (info.error && info.code !== 'format' && info.code !== 'copy') throw new Error(info.error);
     if (info.error) info = { restored: false };
     if (info.rereadPending) info.reread = await rereadStored(info.rereadPending);
     const restoreMs = performance.now() - t1;
@@ -354,7 +416,7 @@
     let record;
     try { record = await idbGet(); } catch (e) { return; }
     if (!record || record.version !== STORE_FORMAT || state.dirty || state.indexing) return;
-    const res = JSON.parse(state.facade.init(record.bytes));
+    const res = JSON.parse(state.facade.init(record.bytes, false, record.crc));
     if (res.error) return;
     state.generation = record.generation || null;
     refreshUi();
@@ -456,7 +518,7 @@
     const bar = $('progress-bar');
     const text = $('progress-text');
     const totalBytes = items.reduce((n, it) => n + (it.file ? it.file.size : it.size || 0), 0);
-    const tally = { files: 0, chunks: 0, bytes: 0, skipped: 0, errors: [], skippedList: [] };
+    const tally = { files: 0, chunks: 0, bytes: 0, skipped: 0, errors: [], skippedList: [], full: null };
     $('progress').classList.add('busy');
     state.indexing = true;  // the file list and stats refresh once at the end, not per file
     bar.max = Math.max(totalBytes, 1);
@@ -477,7 +539,12 @@
       $('progress').classList.remove('busy');
     }
     show(true);
-    if (tally.errors.length) showBanner(`Some files failed: ${tally.errors.slice(0, 3).join('; ')}`, 'index');
+    if (tally.full) {
+      const n = tally.errors.length;
+      showBanner(`${n} file${n === 1 ? ' was' : 's were'} not indexed: ${tally.full}.`, 'index');
+    } else if (tally.errors.length) {
+      showBanner(`Some files failed: ${tally.errors.slice(0, 3).join('; ')}`, 'index');
+    }
     refreshUi();
     rerunSearch();
     return tally;
@@ -486,7 +553,8 @@
   async function indexLoop(items, tally, show) {
     let lastYield = performance.now();
     for (const item of items) {
-      if (state.quotaError) { tally.errors.push(`${item.path}: ${state.quotaError}`); tally.bytes += item.file ? item.file.size : 0; continue; }
+      const refused = state.quotaError || tally.full;  // the rest of the drop is not read
+      if (refused) { tally.errors.push(`${item.path}: ${refused}`); tally.bytes += item.file ? item.file.size : 0; continue; }
       const size = item.file ? item.file.size : (item.size || 0);
       let out;
       try {
@@ -505,7 +573,10 @@
       const res = JSON.parse(out);
       if (res.success) { tally.files += 1; tally.chunks += res.chunks; markChanged(); }
       else if (res.skipped) { tally.skipped += 1; tally.skippedList.push(`${res.filename}: ${res.skipped}`); }
-      else { tally.errors.push(`${item.path}: ${res.error}`); }
+      else {
+        tally.errors.push(`${item.path}: ${res.error}`);
+        if (res.code === 'full') tally.full = res.error;
+      }
       tally.bytes += size;
       if (performance.now() - lastYield > YIELD_EVERY_MS) {
         show(false);
@@ -861,6 +932,9 @@
     storage: () => ({ refused: state.storageRefused, quotaError: state.quotaError, dirty: state.dirty,
                       conflict: state.conflict, generation: state.generation }),
     storeFormat: STORE_FORMAT,
+    pyodide: () => state.py,
+    heapBytes,
+    setHeapSafeBytes: (n) => { state.heapSafeBytes = n; },  // tests: see the checksum catch a garbled copy
   };
 
   wireUi();

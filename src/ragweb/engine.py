@@ -135,6 +135,14 @@ class Engine:
                 self.conn.execute("VACUUM")
         return self.conn.serialize()
 
+    def db_bytes(self) -> int:
+        """Bytes of the database's pages in use (not the free pages of removed documents,
+        nor postings still buffered in memory)."""
+        (pages,) = self.conn.execute("PRAGMA page_count").fetchone()
+        (free,) = self.conn.execute("PRAGMA freelist_count").fetchone()
+        (size,) = self.conn.execute("PRAGMA page_size").fetchone()
+        return (pages - free) * size
+
     def close(self) -> None:
         self.conn.close()
 

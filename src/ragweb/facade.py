@@ -26,6 +26,7 @@ import json
 import re
 import time
 import traceback
+import zlib
 
 from ragweb.config import default_config
 from ragweb.errors import RagError
@@ -36,12 +37,28 @@ DEFAULT_TOP_K = 5
 MAX_TOP_K = 1000
 """Largest accepted topK."""
 
+MAX_INDEX_BYTES = 400 * 2**20
+"""The size of database from which the tab takes no more files (`IndexFullError`).
+
+At its peaks (a save, a restore) the tab's WebAssembly memory holds the database about
+three times over, and Pyodide 314 copies data between Python and the page wrongly once
+that memory passes 2 GiB (app.js stops everything then). 400 MiB keeps the peaks near
+1.3 GB; it is about four times the Python documentation (1,046 files, 62 M characters).
+"""
+
+
+class IndexFullError(RagError):
+    """The index has reached `MAX_INDEX_BYTES`: it takes no more files until some are removed."""
+
+    code = "full"
+
 _engine = None
 _config: dict | None = None
 _globs: tuple | None = None  # (includes GlobSet, excludes GlobSet) of _config
 _ignores: list[tuple[str, list]] = []  # (folder, rules) of the ignore files of the current drop
 _reread = None  # the steps of a re-read that init(..., stepwise=True) started (`reread_step`)
 _reread_total = 0  # ... and its number of documents
+_dump_crc: int | None = None  # CRC-32 of the bytes the last `dump` gave
 
 
 # --------------------------------------------------------------------------- helpers
@@ -60,7 +77,8 @@ def _guard(fn):
         try:
             return fn(*args, **kwargs)
         except RagError as exc:
-            return _error(str(exc))
+            code = getattr(exc, "code", None)
+            return _error(str(exc), code=code) if code else _error(str(exc))
         except MemoryError:
             return _error("out of memory: the index is too large for this tab")
         except Exception as exc:  # noqa: BLE001 - the page must never get a Python exception
@@ -136,7 +154,7 @@ def _config_now() -> dict:
 # --------------------------------------------------------------------------- lifecycle
 
 @_guard
-def init(data=None, stepwise=False) -> str:
+def init(data=None, stepwise=False, crc=None) -> str:
     """Create the engine: empty, or restored from ``data`` (bytes of `dump`).
 
     Returns ``{"success": true, "restored": bool, "reread": n, "totalDocs": n, "totalChunks": n}``
@@ -144,7 +162,9 @@ def init(data=None, stepwise=False) -> str:
     older version -- indexed again from their stored texts, `Engine.reread`; the caller
     should save the index then), or
     ``{"error": ..., "code": "format"}`` when the bytes are unreadable or of an unknown
-    format (the engine is then left empty, in memory).
+    format, or ``{"error": ..., "code": "copy"}`` when ``crc`` (the CRC-32 the page saved
+    with them) does not match them: they were garbled on their way in (the engine is then
+    left empty, in memory).
 
     With ``stepwise`` such a re-read is only started: the result has ``"rereadPending": n``
     (documents to read, ``reread`` is 0) and the caller runs `reread_step` until it reports
@@ -160,9 +180,15 @@ def init(data=None, stepwise=False) -> str:
     _stop_reread()
     restored = False
     data = _null(data)
+    crc = _as_int(crc, "crc", None, 0, 2**32 - 1)
     if data is not None:
+        raw = _to_bytes(data)
+        if crc is not None and zlib.crc32(raw) != crc:
+            _engine = Engine.memory(_config)
+            return _error("the stored index did not reach the engine intact (its checksum differs); "
+                          "reload the page to try again", code="copy")
         try:
-            _engine = Engine.from_bytes(_to_bytes(data), _config)
+            _engine = Engine.from_bytes(raw, _config)
             restored = True
         except IndexCorruptError as exc:
             _engine = Engine.memory(_config)
@@ -237,7 +263,30 @@ def dump() -> bytes:
     SQLite keeps the pages of removed documents as free pages, so a database whose files
     were removed would be saved at its old size: compact it first when that is worth it.
     """
-    return _need_engine().to_bytes(vacuum_ratio=VACUUM_FREE_RATIO)
+    global _dump_crc
+    data = _need_engine().to_bytes(vacuum_ratio=VACUUM_FREE_RATIO)
+    _dump_crc = zlib.crc32(data)
+    return data
+
+
+@_guard
+def dump_crc() -> str:
+    """``{"crc": n}``: the CRC-32 of the bytes the last `dump` gave. The page compares it with
+    its copy of them before it stores that copy, and saves it with them for `init`."""
+    if _dump_crc is None:
+        raise RagError("nothing has been dumped yet")
+    return _json({"crc": _dump_crc})
+
+
+def _need_room(eng) -> None:
+    """Raise `IndexFullError` when the index has reached `MAX_INDEX_BYTES`."""
+    size = eng.db_bytes()
+    if size >= MAX_INDEX_BYTES:
+        raise IndexFullError(
+            f"the index is full: it holds {size / 2**20:.0f} MB, and this page keeps at most "
+            f"{MAX_INDEX_BYTES / 2**20:.0f} MB in a browser tab (the tab's memory must hold it "
+            "about three times over); remove files or clear the index to add more, or index a "
+            "folder this large with the `rag` CLI")
 
 
 # --------------------------------------------------------------------------- the public API
@@ -247,7 +296,9 @@ def index_text(filename, content) -> str:
     """ragIndex: add or replace one document from its text."""
     path = _clean_path(_need_str(filename, "filename"))
     text = _need_str(content, "content", allow_empty=True)
-    chunks = _need_engine().add_document(path, text)
+    eng = _need_engine()
+    _need_room(eng)
+    chunks = eng.add_document(path, text)
     return _json({"success": True, "chunks": chunks, "filename": path})
 
 
@@ -431,7 +482,9 @@ def index_bytes(path, data, mtime=None) -> str:
         return _json({"skipped": reason, "filename": path})
     mtime = _null(mtime)
     mt = float(mtime) if isinstance(mtime, (int, float)) and not isinstance(mtime, bool) else 0.0
-    chunks = _need_engine().add_document(path, text, mtime=mt)
+    eng = _need_engine()
+    _need_room(eng)
+    chunks = eng.add_document(path, text, mtime=mt)
     return _json({"success": True, "chunks": chunks, "filename": path})
 
 
