@@ -1,8 +1,9 @@
 """The browser facade: the one module ``web/app.js`` calls, JSON strings in and out.
 
-The page holds one in-memory `Engine` (its SQLite database lives in the tab): `init(data)`
+The page holds one in-memory `Engine` (its SQLite database lives in the tab): `init(data, crc)`
 creates it, empty or restored from the bytes that `dump()` gave and app.js stored in
-IndexedDB. Every other function returns a JSON string and never raises: bad arguments and
+IndexedDB with their CRC-32 (`dump_crc`). It takes no more files past `MAX_INDEX_BYTES`.
+Every other function returns a JSON string and never raises: bad arguments and
 engine errors come back as ``{"error": "message"}``. The public shapes (reference §5):
 
 - ``index_text(filename, content)`` -> ``{"success": true, "chunks": 5, "filename": "doc.txt"}``
