@@ -108,6 +108,7 @@ def test_a_full_index_takes_no_more_files_until_some_are_removed(monkeypatch):
     assert call(facade.index_text, "a.txt", text)["success"]
     call(facade.stats)  # writes the buffered postings
     monkeypatch.setattr(facade, "MAX_INDEX_BYTES", facade._engine.db_bytes())
+    assert call(facade.index_size) == {"bytes": facade.MAX_INDEX_BYTES, "max": facade.MAX_INDEX_BYTES}
     out = call(facade.index_text, "b.txt", "one more line about gannets")
     assert out["code"] == "full" and out["error"].startswith("the index is full")
     assert "rag` CLI" in out["error"]

@@ -21,6 +21,7 @@ def test_try_sample_indexes_and_shows_results(app, sample_docs):
     assert results(app).count() > 0
     stats = app.page.get_by_test_id("stats").inner_text()
     assert stats.startswith(f"{len(sample_docs)} files")
+    assert re.search(r"; index \d+(\.\d)? [KM]B of the 400 MB a tab holds$", stats), stats
     assert app.offline.blocked == []
 
 

@@ -719,8 +719,10 @@
     if (!state.ready) return;
     const st = JSON.parse(state.facade.stats());
     if (st.error) { $('stats').textContent = st.error; return; }
+    const size = JSON.parse(state.facade.index_size());
     $('stats').textContent = `${st.totalDocs} file${st.totalDocs === 1 ? '' : 's'}, ` +
-      `${st.totalChunks} chunk${st.totalChunks === 1 ? '' : 's'}, average chunk ${st.avgChunkLen} terms`;
+      `${st.totalChunks} chunk${st.totalChunks === 1 ? '' : 's'}, average chunk ${st.avgChunkLen} terms` +
+      (size.error ? '' : `; index ${formatBytes(size.bytes)} of the ${formatBytes(size.max)} a tab holds`);
     const list = $('files');
     const frag = document.createDocumentFragment();
     for (const path of st.files) {

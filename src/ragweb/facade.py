@@ -279,6 +279,14 @@ def dump_crc() -> str:
     return _json({"crc": _dump_crc})
 
 
+@_guard
+def index_size() -> str:
+    """``{"bytes": n, "max": MAX_INDEX_BYTES}``: the index's size as `_need_room` counts it."""
+    eng = _need_engine()
+    eng.flush()
+    return _json({"bytes": eng.db_bytes(), "max": MAX_INDEX_BYTES})
+
+
 def _need_room(eng) -> None:
     """Raise `IndexFullError` when the index has reached `MAX_INDEX_BYTES`."""
     size = eng.db_bytes()
