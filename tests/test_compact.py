@@ -85,6 +85,19 @@ def test_kinds_headings_code_rows_and_sentences():
     assert kinds["// a comment before the call\nrun(a, b);"] == "code"
 
 
+def test_link_reference_definitions_are_not_units():
+    # the rendered page shows none of them; they would match every API name they list
+    text = ("Call [`dns.lookup()`][] to resolve a name.\n\n"
+            "[`dns.lookup()`]: #dnslookuphostname-options-callback\n"
+            "  [docs]: https://example.com/docs \"Docs\"\n"
+            "[not a definition] because no colon follows.\n")
+    _, units = units_of(text)
+    assert [u.text for u in units] == ["Call [`dns.lookup()`][] to resolve a name.",
+                                       "[not a definition] because no colon follows."]
+    _, units = units_of(text, markdown=False)  # a program's lines are all code
+    assert len(units) == 4
+
+
 def test_sentences_split_inside_a_line_with_columns():
     lines, units = units_of(DOC)
     first, second = [u for u in units if u.start == 3]

@@ -18,7 +18,8 @@ with 1-based lines and 0-based, end-exclusive columns. A unit that starts at the
 non-blank character of its line starts at column 0 (its indentation is kept) and one that
 reaches the last non-blank character of its line ends at the line end, so units are whole
 lines wherever the text allows. Units never overlap and every non-blank character of a
-region except code-fence lines is in exactly one unit.
+region except code-fence lines and Markdown link reference definitions (``[label]: url``,
+which the rendered page does not show) is in exactly one unit.
 
 Scoring. Each question term ``t`` weighs ``w(t)``: its IDF in the index blended with its
 IDF among the units being compacted (`blend_local_idf`, `LOCAL_IDF`: in an index of many
@@ -116,6 +117,8 @@ _SENT_END_RE = re.compile(r"[.!?][\"')\]*_`]*(?=\s)")
 _ITEM_START = frozenset("-*+0123456789")
 _TOC_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[^\]]*\]\(#[^)]*\)\s*$")
 _WORD_RE = re.compile(r"\w+")
+# A Markdown link reference definition, "[label]: destination" (CommonMark 4.7).
+_LINK_DEF_RE = re.compile(r" {0,3}\[[^\]]+\]:[ \t]*\S")
 _CODE_SPAN_RE = re.compile(r"`([^`]+)`")
 _ABBREV = frozenset("e.g i.e etc vs cf approx no fig al resp incl".split())
 
@@ -321,6 +324,9 @@ def split_units(lines: list[str], first: int, last: int, markdown: bool,
         if stripped.startswith("|"):
             flush_para()
             units.append(Unit(i + 1, 0, i + 1, len(line), line, "row", heads()))
+            continue
+        if stripped[0] == "[" and _LINK_DEF_RE.match(line):
+            flush_para()  # a link reference definition: the rendered page does not show it
             continue
         if ITEM_RE.match(line):
             flush_para()
