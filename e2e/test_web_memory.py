@@ -8,34 +8,21 @@ import zlib
 from playwright.sync_api import expect
 
 from test_web_dragdrop import DROP_FILES_JS, progress_text
-
-RECORD_JS = """() => new Promise((ok, ko) => {
-    const rq = indexedDB.open('ragweb', 1);
-    rq.onerror = () => ko(rq.error);
-    rq.onsuccess = () => {
-        const tx = rq.result.transaction('index', 'readonly');
-        const get = tx.objectStore('index').get('current');
-        get.onsuccess = () => { const r = get.result; rq.result.close();
-            ok(r ? {...r, bytes: Array.from(r.bytes)} : null); };
-        get.onerror = () => ko(get.error);
-    };
-})"""
-
-PUT_RECORD_JS = """(record) => new Promise((ok, ko) => {
-    const rq = indexedDB.open('ragweb', 1);
-    rq.onerror = () => ko(rq.error);
-    rq.onsuccess = () => {
-        const tx = rq.result.transaction('index', 'readwrite');
-        tx.objectStore('index').put({...record, bytes: new Uint8Array(record.bytes)}, 'current');
-        tx.oncomplete = () => { rq.result.close(); ok(true); };
-        tx.onabort = () => ko(tx.error);
-    };
-})"""
-
+from test_web_persistence import READ_RECORD_JS, WRITE_RECORD_JS
 
 def run_python(page, code: str):
     """Run Python in the page's own Pyodide (the test hook `window.ragweb.pyodide`)."""
     return page.evaluate("(code) => window.ragweb.pyodide().runPython(code)", code)
+
+
+def saved_page(launch_persistent, boot_page, make_app):
+    """A page of its own with one file indexed and saved: (page, app, the stored record)."""
+    page = launch_persistent().pages[0]
+    boot_page(page)
+    app = make_app(page)
+    assert app.index("saved.md", "# Saved\nThe razorbill dives for sand eels.\n")["success"]
+    assert app.flush()["saved"] is True
+    return page, app, page.evaluate(READ_RECORD_JS, True)
 
 
 def test_a_full_index_refuses_the_rest_of_a_drop_until_files_are_removed(app):
@@ -70,18 +57,18 @@ def test_saved_records_carry_a_checksum_that_the_restore_checks(launch_persisten
     app = make_app(page)
     assert app.index("notes.md", "# Notes\nThe kittiwake colony returns in April.\n")["success"]
     assert app.flush()["saved"] is True
-    record = page.evaluate(RECORD_JS)
+    record = page.evaluate(READ_RECORD_JS, True)
     assert record["crc"] == zlib.crc32(bytes(record["bytes"]))  # the page's CRC-32 is zlib's
     # a record whose bytes do not match their checksum is not loaded, nor overwritten
-    page.evaluate(PUT_RECORD_JS, {**record, "crc": (record["crc"] + 1) % 2**32})
+    page.evaluate(WRITE_RECORD_JS, {**record, "crc": (record["crc"] + 1) % 2**32})
     page.reload()
     assert page.evaluate("window.ragReady")["restored"] is False
     expect(page.locator("#banner")).to_contain_text("did not reach the engine intact")
     assert app.index("other.md", "other words\n")["success"]
     assert "error" in app.flush()
-    assert page.evaluate(RECORD_JS)["bytes"] == record["bytes"]
+    assert page.evaluate(READ_RECORD_JS, True)["bytes"] == record["bytes"]
     # with its own checksum it loads again
-    page.evaluate(PUT_RECORD_JS, record)
+    page.evaluate(WRITE_RECORD_JS, record)
     page.reload()
     assert page.evaluate("window.ragReady")["restored"] is True
     assert app.query("kittiwake colony")["results"][0]["path"] == "notes.md"
@@ -89,13 +76,7 @@ def test_saved_records_carry_a_checksum_that_the_restore_checks(launch_persisten
 
 def test_past_2_gb_of_engine_memory_the_tab_stops_and_the_saved_index_is_kept(
         launch_persistent, boot_page, make_app):
-    ctx = launch_persistent()
-    page = ctx.pages[0]
-    boot_page(page)
-    app = make_app(page)
-    assert app.index("saved.md", "# Saved\nThe razorbill dives for sand eels.\n")["success"]
-    assert app.flush()["saved"] is True
-    saved = page.evaluate(RECORD_JS)
+    page, app, saved = saved_page(launch_persistent, boot_page, make_app)
     assert app.index("unsaved.md", "# Unsaved\nA later note about shags.\n")["success"]
     # Python itself takes memory until the engine's WebAssembly memory passes 2 GiB
     run_python(page, "import builtins; builtins._ballast = [bytearray(400_000_000) for _ in range(6)]")
@@ -104,7 +85,7 @@ def test_past_2_gb_of_engine_memory_the_tab_stops_and_the_saved_index_is_kept(
                 json.loads(page.evaluate("ragPack('razorbill', 300)"))):
         assert "grown past 2 GB of memory" in out["error"], out
     expect(page.locator("#banner")).to_contain_text("Reload the page")
-    assert page.evaluate(RECORD_JS) == saved  # the stored index is untouched
+    assert page.evaluate(READ_RECORD_JS, True) == saved  # the stored index is untouched
     page.reload()
     info = page.evaluate("window.ragReady")
     assert info["restored"] is True and info["totalDocs"] == 1
@@ -116,13 +97,7 @@ def test_a_copy_garbled_above_2_gb_is_caught_by_its_checksum_and_not_saved(
         launch_persistent, boot_page, make_app):
     """The second line of defence, with the first (the memory limit) lifted: a save whose
     bytes Pyodide copied wrongly into the page is refused, and the stored index is kept."""
-    ctx = launch_persistent()
-    page = ctx.pages[0]
-    boot_page(page)
-    app = make_app(page)
-    assert app.index("saved.md", "# Saved\nThe razorbill dives for sand eels.\n")["success"]
-    assert app.flush()["saved"] is True
-    saved = page.evaluate(RECORD_JS)
+    page, app, saved = saved_page(launch_persistent, boot_page, make_app)
     page.evaluate("window.ragweb.setHeapSafeBytes(2 ** 33)")
     run_python(page, "import builtins; builtins._ballast = [bytearray(100_000_000) for _ in range(24)]")
     assert page.evaluate("window.ragweb.heapBytes()") > 2**31
@@ -130,4 +105,4 @@ def test_a_copy_garbled_above_2_gb_is_caught_by_its_checksum_and_not_saved(
     assert app.index("big.txt", text)["success"]  # (its text may be garbled already)
     out = app.flush()
     assert "differs from the engine's (checksum); nothing was saved" in out["error"], out
-    assert page.evaluate(RECORD_JS) == saved
+    assert page.evaluate(READ_RECORD_JS, True) == saved

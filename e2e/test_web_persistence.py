@@ -7,14 +7,16 @@ from playwright.sync_api import expect
 
 QUERIES = ["how are headers parsed", "retry backoff jitter", "rate limit burst", "proxy environment variable"]
 
-READ_RECORD_JS = """() => new Promise((ok, ko) => {
+# The stored record's version, size and savedAt; called with true, the whole record (bytes as an array).
+READ_RECORD_JS = """(whole) => new Promise((ok, ko) => {
     const rq = indexedDB.open('ragweb', 1);
     rq.onerror = () => ko(rq.error);
     rq.onsuccess = () => {
         const tx = rq.result.transaction('index', 'readonly');
         const get = tx.objectStore('index').get('current');
         get.onsuccess = () => { const r = get.result; rq.result.close();
-            ok(r ? {version: r.version, size: r.bytes ? r.bytes.byteLength : null, savedAt: r.savedAt} : null); };
+            ok(!r ? null : whole ? {...r, bytes: Array.from(r.bytes)}
+                         : {version: r.version, size: r.bytes ? r.bytes.byteLength : null, savedAt: r.savedAt}); };
         get.onerror = () => ko(get.error);
     };
 })"""
