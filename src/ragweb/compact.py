@@ -325,9 +325,8 @@ def split_units(lines: list[str], first: int, last: int, markdown: bool,
             flush_para()
             units.append(Unit(i + 1, 0, i + 1, len(line), line, "row", heads()))
             continue
-        if stripped[0] == "[" and _LINK_DEF_RE.match(line):
-            flush_para()  # a link reference definition: the rendered page does not show it
-            continue
+        if not para and stripped[0] == "[" and _LINK_DEF_RE.match(line):
+            continue  # a link reference definition (it cannot interrupt a paragraph): not shown
         if ITEM_RE.match(line):
             flush_para()
         para.append((i + 1, line))
