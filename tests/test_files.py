@@ -228,6 +228,20 @@ def test_ignored_directory_is_not_entered(tmp_path):
 
 # --------------------------------------------------------------------------- symlinks and problems
 
+def test_a_name_that_is_not_utf8_is_a_problem_not_a_crash(tmp_path):
+    make(tmp_path, {"a.md": "", "d/c.md": ""})
+    root = os.fsencode(tmp_path)
+    with open(root + b"/bad\xffname.md", "wb") as f:
+        f.write(b"text")
+    os.mkdir(root + b"/dir\xfe")
+    with open(root + b"/dir\xfe/x.md", "wb") as f:
+        f.write(b"text")
+    paths, problems = walk(tmp_path, includes=["**/*.md"])
+    assert paths == ["a.md", "d/c.md"]
+    assert problems == [(r"bad\xffname.md", "its name is not valid UTF-8; rename it to index it"),
+                        (r"dir\xfe", "its name is not valid UTF-8; rename it to index it")]
+
+
 def test_symlink_loop_is_reported_not_fatal(tmp_path):
     make(tmp_path, {"a/x.md": "", "b.md": ""})
     os.symlink("..", tmp_path / "a" / "up")
@@ -325,7 +339,15 @@ def test_utf8_bom_stripped(tmp_path):
 
 
 def test_invalid_utf8_replaced(tmp_path):
-    assert read(tmp_path, b"ok \xff\xfe bad \xc3").text == "ok \ufffd\ufffd bad \ufffd"
+    # a UTF-8 file (valid "é") with stray bytes keeps its UTF-8, the strays replaced
+    assert read(tmp_path, "café ".encode() + b"\xff\xfe bad \xc3").text == "café \ufffd\ufffd bad \ufffd"
+
+
+def test_a_legacy_8_bit_file_is_read_as_windows_1252(tmp_path):
+    # no byte beyond ASCII is valid UTF-8: Latin-1 / Windows-1252 text, as most editors save it
+    assert read(tmp_path, "Café “quoted” – naïve\r\n".encode("cp1252")).text == "Café “quoted” – naïve\n"
+    assert decode_bytes("déjà vu".encode("latin-1")) == "déjà vu"
+    assert decode_bytes(b"ok \xff\xfe bad \x81") == "ok ÿþ bad \ufffd"  # (0x81: not in Windows-1252)
 
 
 def test_nul_byte_means_binary(tmp_path):

@@ -29,6 +29,16 @@ def test_first_run_adds_everything(sample_root):
     assert "added" in r.summary() and "chunks" in r.summary()
 
 
+def test_a_file_name_that_is_not_utf8_is_reported_and_the_rest_indexed(tmp_path):
+    (tmp_path / "good.md").write_text("# Good\nYaks graze here.\n")
+    with open(os.fsencode(tmp_path) + b"/caf\xe9.md", "wb") as f:  # a Latin-1 name
+        f.write(b"# Cafe\nYaks drink coffee.\n")
+    for _ in range(2):  # (and again: it is not "new" forever, nor a crash later)
+        r = index_root(tmp_path, default_config())
+        assert r.problems == [(r"caf\xe9.md", "its name is not valid UTF-8; rename it to index it")]
+    assert [p for p, *_ in search_paths(tmp_path, "yaks")] == ["good.md"]
+
+
 def test_second_run_skips_unchanged(sample_root):
     index_root(sample_root, default_config())
     r = index_root(sample_root, default_config())

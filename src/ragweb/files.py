@@ -9,7 +9,8 @@ anchors to the directory the pattern belongs to, and excluding a directory exclu
 everything under it.
 
 Decoding: `decode_bytes` applies one set of rules in both targets: BOMs, UTF-16 with or
-without BOM, binary detection by NUL bytes, UTF-8 with replacement, newlines to `\\n`.
+without BOM, binary detection by NUL bytes, UTF-8 (with replacement of invalid bytes, or,
+when no byte beyond ASCII is valid UTF-8, Windows-1252: a legacy 8-bit file), newlines to `\\n`.
 """
 
 from __future__ import annotations
@@ -226,6 +227,8 @@ class _Walker:
                     yield entry_out
 
     def _walk_dir(self, entry: os.DirEntry, path: str, ignores: list) -> Iterator[FileEntry]:
+        if self._bad_name(path):
+            return
         if entry.is_symlink():
             real = os.path.realpath(entry.path)
             problem = self._link_problem(real)
@@ -253,7 +256,20 @@ class _Walker:
             return f"symlink to {real}, already indexed via {first}"
         return None
 
+    def _bad_name(self, path: str) -> bool:
+        """A name that is not valid UTF-8 (the OS gave its bytes as surrogates) cannot be
+        stored, cited or printed as it is: a problem, named with those bytes escaped."""
+        try:
+            path.encode("utf-8")
+            return False
+        except UnicodeEncodeError:
+            shown = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            self.problems.append((shown, "its name is not valid UTF-8; rename it to index it"))
+            return True
+
     def _file(self, entry: os.DirEntry, path: str) -> FileEntry | None:
+        if self._bad_name(path):
+            return None
         try:
             if not entry.is_file():
                 if entry.is_symlink():
@@ -341,6 +357,9 @@ _BOMS = (  # UTF-32 first: its little-endian BOM starts with the UTF-16 one
 )
 
 
+_VALID_NON_ASCII_RE = re.compile("[^\x00-\x7f\ufffd]")
+
+
 def decode_bytes(data: bytes) -> str | None:
     """Decode file bytes to text with newlines normalised to `\\n`; None when binary."""
     for bom, encoding in _BOMS:
@@ -355,7 +374,13 @@ def decode_bytes(data: bytes) -> str | None:
                 return None
             text = data.decode(encoding, errors="replace")
         else:
-            text = data.decode("utf-8", errors="replace")
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                text = data.decode("utf-8", errors="replace")
+                if _VALID_NON_ASCII_RE.search(text) is None:
+                    # no valid UTF-8 beyond ASCII at all: an 8-bit legacy file ("caf\xe9")
+                    text = data.decode("cp1252", errors="replace")
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
