@@ -120,6 +120,16 @@ def test_a_full_index_takes_no_more_files_until_some_are_removed(monkeypatch):
     assert call(facade.index_text, "b.txt", "one more line about gannets")["success"]
 
 
+def test_a_file_name_with_a_lone_surrogate_is_a_clear_error():
+    # JavaScript strings may hold one; SQLite cannot store it (it used to be an "internal error")
+    for fn, args in [(facade.index_text, ("a\ud800b.md", "yaks")), (facade.index_bytes, ("a\udc00.md", b"yaks")),
+                     (facade.remove, ("x\ud800",)), (facade.check_path, ("a\ud800b.md", 3))]:
+        out = call(fn, *args)
+        assert "is not valid Unicode: it holds a lone surrogate (U+D" in out["error"], out
+    assert call(facade.index_text, "ok\U0001F600.md", "yaks")["success"]  # a pair is a character
+    assert call(facade.stats)["files"] == ["ok\U0001F600.md"]
+
+
 def test_dump_compacts_after_removals():
     call(facade.index_text, "small.md", "small note\n")
     small = len(facade.dump())

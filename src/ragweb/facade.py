@@ -136,8 +136,17 @@ def _need_str(value, name: str, allow_empty: bool = False) -> str:
     return value
 
 
+_LONE_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+
+
 def _clean_path(filename: str) -> str:
     """Normalise a page-side file name into the relative path stored in the index."""
+    bad = _LONE_SURROGATE_RE.search(filename)
+    if bad:  # a JavaScript string may hold one; it cannot be stored or cited
+        shown = filename.encode("utf-8", "backslashreplace").decode()
+        raise RagError(f"the file name \"{shown}\" is not "
+                       f"valid Unicode: it holds a lone surrogate (U+{ord(bad.group()):04X}) at "
+                       f"position {bad.start()}")
     path = filename.replace("\\", "/")
     path = re.sub(r"/{2,}", "/", path).lstrip("/")
     while path.startswith("./"):
