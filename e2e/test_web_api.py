@@ -172,6 +172,7 @@ def test_an_html_page_is_searched_and_packed_by_its_visible_text(app):
     ("() => ragPack('zebra', 100, {compact: 'no'})", "options.compact must be true or false"),
     ("() => ragRemove()", "filename must be a string"),
     ("() => ragRemove(['a'])", "filename must be a string"),
+    ("() => ragIndex('notes/a\\ud800.md', 'x')", "is not valid Unicode: it holds a lone surrogate (U+D800)"),
 ])
 def test_bad_arguments_return_error(app, expr, needle):
     app.index("zebra.md", "a zebra\n")
