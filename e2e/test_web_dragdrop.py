@@ -66,6 +66,22 @@ def test_drop_files(app):
     assert bar[0] == bar[1]
 
 
+def test_a_drop_that_indexes_nothing_says_what_was_left_out(app):
+    app.page.evaluate(DROP_TREE_JS, {"docs": {
+        "build": {"html": {"index.html": "<p>Barometer docs.</p>"}},
+        ".git": {"HEAD": "ref: main\n"},
+        "manual.pdf": [37, 80, 68, 70],
+    }})
+    assert app.stats()["files"] == []
+    assert app.page.locator("#status").inner_text() == (
+        "Nothing was indexed: left out the folder docs/build/ (excluded) (drop such a folder's "
+        "contents to index them); skipped docs/manual.pdf: not included.")
+    # as it says: the folder's contents
+    app.page.evaluate(DROP_TREE_JS, {"html": {"index.html": "<p>Barometer docs.</p>"}})
+    assert app.stats()["files"] == ["html/index.html"]
+    assert app.page.locator("#status").inner_text().startswith("Indexed 1 file ")
+
+
 def test_drop_folder_recursive_with_cli_rules(app):
     many = {f"item{i:03d}.md": f"# Item {i}\nCatalogue entry {i} about barometers.\n" for i in range(130)}
     entered = app.page.evaluate(DROP_TREE_JS, {

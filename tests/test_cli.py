@@ -32,6 +32,28 @@ def test_index_prints_a_summary(sample_root):
     assert "0 added" in r.stdout and "unchanged" in r.stdout
 
 
+def test_a_run_that_indexes_nothing_says_what_was_left_out(tmp_path):
+    (tmp_path / "build" / "html").mkdir(parents=True)
+    (tmp_path / "build" / "html" / "index.html").write_text("<p>hello docs</p>")
+    (tmp_path / ".git").mkdir()
+    for name in ("a.pdf", "b.pdf", "c.docx"):
+        (tmp_path / name).write_bytes(b"%PDF")
+    r = rag("index", tmp_path)
+    assert r.returncode == 0 and "0 added" in r.stdout
+    assert r.stderr.strip() == (
+        "note: nothing is indexed: index.excludes left out the folders build/ (index one of them "
+        "directly, as `rag index build`, or change index.excludes in rag.yaml); 3 files match no "
+        "index.includes glob (2 .pdf, 1 .docx)")
+    r = rag("query", "-q", "hello", "-d", tmp_path)
+    assert r.stdout.strip() == "no results (the index is empty: `rag index` found no file to index)"
+    # as the note says: the folder itself
+    assert "1 added" in rag("index", tmp_path / "build").stdout
+    # a run that indexes something says nothing of the rest
+    (tmp_path / "notes.md").write_text("# Notes\nhello\n")
+    r = rag("index", tmp_path)
+    assert "1 added" in r.stdout and r.stderr == ""
+
+
 def test_query_text_output_cites_ranges(indexed):
     r = rag("query", "-q", "retry backoff", "-d", indexed, "-k", "3")
     assert r.returncode == 0, r.stderr

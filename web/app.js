@@ -604,13 +604,18 @@
   // the drop handler, so callers pass them in.
   async function walkEntries(entries) {
     const out = [];
+    out.leftOut = [];  // folders the excludes or ignore files left out (not hidden ones)
     const visit = async (entry, prefix) => {
       if (!entry) return;
       if (entry.isFile) {
         out.push({ path: prefix + entry.name, file: await entryFile(entry) });
       } else if (entry.isDirectory) {
         const dirPath = prefix + entry.name;
-        if (JSON.parse(state.facade.check_dir(dirPath)).skip) return;
+        const skip = JSON.parse(state.facade.check_dir(dirPath)).skip;
+        if (skip) {
+          if (!entry.name.startsWith('.')) out.leftOut.push(`${dirPath}/ (${skip})`);
+          return;
+        }
         const children = (await readAll(entry)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
         for (const name of IGNORE_FILES) {
           const rules = children.find((c) => c.isFile && c.name === name);
@@ -653,8 +658,22 @@
       const found = await walkEntries(entries);
       found.push(...await pickedItems(loose));
       const tally = await indexItems(found);
-      if (tally) setStatus(`Indexed ${tally.files} file${tally.files === 1 ? '' : 's'} (${tally.chunks} chunks).`);
+      if (tally && !tally.files && !tally.errors.length) setStatus(nothingIndexed(found.leftOut, tally));
+      else if (tally) setStatus(`Indexed ${tally.files} file${tally.files === 1 ? '' : 's'} (${tally.chunks} chunks).`);
     });
+  }
+
+  // A drop that indexed nothing says what was left out, as `rag index` does.
+  function nothingIndexed(leftOut, tally) {
+    const parts = [];
+    if (leftOut.length) {
+      parts.push(`left out the folder${leftOut.length === 1 ? '' : 's'} ${leftOut.slice(0, 5).join(', ')}` +
+        `${leftOut.length > 5 ? ' …' : ''} (drop such a folder's contents to index them)`);
+    }
+    if (tally.skippedList.length) {
+      parts.push(`skipped ${tally.skippedList.slice(0, 5).join(', ')}${tally.skippedList.length > 5 ? ' …' : ''}`);
+    }
+    return `Nothing was indexed${parts.length ? ': ' + parts.join('; ') : ''}.`;
   }
 
   function handlePicked(fileList) {

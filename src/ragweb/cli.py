@@ -183,6 +183,8 @@ def _run_index(root: Path, cfg: dict, rebuild=False, use_gitignore=None, quiet=F
     for path, message in report.problems[:20]:
         print(f"warning: {path}: {message}", file=sys.stderr)
     print(f"indexed {root}: {report.summary()}")
+    if report.total_chunks == 0 and report.left_out.hint():
+        print(f"note: nothing is indexed: {report.left_out.hint()}", file=sys.stderr)
     if cfg["embedding"]["enabled"]:
         _run_embed(root, cfg, quiet)
     return report
@@ -347,7 +349,8 @@ def cmd_query(args) -> int:
         print(json.dumps(as_json(args.query, hits), ensure_ascii=False, indent=2))
         return EXIT_OK
     if not hits:
-        print("no results")
+        empty = engine.n_chunks == 0
+        print("no results" + (" (the index is empty: `rag index` found no file to index)" if empty else ""))
         return EXIT_OK
     color = sys.stdout.isatty()
     for i, h in enumerate(hits, 1):

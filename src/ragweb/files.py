@@ -20,7 +20,7 @@ import hashlib
 import os
 import re
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterator
 
 from .errors import UsageError
@@ -170,26 +170,51 @@ def parse_ignore(text: str) -> list[Rule]:
 
 # ---------------------------------------------------------------------------- walking
 
+@dataclass
+class LeftOut:
+    """What a walk passed over by the config's globs: the folders ``index.excludes`` pruned
+    (their paths) and the files no ``index.includes`` glob matched (counted by suffix)."""
+
+    dirs: list[str] = field(default_factory=list)
+    suffixes: dict[str, int] = field(default_factory=dict)
+
+    def hint(self, limit: int = 5) -> str:
+        """One sentence on what was left out, for a run that found nothing to index ("" if nothing)."""
+        parts = []
+        if self.dirs:
+            shown = ", ".join(d + "/" for d in self.dirs[:limit]) + (" ..." if len(self.dirs) > limit else "")
+            parts.append(f"index.excludes left out the folders {shown} (index one of them directly, "
+                         f"as `rag index {self.dirs[0]}`, or change index.excludes in rag.yaml)")
+        if self.suffixes:
+            top = sorted(self.suffixes.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+            shown = ", ".join(f"{n} {s or '(no suffix)'}" for s, n in top)
+            parts.append(f"{sum(self.suffixes.values())} files match no index.includes glob ({shown})")
+        return "; ".join(parts)
+
+
 def iter_files(root: str | os.PathLike, includes: list[str], excludes: list[str],
-               use_gitignore: bool = True, problems: list | None = None) -> Iterator[FileEntry]:
+               use_gitignore: bool = True, problems: list | None = None,
+               left_out: LeftOut | None = None) -> Iterator[FileEntry]:
     """Yield the files under `root` to index, in sorted order of their relative paths.
 
     A file is yielded when it matches an include glob, no exclude glob, and (with
     `use_gitignore`) no `.gitignore` / `.ragignore` rule of its directory or any parent
     inside the tree. Excluded and ignored directories are not entered. Symlinked
     directories are followed once per real path; loops and unreadable entries are
-    appended to `problems` as `(path, message)` and skipped, never raised.
+    appended to `problems` as `(path, message)` and skipped, never raised. What the
+    globs passed over is recorded in ``left_out`` when given.
     """
     root_path = os.path.abspath(os.fspath(root))  # so every entry's path is absolute already
     if not os.path.isdir(root_path):
         raise UsageError(f"not a directory: {root_path}")
     walker = _Walker(root_path, GlobSet(includes), GlobSet(excludes), use_gitignore,
-                     problems if problems is not None else [])
+                     problems if problems is not None else [], left_out)
     yield from walker.walk(root_path, "", [])
 
 
 class _Walker:
-    def __init__(self, root, includes, excludes, use_gitignore, problems):
+    def __init__(self, root, includes, excludes, use_gitignore, problems, left_out=None):
+        self.left_out = left_out
         self.root_real = os.path.realpath(root)
         self.includes, self.excludes = includes, excludes
         self.use_gitignore, self.problems = use_gitignore, problems
@@ -221,10 +246,15 @@ class _Walker:
             if is_dir:
                 if not self.excludes.covers_dir(path):
                     yield from self._walk_dir(entry, path, ignores)
+                elif self.left_out is not None and not entry.name.startswith("."):
+                    self.left_out.dirs.append(path)  # (not .git, .rag: nobody means to index those)
             elif self.includes.matches(path) and not self.excludes.matches(path):
                 entry_out = self._file(entry, path)
                 if entry_out:
                     yield entry_out
+            elif self.left_out is not None and not self.includes.matches(path):
+                suffix = os.path.splitext(entry.name)[1].lower()
+                self.left_out.suffixes[suffix] = self.left_out.suffixes.get(suffix, 0) + 1
 
     def _walk_dir(self, entry: os.DirEntry, path: str, ignores: list) -> Iterator[FileEntry]:
         if self._bad_name(path):

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from ragweb.engine import Engine
-from ragweb.files import FileEntry, iter_files, read_text_file
+from ragweb.files import FileEntry, LeftOut, iter_files, read_text_file
 
 INDEX_DIR = ".rag"
 INDEX_FILE = "index.db"
@@ -73,6 +73,7 @@ class Changes:
     deleted: list[str] = field(default_factory=list)
     gone_skipped: list[str] = field(default_factory=list)  # skipped before, no longer there
     problems: list[tuple[str, str]] = field(default_factory=list)
+    left_out: LeftOut = field(default_factory=LeftOut)
 
     @property
     def any(self) -> bool:
@@ -98,7 +99,7 @@ def scan_changes(engine: Engine, root: str | Path, config: dict,
     out = Changes()
     seen = set()
     outputs = pack_outputs(root)
-    for entry in iter_files(root, ix["includes"], ix["excludes"], use_gitignore, out.problems):
+    for entry in iter_files(root, ix["includes"], ix["excludes"], use_gitignore, out.problems, out.left_out):
         if entry.path in outputs:
             continue
         seen.add(entry.path)
@@ -132,6 +133,7 @@ class IndexReport:
     seconds: float = 0.0
     rebuilt: str = ""
     problems: list[tuple[str, str]] = field(default_factory=list)
+    left_out: LeftOut = field(default_factory=LeftOut)  # what the globs passed over
 
     def summary(self) -> str:
         skipped = self.unchanged + self.binary + self.too_large + self.minified
@@ -188,6 +190,7 @@ def index_root(root: str | Path, config: dict, rebuild: bool = False,
                 engine.reset(config)
             changes = scan_changes(engine, root, config, use_gitignore)
             report.problems = changes.problems
+            report.left_out = changes.left_out
             report.unchanged = len(changes.unchanged)
             todo = changes.new + changes.changed
             states = engine.file_states()
