@@ -132,23 +132,30 @@
     return m && m.HEAPU8 ? m.HEAPU8.length : 0;
   }
 
-  // The facade with every call checked against the memory limit first: once past it, a
-  // call returns an error (dump throws) and the page says to reload.
+  // The facade with every call checked against the memory limit, before and after (a call
+  // may cross it, and then its result may be garbled): once past it, a call returns an
+  // error (dump throws) and the page says to reload.
   function guardMemory(facade) {
+    const overLimit = () => {
+      if (!state.memoryError && heapBytes() > state.heapSafeBytes) {
+        state.memoryError = MEMORY_ERROR;
+        showBanner(MEMORY_ERROR, 'memory');
+      }
+      return !!state.memoryError;
+    };
+    const refuse = (name, result) => {
+      if (result && typeof result.destroy === 'function') result.destroy();
+      if (name === 'dump') throw new Error(state.memoryError);
+      return errorJson(state.memoryError);
+    };
     return new Proxy(facade, {
       get(target, name) {
         const value = target[name];
         if (typeof value !== 'function') return value;
         return (...args) => {
-          if (!state.memoryError && heapBytes() > state.heapSafeBytes) {
-            state.memoryError = MEMORY_ERROR;
-            showBanner(MEMORY_ERROR, 'memory');
-          }
-          if (state.memoryError) {
-            if (name === 'dump') throw new Error(state.memoryError);
-            return errorJson(state.memoryError);
-          }
-          return value(...args);
+          if (overLimit()) return refuse(name);
+          const result = value(...args);
+          return overLimit() ? refuse(name, result) : result;
         };
       },
     });
