@@ -41,8 +41,8 @@ def test_a_run_that_indexes_nothing_says_what_was_left_out(tmp_path):
     r = rag("index", tmp_path)
     assert r.returncode == 0 and "0 added" in r.stdout
     assert r.stderr.strip() == (
-        "note: nothing is indexed: index.excludes left out the folders build/ (index one of them "
-        "directly, as `rag index build`, or change index.excludes in rag.yaml); 3 files match no "
+        "note: nothing is indexed: index.excludes left out the folder build/ (index it directly, "
+        "as `rag index build`, or change index.excludes in rag.yaml); 3 files match no "
         "index.includes glob (2 .pdf, 1 .docx)")
     r = rag("query", "-q", "hello", "-d", tmp_path)
     assert r.stdout.strip() == "no results (the index is empty: `rag index` found no file to index)"

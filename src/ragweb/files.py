@@ -183,8 +183,10 @@ class LeftOut:
         parts = []
         if self.dirs:
             shown = ", ".join(d + "/" for d in self.dirs[:limit]) + (" ..." if len(self.dirs) > limit else "")
-            parts.append(f"index.excludes left out the folders {shown} (index one of them directly, "
-                         f"as `rag index {self.dirs[0]}`, or change index.excludes in rag.yaml)")
+            one = len(self.dirs) == 1
+            parts.append(f"index.excludes left out the folder{'' if one else 's'} {shown} (index "
+                         f"{'it' if one else 'one of them'} directly, as `rag index {self.dirs[0]}`, "
+                         "or change index.excludes in rag.yaml)")
         if self.suffixes:
             top = sorted(self.suffixes.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
             shown = ", ".join(f"{n} {s or '(no suffix)'}" for s, n in top)
@@ -248,11 +250,12 @@ class _Walker:
                     yield from self._walk_dir(entry, path, ignores)
                 elif self.left_out is not None and not entry.name.startswith("."):
                     self.left_out.dirs.append(path)  # (not .git, .rag: nobody means to index those)
-            elif self.includes.matches(path) and not self.excludes.matches(path):
-                entry_out = self._file(entry, path)
-                if entry_out:
-                    yield entry_out
-            elif self.left_out is not None and not self.includes.matches(path):
+            elif self.includes.matches(path):
+                if not self.excludes.matches(path):
+                    entry_out = self._file(entry, path)
+                    if entry_out:
+                        yield entry_out
+            elif self.left_out is not None:
                 suffix = os.path.splitext(entry.name)[1].lower()
                 self.left_out.suffixes[suffix] = self.left_out.suffixes.get(suffix, 0) + 1
 
