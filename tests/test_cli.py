@@ -93,6 +93,36 @@ def test_query_batch(indexed, tmp_path):
     assert rows[0]["results"] and "error" in rows[2]
 
 
+@pytest.mark.parametrize("cmd", ["query", "pack"])
+def test_a_bad_batch_file_stops_before_any_answer_and_output_is_kept(indexed, tmp_path, cmd):
+    tmp_path = tmp_path / "work"
+    tmp_path.mkdir()
+    batch = tmp_path / "q.jsonl"
+    batch.write_text('retry backoff\n{"id": "c"}\nparse headers\n')
+    out = tmp_path / "out.jsonl"
+    out.write_text("PREVIOUS\n")
+    extra = ["-o", out] if cmd == "pack" else []
+    r = rag(cmd, "--batch", batch, "-d", indexed, *extra)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.strip() == f'Error: {batch} line 2: a JSON line needs a "question" string'
+    assert out.read_text() == "PREVIOUS\n" and sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl", "q.jsonl"]
+    r = rag(cmd, "--batch", tmp_path / "missing.txt", "-d", indexed)
+    assert r.returncode == 2 and "cannot read the batch file" in r.stderr
+
+
+def test_pack_output_is_replaced_only_by_a_whole_result(indexed, tmp_path):
+    tmp_path = tmp_path / "work"
+    tmp_path.mkdir()
+    out = tmp_path / "ctx.json"
+    assert rag("pack", "-q", "retry backoff", "-d", indexed, "-b", "300", "-o", out).returncode == 0
+    first = json.loads(out.read_text())
+    assert first["snippets"]
+    # a failing run (a question with no indexable words) leaves the previous file
+    r = rag("pack", "-q", "the of", "-d", indexed, "-o", out)
+    assert r.returncode == 2 and json.loads(out.read_text()) == first
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ctx.json"]
+
+
 @pytest.mark.parametrize("cmd, out", [("query", ["--json"]), ("pack", ["-b", "300"])])
 def test_the_question_can_be_plain_words(indexed, cmd, out):
     flag = rag(cmd, "-q", "retry backoff", "-d", indexed, *out)

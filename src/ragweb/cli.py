@@ -257,27 +257,61 @@ def _open_for_reading(args, root: Path, cfg: dict):
 
 
 def _questions(batch: str):
-    """(id, question) pairs from a batch file: plain lines or JSON objects."""
-    stream = sys.stdin if batch == "-" else open(batch, encoding="utf-8")
+    """(id, question) pairs from a batch file: plain lines or JSON objects. A file is read and
+    checked whole first, so a bad line stops the run before any question is answered; from
+    stdin (``-``) each line is answered as it comes."""
+    if batch == "-":
+        return _parse_questions(sys.stdin, batch)
     try:
-        for n, line in enumerate(stream, 1):
-            line = line.strip()
-            if not line:
-                continue
-            if line.startswith("{"):
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as e:
-                    raise UsageError(f"{batch} line {n}: invalid JSON ({e.msg})") from None
-                q = obj.get("question", obj.get("query"))
-                if not isinstance(q, str):
-                    raise UsageError(f"{batch} line {n}: a JSON line needs a \"question\" string")
-                yield obj.get("id", n), q
-            else:
-                yield n, line
-    finally:
-        if stream is not sys.stdin:
-            stream.close()
+        with open(batch, encoding="utf-8") as f:
+            lines = f.readlines()
+    except OSError as e:
+        raise UsageError(f"cannot read the batch file {batch}: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"the batch file {batch} is not UTF-8 text") from None
+    return iter(list(_parse_questions(lines, batch)))
+
+
+def _parse_questions(lines, batch: str):
+    for n, line in enumerate(lines, 1):
+        line = line.strip()
+        if not line:
+            continue
+        if line.startswith("{"):
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise UsageError(f"{batch} line {n}: invalid JSON ({e.msg})") from None
+            q = obj.get("question", obj.get("query")) if isinstance(obj, dict) else None
+            if not isinstance(q, str):
+                raise UsageError(f"{batch} line {n}: a JSON line needs a \"question\" string")
+            yield obj.get("id", n), q
+        else:
+            yield n, line
+
+
+class _AtomicOutput:
+    """``-o FILE`` written whole or not at all: a temporary file beside it, renamed over it
+    when the command succeeds (an error or Ctrl-C leaves the previous file as it was)."""
+
+    def __init__(self, path: str):
+        self.path = Path(path)
+        self.tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+
+    def __enter__(self):
+        try:
+            self.file = open(self.tmp, "w", encoding="utf-8")
+        except OSError as e:
+            raise RagError(f"cannot write {self.path}: {e.strerror or e}") from None
+        return self.file
+
+    def __exit__(self, kind, value, tb):
+        self.file.close()
+        if kind is None:
+            os.replace(self.tmp, self.path)
+        else:
+            self.tmp.unlink(missing_ok=True)
+        return False
 
 
 def _highlighter(terms: list[str], analyzer):
@@ -380,22 +414,26 @@ def cmd_pack(args) -> int:
     if args.output:  # a packed context written under the root is not indexed (indexer.pack_outputs)
         note_pack_output(root, args.output)
     if args.batch:
-        out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
-        try:
-            for qid, q in _questions(args.batch):
+        questions = _questions(args.batch)
+
+        def answer(out):
+            for qid, q in questions:
                 try:
                     res = {"id": qid, **run(q)}
                 except RagError as e:
                     res = {"id": qid, "query": q, "error": str(e)}
                 out.write(json.dumps(res, ensure_ascii=False) + "\n")
                 out.flush()
-        finally:
-            if out is not sys.stdout:
-                out.close()
+        if args.output:
+            with _AtomicOutput(args.output) as out:
+                answer(out)
+        else:
+            answer(sys.stdout)
         return EXIT_OK
     text = render(run(args.query), fmt)
     if args.output:
-        Path(args.output).write_text(text + "\n", encoding="utf-8")
+        with _AtomicOutput(args.output) as out:
+            out.write(text + "\n")
     else:
         print(text)
     return EXIT_OK
