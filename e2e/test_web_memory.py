@@ -99,7 +99,8 @@ def test_a_copy_garbled_above_2_gb_is_caught_by_its_checksum_and_not_saved(
     bytes Pyodide copied wrongly into the page is refused, and the stored index is kept."""
     page, app, saved = saved_page(launch_persistent, boot_page, make_app)
     page.evaluate("window.ragweb.setHeapSafeBytes(2 ** 33)")
-    run_python(page, "import builtins; builtins._ballast = [bytearray(100_000_000) for _ in range(24)]")
+    # (in 10 MB pieces: they fill the free gaps below 2 GiB first, so the dump lands above it)
+    run_python(page, "import builtins; builtins._ballast = [bytearray(10_000_000) for _ in range(240)]")
     assert page.evaluate("window.ragweb.heapBytes()") > 2**31
     text = "\n".join(f"line {i} about puffin burrow {i * 7919 % 10007} near {i * 31 % 977}" for i in range(150_000))
     assert app.index("big.txt", text)["success"]  # (its text may be garbled already)
