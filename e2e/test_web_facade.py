@@ -67,6 +67,21 @@ def test_an_older_index_is_read_again_stepwise_and_nothing_runs_meanwhile(older_
     assert call(facade.init, data)["reread"] == 2 and call(facade.stats)["totalDocs"] == 2
 
 
+def test_an_older_index_too_large_to_reread_is_used_as_it_was_built(older_index, monkeypatch):
+    data = older_index.to_bytes()
+    monkeypatch.setattr(facade, "REREAD_MAX_BYTES", len(data) // 2)
+    for stepwise in (True, False):
+        info = call(facade.init, data, stepwise)
+        assert info["rereadSkipped"] is True and info["reread"] == 0 and "rereadPending" not in info
+        assert info["totalDocs"] == 2
+        # read as that version built it: the page's markup is still text
+        assert call(facade.query, "zebrafish")["results"][0]["path"] == "docs/page.html"
+        assert call(facade.index_text, "more.md", "# More\nQuokka extras.\n")["success"]
+    monkeypatch.setattr(facade, "REREAD_MAX_BYTES", len(data))
+    info = call(facade.init, data, False)
+    assert info["reread"] == 2 and "rereadSkipped" not in info
+
+
 def test_a_new_init_abandons_a_reread_in_progress(older_index):
     data = older_index.to_bytes()
     assert call(facade.init, data, True)["rereadPending"] == 2

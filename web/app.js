@@ -382,6 +382,11 @@
     if (info.error && info.code !== 'format' && info.code !== 'copy') throw new Error(info.error);
     if (info.error) info = { restored: false };
     if (info.rereadPending) info.reread = await rereadStored(info.rereadPending);
+    if (info.rereadSkipped) {
+      showBanner('The stored index was built by an older version of ragweb and is too large to ' +
+        'read again inside this tab, so it is used as it was built. To have its files read the ' +
+        "way this version does, choose \"Clear all\" and add them again.", 'reread');
+    }
     const restoreMs = performance.now() - t1;
     state.ready = true;
     requestPersistence();
