@@ -269,12 +269,14 @@ def reread_step(max_ms=40) -> str:
 def _to_bytes(data) -> bytes:
     if isinstance(data, (bytes, bytearray, memoryview)):
         return bytes(data)
-    to_py = getattr(data, "to_py", None)  # a JsProxy of a Uint8Array / ArrayBuffer
-    if to_py is not None:
-        return bytes(to_py())
+    # a JsProxy of a Uint8Array / ArrayBuffer: to_bytes copies it into wasm memory once
+    # (bytes(to_py()) made two copies of what may be hundreds of MB)
     to_bytes = getattr(data, "to_bytes", None)
     if to_bytes is not None:
         return bytes(to_bytes())
+    to_py = getattr(data, "to_py", None)
+    if to_py is not None:
+        return bytes(to_py())
     raise RagError(f"stored data must be bytes, got {_describe(data)}")
 
 
