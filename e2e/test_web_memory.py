@@ -109,16 +109,14 @@ def test_a_copy_garbled_above_2_gb_is_caught_by_its_checksum_and_not_saved(
     assert page.evaluate(READ_RECORD_JS, True) == saved
 
 
-def test_a_call_that_takes_the_memory_past_the_limit_returns_the_error_not_its_result(app):
-    page = app.page
-    try:
-        # the limit just where the engine's memory is now: this call has to grow it
-        page.evaluate("window.ragweb.setHeapSafeBytes(window.ragweb.heapBytes())")
-        text = "\n".join(f"line {i} about word{i * 7919 % 100003} and term{i}" for i in range(120_000))
-        out = app.index("big.txt", text)
-        assert "grown past 2 GB of memory" in out["error"], out
-        assert "grown past 2 GB of memory" in app.stats()["error"]  # and so is every later call
-    finally:
-        page.evaluate("""() => { window.ragweb.setHeapSafeBytes(2 ** 31); }""")
-        page.reload()  # (a fresh tab for the next tests: this one refuses everything now)
-        page.evaluate("window.ragReady")
+def test_a_call_that_takes_the_memory_past_the_limit_returns_the_error_not_its_result(
+        launch_persistent, boot_page, make_app):
+    page = launch_persistent().pages[0]  # a fresh tab: little free memory inside its heap
+    boot_page(page)
+    app = make_app(page)
+    # the limit just where the engine's memory is now: this call has to grow it
+    page.evaluate("window.ragweb.setHeapSafeBytes(window.ragweb.heapBytes())")
+    text = "\n".join(f"line {i} about word{i * 7919 % 100003} and term{i}" for i in range(120_000))
+    out = app.index("big.txt", text)
+    assert "grown past 2 GB of memory" in out["error"], out
+    assert "grown past 2 GB of memory" in app.stats()["error"]  # and so is every later call
