@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 from test_web_dragdrop import DROP_FILES_JS, progress_text
 from test_web_persistence import READ_RECORD_JS, WRITE_RECORD_JS
 
+
 def run_python(page, code: str):
     """Run Python in the page's own Pyodide (the test hook `window.ragweb.pyodide`)."""
     return page.evaluate("(code) => window.ragweb.pyodide().runPython(code)", code)
