@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from ragweb.errors import RagError, UsageError
+from ragweb.files import AtomicWrite
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -290,30 +291,6 @@ def _parse_questions(lines, batch: str):
             yield n, line
 
 
-class _AtomicOutput:
-    """``-o FILE`` written whole or not at all: a temporary file beside it, renamed over it
-    when the command succeeds (an error or Ctrl-C leaves the previous file as it was)."""
-
-    def __init__(self, path: str):
-        self.path = Path(path)
-        self.tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-
-    def __enter__(self):
-        try:
-            self.file = open(self.tmp, "w", encoding="utf-8")
-        except OSError as e:
-            raise RagError(f"cannot write {self.path}: {e.strerror or e}") from None
-        return self.file
-
-    def __exit__(self, kind, value, tb):
-        self.file.close()
-        if kind is None:
-            os.replace(self.tmp, self.path)
-        else:
-            self.tmp.unlink(missing_ok=True)
-        return False
-
-
 def _highlighter(terms: list[str], analyzer):
     """Wrap words whose terms matched in ANSI bold (terminal output only)."""
     wanted = set(terms)
@@ -425,14 +402,14 @@ def cmd_pack(args) -> int:
                 out.write(json.dumps(res, ensure_ascii=False) + "\n")
                 out.flush()
         if args.output:
-            with _AtomicOutput(args.output) as out:
+            with AtomicWrite(args.output) as out:
                 answer(out)
         else:
             answer(sys.stdout)
         return EXIT_OK
     text = render(run(args.query), fmt)
     if args.output:
-        with _AtomicOutput(args.output) as out:
+        with AtomicWrite(args.output) as out:
             out.write(text + "\n")
     else:
         print(text)

@@ -23,7 +23,7 @@ import stat
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from .errors import UsageError
+from .errors import RagError, UsageError
 
 IGNORE_FILES = (".gitignore", ".ragignore")  # read in this order; later rules win
 SNIFF_BYTES = 8192  # binary detection looks at this many leading bytes
@@ -440,3 +440,32 @@ def file_sha256(abspath: str | os.PathLike) -> str:
         for block in iter(lambda: f.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+class AtomicWrite:
+    """A text file written whole or not at all: ``with AtomicWrite(path) as f`` writes a
+    temporary file beside ``path`` and renames it over ``path`` when the block succeeds (an
+    error or Ctrl-C leaves the previous file as it was)."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = os.fspath(path)
+        folder, name = os.path.split(self.path)
+        self.tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
+
+    def __enter__(self):
+        try:
+            self.file = open(self.tmp, "w", encoding="utf-8")
+        except OSError as e:
+            raise RagError(f"cannot write {self.path}: {e.strerror or e}") from None
+        return self.file
+
+    def __exit__(self, kind, value, tb):
+        self.file.close()
+        if kind is None:
+            os.replace(self.tmp, self.path)
+        else:
+            try:
+                os.unlink(self.tmp)
+            except FileNotFoundError:
+                pass
+        return False

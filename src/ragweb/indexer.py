@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from ragweb.engine import Engine
-from ragweb.files import FileEntry, LeftOut, iter_files, read_text_file
+from ragweb.files import AtomicWrite, FileEntry, LeftOut, iter_files, read_text_file
 
 INDEX_DIR = ".rag"
 INDEX_FILE = "index.db"
@@ -57,9 +57,8 @@ def note_pack_output(root: str | Path, output: str | Path) -> str | None:
         return None
     known = pack_outputs(root)
     if rel not in known:
-        tmp = folder / (OUTPUTS_FILE + ".tmp")
-        tmp.write_text("".join(f"{p}\n" for p in sorted(known | {rel})), encoding="utf-8")
-        os.replace(tmp, folder / OUTPUTS_FILE)
+        with AtomicWrite(folder / OUTPUTS_FILE) as f:
+            f.write("".join(f"{p}\n" for p in sorted(known | {rel})))
     return rel
 
 
