@@ -135,6 +135,22 @@ def test_a_full_index_takes_no_more_files_until_some_are_removed(monkeypatch):
     assert call(facade.index_text, "b.txt", "one more line about gannets")["success"]
 
 
+def test_index_text_refuses_a_text_larger_than_a_file_may_be(monkeypatch):
+    limit = default_config()["index"]["max_file_bytes"]
+    call(facade.index_text, "keep.md", "a note about puffins")
+    out = call(facade.index_text, "huge.txt", "x" * (limit + 1))
+    assert out["code"] == "too_large", out
+    assert out["error"].startswith(f"huge.txt is too large: at least {limit + 1} bytes of UTF-8 > max_file_bytes {limit}")
+    # the limit counts UTF-8 bytes, not characters: a text of "é" is twice as long in bytes
+    out = call(facade.index_text, "accents.txt", "\u00e9" * (limit // 2 + 1))
+    assert out["code"] == "too_large" and f"{limit // 2 * 2 + 2} bytes" in out["error"], out
+    assert call(facade.index_text, "fits.txt", "\u00e9" * (limit // 2))["success"]
+    # a refused text replaces nothing: the document of that name keeps its old text
+    assert call(facade.index_text, "keep.md", "y" * (limit + 1))["code"] == "too_large"
+    assert call(facade.stats)["files"] == ["fits.txt", "keep.md"]
+    assert call(facade.query, "puffins")["results"][0]["path"] == "keep.md"
+
+
 def test_a_file_name_with_a_lone_surrogate_is_a_clear_error():
     # JavaScript strings may hold one; SQLite cannot store it (it used to be an "internal error")
     for fn, args in [(facade.index_text, ("a\ud800b.md", "yaks")), (facade.index_bytes, ("a\udc00.md", b"yaks")),

@@ -324,6 +324,27 @@ def _need_room(eng) -> None:
             "folder this large with the `rag` CLI")
 
 
+class TooLargeError(RagError):
+    """A text given to `index_text` is larger than ``index.max_file_bytes``."""
+
+    code = "too_large"
+
+
+def _need_size(path: str, text: str) -> None:
+    """Raise `TooLargeError` when ``text`` is larger, in UTF-8, than the limit a dropped file
+    has (``index.max_file_bytes``): indexing runs on the page's main thread, and its memory
+    grows with the text many times over (56 M characters took 37 s and 1.3 GB)."""
+    limit = _config_now()["index"]["max_file_bytes"]
+    if len(text) * 4 <= limit:  # no character takes more than four bytes
+        return
+    size = len(text) if len(text) > limit else len(text.encode("utf-8", "surrogatepass"))
+    if size > limit:
+        raise TooLargeError(
+            f"{path} is too large: {'at least ' if len(text) > limit else ''}{size} bytes of UTF-8 > "
+            f"max_file_bytes {limit} (the limit on one file, as for a dropped one); "
+            "split it into several documents")
+
+
 # --------------------------------------------------------------------------- the public API
 
 @_guard
@@ -332,6 +353,7 @@ def index_text(filename, content) -> str:
     path = _clean_path(_need_str(filename, "filename"))
     text = _need_str(content, "content", allow_empty=True)
     eng = _need_engine()
+    _need_size(path, text)
     _need_room(eng)
     chunks = eng.add_document(path, text)
     return _json({"success": True, "chunks": chunks, "filename": path})
