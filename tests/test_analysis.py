@@ -1,3 +1,4 @@
+from ragweb import analysis
 from ragweb.analysis import Analyzer
 import pytest
 from ragweb.errors import ConfigError
@@ -73,3 +74,11 @@ def test_versions_are_told_apart_by_search():
     eng.flush()
     assert [h.path for h in eng.search("what does ^0.2.5 allow")] == ["a.md"]
     assert [h.path for h in eng.search("what does ~1.4.7 allow")] == ["b.md"]
+
+
+def test_related_terms_number_words_prefixes_and_abbreviations():
+    rel = analysis.related_terms(["ten", "time", "maximum", "use"], {"10", "timeout", "max", "user", "us"})
+    assert rel["ten"] == {"10": 1.0}
+    assert rel["time"] == {"timeout": analysis.PREFIX_MATCH}
+    assert rel["maximum"] == {"max": analysis.ABBREV_MATCH}
+    assert "use" not in rel  # "user" starts with it but "use" is too short to be a prefix match

@@ -3,6 +3,7 @@
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from ragweb import analysis
 from ragweb import compact as cp
 from ragweb.analysis import Analyzer
 from ragweb.chunking import outline, split_lines
@@ -203,7 +204,7 @@ def _scored(text, question, markdown=True):
     vocab = set()
     for u in units:
         vocab.update(an.term_counts(u.text))
-    related = cp.related_terms(qterms, vocab)
+    related = analysis.related_terms(qterms, vocab)
     weights = {t: 1.0 for t in qterms}
     cp.score_units(units, weights, an, related)
     return lines, units, weights
@@ -220,14 +221,6 @@ def test_neighbour_and_heading_bonus_lift_the_default_line():
     default = next(u for u in units if u.text == "Default: `10`")
     unrelated = next(u for u in units if u.text == "- First item of a list")
     assert default.direct == 0 and default.score > unrelated.score
-
-
-def test_related_terms_number_words_prefixes_and_abbreviations():
-    rel = cp.related_terms(["ten", "time", "maximum", "use"], {"10", "timeout", "max", "user", "us"})
-    assert rel["ten"] == {"10": 1.0}
-    assert rel["time"] == {"timeout": cp.PREFIX_MATCH}
-    assert rel["maximum"] == {"max": cp.ABBREV_MATCH}
-    assert "use" not in rel  # "user" starts with it but "use" is too short to be a prefix match
 
 
 def test_select_units_respects_the_budget_exactly():

@@ -205,6 +205,29 @@ def test_path_boost_lifts_files_named_like_the_query():
     assert hits[0].bm25 == hits[1].bm25 and hits[0].path_boost > 0 == hits[1].path_boost
 
 
+def test_a_question_word_the_index_lacks_is_searched_for_in_its_related_forms():
+    eng = Engine.memory()
+    eng.add_document("server.md", "Edit the configuration to change the listening port of the server.")
+    eng.add_document("admin.md", "The admin port is fixed.")
+    eng.add_document("retries.md", "At most 10 attempts; see max_retries.")
+    eng.add_document("clock.md", "The time of day.")
+    eng.add_document("waits.md", "A timeout after 30 seconds.")
+    # "config" is not a term of the index: "configuration" (configur), which it starts, stands in
+    hits = eng.search("config port", mmr=False)
+    assert [h.path for h in hits] == ["server.md", "admin.md"]
+    assert hits[0].terms == ["configur", "port"] and hits[1].terms == ["port"]
+    assert hits[0].bm25 > hits[1].bm25
+    # ... at half strength: the same word itself would score more
+    assert eng.search("configuration port", mmr=False)[0].bm25 > hits[0].bm25
+    # an abbreviation ("max") and a number's digits ("10") stand in the same way
+    assert [h.path for h in eng.search("maximum", mmr=False)] == ["retries.md"]
+    assert [h.path for h in eng.search("ten", mmr=False)] == ["retries.md"]
+    # a word the index has is searched for as it is, not as the longer words it starts
+    assert [h.path for h in eng.search("time", mmr=False)] == ["clock.md"]
+    # a word without related forms in the index finds nothing, as before
+    assert eng.search("pigeon", mmr=False) == []
+
+
 def test_hit_text_is_exactly_the_file_lines():
     docs = dict(sample_documents())
     eng = fresh(docs)

@@ -6,10 +6,15 @@ and ``headers`` as well as the whole word); CJK runs become overlapping characte
 bigrams; words shorter than 2 characters and stopwords are dropped; the rest is stemmed
 with Snowball when enabled. Each distinct raw word is analysed once and memoised, which
 is what makes pure-Python analysis fast (the stemmer dominates otherwise).
+
+`related_terms` relates terms that say the same in other words: a longer word a term
+starts, its abbreviation, a number word's digits. Packing matches sentences by it, and a
+search looks for a question term the index lacks in its related indexed terms.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import _count_elements  # C helper behind Counter.update
 
@@ -181,3 +186,65 @@ class Analyzer:
     def query_terms(self, text: str) -> list[str]:
         """Distinct terms of a question, sorted (a fixed order keeps float sums identical)."""
         return sorted(set(self.terms(text)))
+
+
+# ------------------------------------------------------------------ related forms of a term
+
+NUMBER_WORDS = {w: str(i) for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty".split())}
+NUMBER_WORDS.update({"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "hundred": "100",
+                     "thousand": "1000"})
+PREFIX_MATCH = 0.5           # match strength of a longer word starting with the term (0..1)
+PREFIX_MIN = 4               # ... only for terms of at least this many characters
+ABBREV_MATCH = 0.5           # match strength of a word abbreviating the term, "max" (0..1)
+ABBREV_MIN_QUERY = 5         # ... only for terms of at least this many characters
+
+
+def related_candidates(qterms) -> set[str]:
+    """The terms `related_terms` looks up as they are (a number word's digits, the
+    abbreviations of a term), so a caller can find which of them exist first."""
+    out = set()
+    for q in qterms:
+        if q in NUMBER_WORDS:
+            out.add(NUMBER_WORDS[q])
+        if len(q) >= ABBREV_MIN_QUERY:
+            out.update(q[:n] for n in range(3, len(q)) if q[:n].isalpha())
+    return out
+
+
+def related_terms(qterms, vocab, longer=None) -> dict[str, dict[str, float]]:
+    """Query term -> {term: match strength} for terms that are not the query term itself
+    but say the same: the digits of a number word ("ten" -> "10", strength 1), a longer word
+    it starts ("time" -> "timeout", `PREFIX_MATCH`), and an alphabetic abbreviation of it
+    ("maximum" -> "max", "argument" -> "arg", `ABBREV_MATCH`). ``vocab`` holds the terms
+    there are (it needs to hold only `related_candidates` and, without ``longer``, the longer
+    words); ``longer(q)``: the terms that start with ``q`` and are longer (default: from
+    ``vocab``). Packing passes the terms of the text it compacts, search the index's."""
+    if longer is None:
+        ordered = sorted(vocab)
+
+        def longer(q):
+            i = bisect.bisect_right(ordered, q)
+            out = []
+            while i < len(ordered) and ordered[i].startswith(q):
+                out.append(ordered[i])
+                i += 1
+            return out
+    out: dict[str, dict[str, float]] = {}
+    for q in qterms:
+        rel: dict[str, float] = {}
+        digits = NUMBER_WORDS.get(q)
+        if digits and digits in vocab:
+            rel[digits] = 1.0
+        if PREFIX_MATCH and len(q) >= PREFIX_MIN:
+            for t in longer(q):
+                rel[t] = max(rel.get(t, 0.0), PREFIX_MATCH)
+        if ABBREV_MATCH and len(q) >= ABBREV_MIN_QUERY:
+            for n in range(3, len(q)):
+                t = q[:n]
+                if t in vocab and t.isalpha():
+                    rel[t] = max(rel.get(t, 0.0), ABBREV_MATCH)
+        if rel:
+            out[q] = rel
+    return out

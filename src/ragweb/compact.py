@@ -26,8 +26,8 @@ IDF among the units being compacted (`blend_local_idf`, `LOCAL_IDF`: in an index
 files a term every candidate unit of one file contains -- the file's subject -- cannot
 rank those units, however rare it is elsewhere), see `query_weights`. A unit *matches*
 ``t`` with strength 1 when it contains the term, or with a smaller strength when it
-contains a related form (`related_terms`: "10" for "ten", "timeout" for "time", "max" for
-"maximum"). Its score is
+contains a related form (`analysis.related_terms`: "10" for "ten", "timeout" for "time", "max"
+for "maximum"). Its score is
 
     (direct + (heading + neighbour) * content) * (1 + RANK_BONUS * prior)
         * (1 + SECTION_BONUS * section ** 2) * file ** FILE_PRIOR_POWER
@@ -70,7 +70,6 @@ Everything is pure Python and about linear in the size of the compacted regions.
 
 from __future__ import annotations
 
-import bisect
 import heapq
 import math
 import re
@@ -89,10 +88,6 @@ RANK_BONUS = 0.5             # score x (1 + this x chunk score / best chunk scor
 LENGTH_NORM = 0.5            # 0: no length normalisation of `direct`, 1: full (0..1)
 KIND_WEIGHT = {"code": 0.6, "toc": 0.2, "row": 1.0, "heading": 1.0, "text": 1.0}  # (0..1]
 CONTENT_CHARS = 15           # units with fewer word characters get proportionally less bonus
-PREFIX_MATCH = 0.5           # match strength of a longer word starting with the term (0..1)
-PREFIX_MIN = 4               # ... only for terms of at least this many characters
-ABBREV_MATCH = 0.5           # match strength of a word abbreviating the term, "max" (0..1)
-ABBREV_MIN_QUERY = 5         # ... only for terms of at least this many characters
 CODE_PROSE = True            # in a program, comment and docstring lines are cut into sentences like paragraphs
 CODE_GROUP_TOKENS = 30       # code lines between blank lines up to this many tokens: one unit
 ITEM_WHOLE_TOKENS = 150      # a list item up to this many tokens is one unit, a longer one is sentences (0: always sentences)
@@ -141,7 +136,7 @@ class Unit:
     section: int = 0              # which section (heading to heading, per file and region), set by `score_units`
     file_prior: float = 1.0       # its file's share of the candidates' relevance (0..1], set by the caller
     terms: frozenset = frozenset()
-    match: dict = field(default_factory=dict)  # query term -> match strength (1 or PREFIX_MATCH)
+    match: dict = field(default_factory=dict)  # query term -> match strength (1, or a related form's)
     all_terms: set | None = None  # every search term of the text (set by `prepare_units`)
     content: int = 0              # word characters in the text
     score: float = 0.0
@@ -440,13 +435,6 @@ def join_runs(lines: list[str], units: list[Unit]) -> list[Run]:
     return out
 
 
-NUMBER_WORDS = {w: str(i) for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen twenty".split())}
-NUMBER_WORDS.update({"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "hundred": "100",
-                     "thousand": "1000"})
-
-
 def prepare_units(units: list[Unit], analyzer) -> set:
     """Set each unit's ``all_terms`` and ``content``; return the union of their terms."""
     vocab: set = set()
@@ -457,39 +445,11 @@ def prepare_units(units: list[Unit], analyzer) -> set:
     return vocab
 
 
-def related_terms(qterms, vocab) -> dict[str, dict[str, float]]:
-    """Query term -> {text term: match strength} for terms that are not the query term
-    itself but say the same: the digits of a number word ("ten" -> "10", strength 1), a
-    longer word it starts ("time" -> "timeout", `PREFIX_MATCH`), and an alphabetic
-    abbreviation of it ("maximum" -> "max", "argument" -> "arg", `ABBREV_MATCH`).
-    ``vocab`` holds the terms of the text being compacted."""
-    ordered = sorted(vocab)
-    out: dict[str, dict[str, float]] = {}
-    for q in qterms:
-        rel: dict[str, float] = {}
-        digits = NUMBER_WORDS.get(q)
-        if digits and digits in vocab:
-            rel[digits] = 1.0
-        if PREFIX_MATCH and len(q) >= PREFIX_MIN:
-            i = bisect.bisect_right(ordered, q)
-            while i < len(ordered) and ordered[i].startswith(q):
-                rel[ordered[i]] = max(rel.get(ordered[i], 0.0), PREFIX_MATCH)
-                i += 1
-        if ABBREV_MATCH and len(q) >= ABBREV_MIN_QUERY:
-            for n in range(3, len(q)):
-                t = q[:n]
-                if t in vocab and t.isalpha():
-                    rel[t] = max(rel.get(t, 0.0), ABBREV_MATCH)
-        if rel:
-            out[q] = rel
-    return out
-
-
 def unit_terms(analyzer, text: str, weights: dict[str, float],
                related: dict[str, dict[str, float]] | None = None,
                counts: set | None = None) -> dict[str, float]:
     """Query term -> match strength in ``text``: 1 for the term itself, else the best
-    strength of its `related_terms` found in the text. ``counts``: the text's terms
+    strength of its `analysis.related_terms` found in the text. ``counts``: the text's terms
     (`Analyzer.span_terms`)."""
     if counts is None:
         counts = analyzer.span_terms(text)[0]

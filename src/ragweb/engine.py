@@ -34,6 +34,7 @@ from ragweb.search import bm25_idf, mmr_select
 MAX_SEGMENTS = 12          # merge all segments when there are more than this many
 DEAD_MERGE_RATIO = 0.25    # ... or when this share of indexed chunks is dead
 FLUSH_INTS = 4_000_000     # buffered postings (3 ints each) are flushed as a segment beyond this (~30 MB of text)
+RELATED_LONGER = 10        # a question term the index lacks is searched for as up to this many longer terms
 FILE_CACHE = 256           # files whose lines and outline packing keeps in memory ...
 FILE_CACHE_CHARS = 8_000_000  # ... and at most this many characters of them
 MARKUP_VERSION = 5         # how pages are read: HTML through `ragweb.markup` (2: <dt> terms are
@@ -55,7 +56,7 @@ class Hit:
     score: float
     text: str
     heading: str = ""
-    terms: list[str] = field(default_factory=list)   # query terms the chunk matched
+    terms: list[str] = field(default_factory=list)   # query terms (or related forms searched for) the chunk matched
     bm25: float = 0.0
     path_boost: float = 0.0
     chunk_id: int = 0
@@ -552,6 +553,23 @@ class Engine:
                 out[term] = bm25_idf(n, df)
         return out
 
+    def related_index_terms(self, terms) -> dict[str, dict[str, float]]:
+        """`analysis.related_terms` of ``terms`` among the indexed terms (a term's longer forms:
+        the `RELATED_LONGER` most frequent)."""
+        self.flush()
+        present = {t for t, df in self._term_rows(sorted(analysis.related_candidates(terms)), with_id=False)
+                   if df > 0}
+
+        def longer(q):
+            return [t for (t,) in self.conn.execute(
+                "SELECT term FROM terms WHERE term > ? AND term < ? AND df > 0 ORDER BY df DESC, term LIMIT ?",
+                (q, q + "\U0010ffff", RELATED_LONGER))]
+        return analysis.related_terms(terms, present, longer)
+
+    def _postings(self, tid: int) -> list[bytes]:
+        return [blob for (blob,) in self.conn.execute(
+            "SELECT data FROM postings WHERE term=? ORDER BY seg", (tid,))]
+
     def _term_rows(self, terms, with_id=True):
         if not terms:
             return []
@@ -601,7 +619,7 @@ class Engine:
         norm_a = k1 * (1.0 - b)
         norm_b = k1 * b / avgdl if avgdl else 0.0
         pool = pool or max(top_k * 4, 50)
-        weighted = []  # (idf x (k1 + 1), posting blobs) per question term
+        weighted = []  # (idf x (k1 + 1) x match strength, posting blobs) per term searched for
         for tid, term, df in self._term_rows(qterms):
             if df <= 0:
                 continue
@@ -609,8 +627,17 @@ class Engine:
             term_of[tid] = term
             if mode == "semantic":  # no BM25 scores; the matched terms are still reported
                 continue
-            weighted.append((idf * k1p1, [blob for (blob,) in self.conn.execute(
-                "SELECT data FROM postings WHERE term=? ORDER BY seg", (tid,))]))
+            weighted.append((idf * k1p1, self._postings(tid)))
+        absent = [t for t in qterms if t not in idfs]
+        if absent and mode != "semantic":
+            # a question word the index never saw is looked for in its related forms
+            strength: dict[str, float] = {}
+            for rel in self.related_index_terms(absent).values():
+                for t, m in rel.items():
+                    strength[t] = max(strength.get(t, 0.0), m)
+            for tid, term, df in self._term_rows(sorted(strength.keys() - idfs.keys())):
+                term_of[tid] = term
+                weighted.append((bm25_idf(n, df) * strength[term] * k1p1, self._postings(tid)))
         # numpy, when installed (`accel`), scores a BM25-only search over every chunk at
         # once and cuts the pool itself; the same arithmetic in the same order gives the
         # same floats
@@ -735,7 +762,7 @@ class Engine:
         out: dict[str, set[int]] = {}
         for tid, term, _ in self._term_rows(sorted(set(terms))):
             ids: set[int] = set()
-            for (blob,) in self.conn.execute("SELECT data FROM postings WHERE term=?", (tid,)):
+            for blob in self._postings(tid):
                 ids.update(store.blob_to_ints(blob)[0::3])
             out[term] = ids
         return out

@@ -90,6 +90,7 @@ import math
 from dataclasses import dataclass, field
 
 from ragweb import compact as cp
+from ragweb.analysis import related_terms
 from ragweb.markup import visible
 from ragweb.errors import UsageError
 from ragweb.search import bm25_idf
@@ -343,7 +344,7 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
         if not units or limit <= 0:
             return whole
     vocab = cp.prepare_units(units, engine.analyzer)
-    related = cp.related_terms(qterms, vocab)
+    related = related_terms(qterms, vocab)
     idf = engine.idf_of(sorted(set(qterms) | {t for rel in related.values() for t in rel}))
     idf = cp.blend_local_idf(idf, units)
     weights = cp.query_weights(idf, qterms, related, cp.LEAN_IDF_POWER if lean else 1.0)
