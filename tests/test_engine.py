@@ -228,6 +228,29 @@ def test_a_question_word_the_index_lacks_is_searched_for_in_its_related_forms():
     assert eng.search("pigeon", mmr=False) == []
 
 
+def test_a_hit_that_repeats_a_better_one_is_left_out():
+    para = ("Retries back off exponentially with full jitter, starting at half a second and doubling "
+            "up to thirty seconds, and a Retry-After header from the server wins over the computed delay.")
+    eng = Engine.memory()
+    eng.add_document("docs/retry.md", f"# Retry policy\n\n{para}\n")
+    more = " ".join(f"Field {i} of the delay table is documented on the reference page." for i in range(12))
+    # the page's build: the same paragraph in HTML, and a table the Markdown page links to
+    eng.add_document("html/retry.html", f"<html><body><h1>Retry policy</h1><p>{para.replace('Retry-After', '<code>Retry-After</code>')}</p><p>{more}</p></body></html>")
+    eng.add_document("docs/other.md", "# Timeouts\n\nA request that gets no answer in ten seconds is retried once, without jitter.\n")
+    everything = eng.search("retry jitter delay", mmr=False)
+    assert sorted(h.path for h in everything) == ["docs/other.md", "docs/retry.md", "html/retry.html"]
+    hits = eng.search("retry jitter delay")
+    # the Markdown page says nothing its HTML build does not: the build alone is shown (the
+    # term sets of the two differ too much for MMR's Jaccard to see it)
+    assert [h.path for h in hits] == ["html/retry.html", "docs/other.md"]
+    monkeypatch = pytest.MonkeyPatch()
+    monkeypatch.setattr(engine_mod, "REPEATS", False)
+    try:
+        assert len(eng.search("retry jitter delay")) == 3
+    finally:
+        monkeypatch.undo()
+
+
 def test_hit_text_is_exactly_the_file_lines():
     docs = dict(sample_documents())
     eng = fresh(docs)

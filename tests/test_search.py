@@ -2,7 +2,7 @@ import math
 
 from hypothesis import given, settings, strategies as st
 
-from ragweb.search import bm25_idf, bm25_term, jaccard, mmr_select
+from ragweb.search import bm25_idf, bm25_term, contained, jaccard, mmr_select, shingles
 
 
 def test_idf_never_negative_and_decreasing():
@@ -20,13 +20,16 @@ def test_jaccard():
     assert jaccard(frozenset({1, 2}), frozenset({2, 3})) == 1 / 3
 
 
-def eager_mmr(scores, sets, k, lam, dedup):
+def eager_mmr(scores, sets, k, lam, dedup, repeats=None):
     """The textbook loop: every round, recompute every remaining item's MMR value."""
     top = scores[0] or 1.0
     max_sim = [0.0] * len(scores)
     alive, picked = list(range(len(scores))), []
     while alive and len(picked) < k:
         best = max(alive, key=lambda i: (lam * scores[i] / top - (1 - lam) * max_sim[i], -i))
+        if repeats and any(repeats(best, j) for j in picked):
+            alive.remove(best)
+            continue
         picked.append(best)
         still = []
         for i in alive:
@@ -49,6 +52,32 @@ def test_lazy_mmr_equals_the_eager_loop(items, k, lam, dedup):
     scores = [s for s, _ in items]
     sets = [t for _, t in items]
     assert mmr_select(scores, sets, k, lam, dedup) == eager_mmr(scores, sets, k, lam, dedup)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([1.0, 2.0, 3.0, 0.5, 4.25]),
+                          st.frozensets(st.integers(0, 10), max_size=8), st.integers(0, 4)), min_size=1, max_size=25),
+       st.integers(1, 12), st.sampled_from([0.0, 0.3, 0.7, 1.0]), st.sampled_from([0.5, 0.8, 1.0]))
+def test_lazy_mmr_with_repeats_equals_the_eager_loop(items, k, lam, dedup):
+    items.sort(key=lambda it: -it[0])
+    scores = [s for s, _, _ in items]
+    sets = [t for _, t, _ in items]
+
+    def repeats(i, j):  # items of the same group repeat each other
+        return items[i][2] == items[j][2]
+    got = mmr_select(scores, sets, k, lam, dedup, repeats)
+    assert got == eager_mmr(scores, sets, k, lam, dedup, repeats)
+    assert len({items[i][2] for i in got}) == len(got)
+
+
+def test_shingles_see_the_same_text_through_markup():
+    rst = "The :mod:`csv` module implements classes to read and write tabular data in CSV format."
+    html = "The csv module implements classes to read and write tabular data in CSV format."
+    other = "The json module implements classes to read and write data in JSON format."
+    assert contained(shingles(html), shingles(rst)) >= 0.8
+    assert contained(shingles(other), shingles(rst)) < 0.5
+    assert shingles("") == frozenset() and contained(frozenset(), shingles(rst)) == 0.0
+    assert shingles("two words") == frozenset({"two words"})
 
 
 def test_mmr_pure_relevance_keeps_order():

@@ -29,11 +29,12 @@ from ragweb.markup import FILL, is_html, pre_lines, show_html, visible
 from ragweb.config import default_config
 from ragweb.files import GlobSet
 from ragweb.errors import EmptyQueryError, IndexBusyError, IndexCorruptError, RagError, UsageError
-from ragweb.search import bm25_idf, mmr_select
+from ragweb.search import REPEAT_SHARE, bm25_idf, contained, mmr_select, shingles
 
 MAX_SEGMENTS = 12          # merge all segments when there are more than this many
 DEAD_MERGE_RATIO = 0.25    # ... or when this share of indexed chunks is dead
 FLUSH_INTS = 4_000_000     # buffered postings (3 ints each) are flushed as a segment beyond this (~30 MB of text)
+REPEATS = True
 RELATED_LONGER = 10        # a question term the index lacks is searched for as up to this many longer terms
 FILE_CACHE = 256           # files whose lines and outline packing keeps in memory ...
 FILE_CACHE_CHARS = 8_000_000  # ... and at most this many characters of them
@@ -706,12 +707,30 @@ class Engine:
         cands.sort(key=lambda hc: (-hc[0].score, hc[0].path, hc[0].start_line, hc[0].col_start or 0))
         if mmr:
             sets = [frozenset(ids) for _, ids in cands]
-            order = mmr_select([h.score for h, _ in cands], sets, top_k, rc["mmr_lambda"], rc["dedup_jaccard"])
+            order = mmr_select([h.score for h, _ in cands], sets, top_k, rc["mmr_lambda"], rc["dedup_jaccard"],
+                               self._repeats([h for h, _ in cands]) if REPEATS else None)
             hits = [cands[i][0] for i in order]
         else:
             hits = [h for h, _ in cands[:top_k]]
-        self.fill_text(hits)
+        self.fill_text([h for h in hits if not h.text])  # (`_repeats` read some already)
         return hits
+
+    def _repeats(self, hits: list[Hit]):
+        """`mmr_select`'s ``repeats`` for ``hits``: hit i repeats hit j when most of its word
+        runs (`REPEAT_SHARE` of its `shingles`) are in j's text (a page's twin in another
+        format, a paragraph copied onto several pages); texts are read as they are needed."""
+        cache: dict[int, frozenset] = {}
+
+        def runs(i: int) -> frozenset:
+            got = cache.get(i)
+            if got is None:
+                self.fill_text([hits[i]])
+                got = cache[i] = shingles(hits[i].text)
+            return got
+
+        def repeats(i: int, j: int) -> bool:
+            return contained(runs(i), runs(j)) >= REPEAT_SHARE
+        return repeats
 
     def _vector_scores(self, query: str) -> dict[int, float]:
         """chunk id -> cosine similarity of its embedding with the question's."""

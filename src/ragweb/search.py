@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import heapq
 import math
+import re
+
+SHINGLE_WORDS = 4  # words per shingle (`shingles`)
+REPEAT_SHARE = 0.8  # a hit whose shingles are this much in a picked one's text repeats it
 
 
 def bm25_idf(n_docs: int, df: int) -> float:
@@ -29,12 +33,31 @@ def jaccard(a: frozenset, b: frozenset) -> float:
     return inter / (len(a) + len(b) - inter)
 
 
+_WORD_RE = re.compile(r"[^\W_]+")
+
+
+def shingles(text: str, n: int = SHINGLE_WORDS) -> frozenset:
+    """The runs of ``n`` consecutive words of ``text`` (letters and digits, lowercased): two
+    texts that say the same -- a page's Markdown or reStructuredText source and its HTML
+    build -- share them whatever their markup."""
+    words = _WORD_RE.findall(text.lower())
+    if len(words) <= n:
+        return frozenset([" ".join(words)]) if words else frozenset()
+    return frozenset(" ".join(words[i:i + n]) for i in range(len(words) - n + 1))
+
+
+def contained(a: frozenset, b: frozenset) -> float:
+    """The share of ``a``'s shingles that ``b`` has too (0 for an empty ``a``)."""
+    return len(a & b) / len(a) if a else 0.0
+
+
 def mmr_select(scores: list[float], sets: list[frozenset], k: int, lam: float,
-               dedup: float) -> list[int]:
+               dedup: float, repeats=None) -> list[int]:
     """Indices of up to ``k`` items picked by MMR: λ·rel − (1−λ)·max_sim.
 
     ``scores`` are in descending order; relevance is normalised to [0, 1] by the
-    maximum; candidates whose Jaccard with a picked one is >= ``dedup`` are dropped.
+    maximum; candidates whose Jaccard with a picked one is >= ``dedup`` are dropped, and
+    so are those of which ``repeats(i, j)`` says they repeat a picked item ``j``.
     Among equal values the earlier item wins, so the result is deterministic.
 
     Evaluated lazily: an item's MMR value can only fall as items are picked, so a
@@ -66,5 +89,7 @@ def mmr_select(scores: list[float], sets: list[frozenset], k: int, lam: float,
             if heap and entry > heap[0]:
                 heapq.heappush(heap, entry)
                 continue
+        if repeats is not None and any(repeats(i, j) for j in picked):
+            continue
         picked.append(i)
     return picked
