@@ -35,6 +35,7 @@ MAX_SEGMENTS = 12          # merge all segments when there are more than this ma
 DEAD_MERGE_RATIO = 0.25    # ... or when this share of indexed chunks is dead
 FLUSH_INTS = 4_000_000     # buffered postings (3 ints each) are flushed as a segment beyond this (~30 MB of text)
 REPEATS = True
+REPEAT_TERMS = 0.5  # ... and only when j has this share of i's terms (cheap to check first)
 RELATED_LONGER = 10        # a question term the index lacks is searched for as up to this many longer terms
 FILE_CACHE = 256           # files whose lines and outline packing keeps in memory ...
 FILE_CACHE_CHARS = 8_000_000  # ... and at most this many characters of them
@@ -708,17 +709,18 @@ class Engine:
         if mmr:
             sets = [frozenset(ids) for _, ids in cands]
             order = mmr_select([h.score for h, _ in cands], sets, top_k, rc["mmr_lambda"], rc["dedup_jaccard"],
-                               self._repeats([h for h, _ in cands]) if REPEATS else None)
+                               self._repeats([h for h, _ in cands], sets) if REPEATS else None)
             hits = [cands[i][0] for i in order]
         else:
             hits = [h for h, _ in cands[:top_k]]
         self.fill_text([h for h in hits if not h.text])  # (`_repeats` read some already)
         return hits
 
-    def _repeats(self, hits: list[Hit]):
+    def _repeats(self, hits: list[Hit], sets: list[frozenset]):
         """`mmr_select`'s ``repeats`` for ``hits``: hit i repeats hit j when most of its word
         runs (`REPEAT_SHARE` of its `shingles`) are in j's text (a page's twin in another
-        format, a paragraph copied onto several pages); texts are read as they are needed."""
+        format, a paragraph copied onto several pages). Texts are read only for pairs where
+        j has most of i's terms (``sets``: term ids), which such a repeat implies."""
         cache: dict[int, frozenset] = {}
 
         def runs(i: int) -> frozenset:
@@ -729,6 +731,9 @@ class Engine:
             return got
 
         def repeats(i: int, j: int) -> bool:
+            mine = sets[i]
+            if len(mine & sets[j]) < REPEAT_TERMS * len(mine):
+                return False
             return contained(runs(i), runs(j)) >= REPEAT_SHARE
         return repeats
 
