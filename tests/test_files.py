@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from ragweb.config import DEFAULT_EXCLUDES, DEFAULT_INCLUDES
 from ragweb.errors import UsageError
-from ragweb.files import (DecodeResult, FileEntry, GlobSet, decode_bytes, file_sha256,
+from ragweb.files import (DecodeResult, FileEntry, GlobSet, decode, file_sha256,
                           iter_files, parse_ignore, read_text_file)
 
 ALL = ["**"]
@@ -346,13 +346,38 @@ def test_invalid_utf8_replaced(tmp_path):
 def test_a_legacy_8_bit_file_is_read_as_windows_1252(tmp_path):
     # no byte beyond ASCII is valid UTF-8: Latin-1 / Windows-1252 text, as most editors save it
     assert read(tmp_path, "Café “quoted” – naïve\r\n".encode("cp1252")).text == "Café “quoted” – naïve\n"
-    assert decode_bytes("déjà vu".encode("latin-1")) == "déjà vu"
-    assert decode_bytes(b"ok \xff\xfe bad \x81") == "ok ÿþ bad \ufffd"  # (0x81: not in Windows-1252)
+    assert decode("déjà vu".encode("latin-1")).text == "déjà vu"
+    assert decode(b"ok \xff\xfe bad \x81").text == "ok ÿþ bad \ufffd"  # (0x81: not in Windows-1252)
+
+
+JAPANESE = ("設定ファイルでサーバーのポートを変えられます。接続に失敗したときは、指数バックオフで"
+            "再試行します。詳しくは「リトライ」の節を見てください。\n") * 4
+
+
+@pytest.mark.parametrize("encoding", ["shift_jis", "cp932", "euc_jp"])
+def test_a_legacy_japanese_file_is_read_as_japanese(tmp_path, encoding):
+    assert read(tmp_path, ("# README\n" + JAPANESE).encode(encoding)).text == "# README\n" + JAPANESE
+
+
+@pytest.mark.parametrize("text, encoding", [
+    ("配置文件用于更改服务器端口。连接失败时，使用指数退避重试。详情请参阅重试一节。\n" * 4, "gbk"),
+    ("配置文件用於更改伺服器連接埠。連線失敗時，使用指數退避重試。\n" * 4, "big5"),
+    ("설정 파일에서 서버 포트를 바꿀 수 있습니다. 연결에 실패하면 다시 시도합니다.\n" * 4, "euc_kr"),
+    ("Файл настроек меняет порт сервера. При ошибке соединения запрос повторяется.\n" * 4, "cp1251"),
+])
+def test_a_legacy_file_that_cannot_be_told_is_refused_clearly(tmp_path, text, encoding):
+    result = read(tmp_path, text.encode(encoding))
+    assert result.text is None and result.skipped.startswith("not UTF-8"), result
+    assert "Save it as UTF-8" in result.skipped
+
+
+def test_utf8_text_mostly_beyond_ascii_keeps_its_utf8_with_a_stray_byte(tmp_path):
+    assert read(tmp_path, JAPANESE.encode() + b"\xff").text == JAPANESE + "\ufffd"
 
 
 def test_nul_byte_means_binary(tmp_path):
     assert read(tmp_path, b"\x7fELF\x02\x01\x01\x00\x00\x00\x00\x03\x00>\x00\x01") == DecodeResult(None, "binary")
-    assert decode_bytes(bytes(range(256)) * 8) is None
+    assert decode(bytes(range(256)) * 8) == DecodeResult(None, "binary")
 
 
 def test_nul_after_sniff_window_is_not_binary(tmp_path):
@@ -391,23 +416,22 @@ def test_utf16_with_and_without_bom(tmp_path, encoding, bom):
 
 def test_utf16_without_bom_mostly_cyrillic():
     text = "Привет мир, как дела? Всё хорошо."
-    assert decode_bytes(text.encode("utf-16-le")) == text
-    assert decode_bytes(text.encode("utf-16-be")) == text
+    assert decode(text.encode("utf-16-le")).text == text
+    assert decode(text.encode("utf-16-be")).text == text
 
 
 def test_utf32_with_bom():
-    assert decode_bytes("hi\r\n€".encode("utf-32")) == "hi\n€"
+    assert decode("hi\r\n€".encode("utf-32")).text == "hi\n€"
 
 
 def test_binary_with_nuls_at_one_parity_but_control_chars_is_binary():
     data = bytes([1, 0, 2, 0, 3, 0, 4, 0] * 100)
-    assert decode_bytes(data) is None
+    assert decode(data) == DecodeResult(None, "binary")
 
 
-def test_decode_bytes_matches_read_text_file(tmp_path):
-    for data in [b"a\r\nb", "x\r\ny".encode("utf-16-le"), b"\x00\x01", b"\xef\xbb\xbfz"]:
-        result = read(tmp_path, data)
-        assert result.text == decode_bytes(data)
+def test_decode_matches_read_text_file(tmp_path):
+    for data in [b"a\r\nb", "x\r\ny".encode("utf-16-le"), b"\x00\x01", b"\xef\xbb\xbfz", JAPANESE.encode("gbk")]:
+        assert read(tmp_path, data) == decode(data)
 
 
 @given(st.text())
@@ -416,14 +440,14 @@ def test_utf8_text_round_trips(text):
     data = text.encode("utf-8")
     if "\x00" in text or text.startswith("\ufeff"):
         return  # NUL means binary; a leading U+FEFF is read as a BOM
-    assert decode_bytes(data) == expected
+    assert decode(data).text == expected
 
 
 @given(st.text(), st.sampled_from(["utf-16", "utf-32", "utf-8-sig"]))
 def test_text_with_bom_round_trips(text, encoding):
     # A UTF-16 LE BOM followed by U+0000 is byte for byte the UTF-32 LE BOM: inherently ambiguous.
     assume(not (encoding == "utf-16" and text.startswith("\x00")))
-    assert decode_bytes(text.encode(encoding)) == text.replace("\r\n", "\n").replace("\r", "\n")
+    assert decode(text.encode(encoding)).text == text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def test_file_sha256(tmp_path):

@@ -533,8 +533,10 @@ def index_bytes(path, data, mtime=None) -> str:
     raw = _to_bytes(data)
     reason = _skip_reason(path, len(raw))
     if reason is None:
-        text = files.decode_bytes(raw)
-        reason = "binary" if text is None else files.minified_reason(path, text)
+        decoded = files.decode(raw)
+        text, reason = decoded.text, decoded.skipped
+        if text is not None:
+            reason = files.minified_reason(path, text)
     if reason:
         return _json({"skipped": reason, "filename": path})
     mtime = _null(mtime)

@@ -8,9 +8,10 @@ also matches `a.md` at the root), a trailing `/` matches directories only, a lea
 anchors to the directory the pattern belongs to, and excluding a directory excludes
 everything under it.
 
-Decoding: `decode_bytes` applies one set of rules in both targets: BOMs, UTF-16 with or
+Decoding: `decode` applies one set of rules in both targets: BOMs, UTF-16 with or
 without BOM, binary detection by NUL bytes, UTF-8 (with replacement of invalid bytes, or,
-when no byte beyond ASCII is valid UTF-8, Windows-1252: a legacy 8-bit file), newlines to `\\n`.
+when no byte beyond ASCII is valid UTF-8, a legacy encoding: Windows-1252 for a mostly
+ASCII file, Shift-JIS or EUC-JP for Japanese, else a clear refusal), newlines to `\\n`.
 """
 
 from __future__ import annotations
@@ -366,11 +367,11 @@ def read_text_file(abspath: str | os.PathLike, max_bytes: int) -> DecodeResult:
         return DecodeResult(None, f"unreadable: {e.strerror or e}")
     if len(data) > max_bytes:  # grew since fstat
         return DecodeResult(None, f"too large ({len(data)}+ bytes > max_file_bytes {max_bytes})")
-    text = decode_bytes(data)
-    if text is None:
-        return DecodeResult(None, "binary")
-    minified = minified_reason(str(abspath), text)
-    return DecodeResult(None, minified) if minified else DecodeResult(text)
+    result = decode(data)
+    if result.text is None:
+        return result
+    minified = minified_reason(str(abspath), result.text)
+    return DecodeResult(None, minified) if minified else result
 
 
 def minified_reason(path: str, text: str) -> str | None:
@@ -393,8 +394,9 @@ _BOMS = (  # UTF-32 first: its little-endian BOM starts with the UTF-16 one
 _VALID_NON_ASCII_RE = re.compile("[^\x00-\x7f\ufffd]")
 
 
-def decode_bytes(data: bytes) -> str | None:
-    """Decode file bytes to text with newlines normalised to `\\n`; None when binary."""
+def decode(data: bytes) -> DecodeResult:
+    """Decode file bytes to text with newlines normalised to `\\n`, or say why not: "binary",
+    or "not UTF-8 ..." for a legacy encoding that cannot be told (`LEGACY_SHARE`)."""
     for bom, encoding in _BOMS:
         if data.startswith(bom):
             text = data[len(bom):].decode(encoding, errors="replace")
@@ -404,17 +406,62 @@ def decode_bytes(data: bytes) -> str | None:
         if b"\x00" in head:
             encoding = _utf16_without_bom(head)
             if encoding is None:
-                return None
+                return DecodeResult(None, "binary")
             text = data.decode(encoding, errors="replace")
         else:
             try:
                 text = data.decode("utf-8")
             except UnicodeDecodeError:
                 text = data.decode("utf-8", errors="replace")
-                if _VALID_NON_ASCII_RE.search(text) is None:
-                    # no valid UTF-8 beyond ASCII at all: an 8-bit legacy file ("caf\xe9")
-                    text = data.decode("cp1252", errors="replace")
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+                # a legacy encoding when no character beyond ASCII is valid UTF-8, or (a file
+                # mostly beyond ASCII may hold valid sequences by chance) fewer are than not;
+                # else UTF-8 with a few stray bytes replaced
+                valid = len(_VALID_NON_ASCII_RE.findall(text))
+                if valid == 0 or (valid < text.count("\ufffd") and _mostly_beyond_ascii(data)):
+                    text = _legacy_text(data)
+                    if text is None:
+                        return DecodeResult(None, _LEGACY_REASON)
+    return DecodeResult(text.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+LEGACY_SHARE = 0.2
+"""A file that is not UTF-8 is read as Windows-1252 (Western text: "caf\\xe9") unless this share
+of its bytes or more are beyond ASCII: then it is Japanese when it reads as Shift-JIS or
+EUC-JP with the hiragana every Japanese text is full of, else refused (`_LEGACY_REASON`):
+Chinese, Korean and Cyrillic encodings read each other's bytes, and a wrong guess is
+garbage in the index."""
+
+LEGACY_MIN_BYTES = 16  # ... and at least this many (a short note with a few accents is Western)
+_LEGACY_REASON = ("not UTF-8, and too much of it is beyond ASCII to be Western text in Windows-1252: "
+                  "a legacy encoding such as GBK, Big5, EUC-KR or Windows-1251? Save it as UTF-8 to index it")
+_ASCII_BYTES = bytes(range(128))
+_NON_ASCII_RE = re.compile("[^\x00-\x7f]")
+_HIRAGANA_RE = re.compile("[\u3041-\u309f]")
+_HALFWIDTH_KANA_RE = re.compile("[\uff61-\uff9f]")
+
+
+def _mostly_beyond_ascii(data: bytes) -> bool:
+    """Whether `LEGACY_SHARE` or more of the first 64 KB, and `LEGACY_MIN_BYTES`, are beyond ASCII."""
+    sample = data[:1 << 16]
+    high = len(sample.translate(None, _ASCII_BYTES))
+    return high >= LEGACY_SHARE * len(sample) and high >= LEGACY_MIN_BYTES
+
+
+def _legacy_text(data: bytes) -> str | None:
+    """``data`` (not UTF-8) read as Windows-1252, or as Japanese (`LEGACY_SHARE`); None: refused."""
+    if not _mostly_beyond_ascii(data):
+        return data.decode("cp1252", errors="replace")
+    for encoding in ("cp932", "euc_jp"):
+        try:
+            text = data.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+        wide = len(_NON_ASCII_RE.findall(text))
+        # other encodings read as these give few hiragana, or (Shift-JIS) half-width katakana
+        if (len(_HIRAGANA_RE.findall(text)) >= 0.15 * wide
+                and len(_HALFWIDTH_KANA_RE.findall(text)) <= 0.05 * wide):
+            return text
+    return None
 
 
 def _utf16_without_bom(head: bytes) -> str | None:

@@ -242,9 +242,10 @@ def _index_one(engine: Engine, entry: FileEntry, old, max_bytes: int, report: In
             report.problems.append((entry.path, reason))
         if engine.remove_document(entry.path):  # indexed before: what is there now cannot be
             report.removed += 1
-        if reason == "binary" or reason.startswith(("too large", "minified")):
+        if reason == "binary" or reason.startswith(("too large", "minified", "not UTF-8")):
             # Remembered, so later runs and queries do not see it as new until it changes
-            # (an unreadable file is tried again every time).
+            # (an unreadable file is tried again every time; a file in a legacy encoding is
+            # warned about once, as a problem).
             engine.mark_skipped(entry.path, entry.mtime, entry.size, reason)
         return
     text = result.text
