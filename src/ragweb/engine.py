@@ -731,8 +731,9 @@ class Engine:
             return got
 
         def repeats(i: int, j: int) -> bool:
-            mine = sets[i]
-            if len(mine & sets[j]) < REPEAT_TERMS * len(mine):
+            mine, theirs = sets[i], sets[j]
+            need = REPEAT_TERMS * len(mine)
+            if len(theirs) < need or len(mine & theirs) < need:
                 return False
             return contained(runs(i), runs(j)) >= REPEAT_SHARE
         return repeats
