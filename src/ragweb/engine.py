@@ -34,8 +34,8 @@ from ragweb.search import REPEAT_SHARE, bm25_idf, contained, mmr_select, shingle
 MAX_SEGMENTS = 12          # merge all segments when there are more than this many
 DEAD_MERGE_RATIO = 0.25    # ... or when this share of indexed chunks is dead
 FLUSH_INTS = 4_000_000     # buffered postings (3 ints each) are flushed as a segment beyond this (~30 MB of text)
-REPEATS = True
-REPEAT_TERMS = 0.5  # ... and only when j has this share of i's terms (cheap to check first)
+REPEATS = True             # search leaves out a hit whose text repeats a better one's (`Engine._repeats`) ...
+REPEAT_TERMS = 0.5         # ... compared only when the better one has this share of its terms
 RELATED_LONGER = 10        # a question term the index lacks is searched for as up to this many longer terms
 FILE_CACHE = 256           # files whose lines and outline packing keeps in memory ...
 FILE_CACHE_CHARS = 8_000_000  # ... and at most this many characters of them
@@ -720,7 +720,7 @@ class Engine:
         """`mmr_select`'s ``repeats`` for ``hits``: hit i repeats hit j when most of its word
         runs (`REPEAT_SHARE` of its `shingles`) are in j's text (a page's twin in another
         format, a paragraph copied onto several pages). Texts are read only for pairs where
-        j has most of i's terms (``sets``: term ids), which such a repeat implies."""
+        j has `REPEAT_TERMS` of i's terms (``sets``: term ids), which such a repeat implies."""
         cache: dict[int, frozenset] = {}
 
         def runs(i: int) -> frozenset:

@@ -10,8 +10,9 @@ everything under it.
 
 Decoding: `decode` applies one set of rules in both targets: BOMs, UTF-16 with or
 without BOM, binary detection by NUL bytes, UTF-8 (with replacement of invalid bytes, or,
-when no byte beyond ASCII is valid UTF-8, a legacy encoding: Windows-1252 for a mostly
-ASCII file, Shift-JIS or EUC-JP for Japanese, else a clear refusal), newlines to `\\n`.
+when no byte beyond ASCII is valid UTF-8 -- or fewer than not, in a file mostly beyond ASCII
+-- a legacy encoding: Windows-1252 for a mostly ASCII file, Shift-JIS or EUC-JP for
+Japanese, else a clear refusal), newlines to `\\n`.
 """
 
 from __future__ import annotations
