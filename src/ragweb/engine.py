@@ -726,7 +726,8 @@ class Engine:
         def runs(i: int) -> frozenset:
             got = cache.get(i)
             if got is None:
-                self.fill_text([hits[i]])
+                if not hits[i].text:  # with the next few, which MMR is likely to look at too
+                    self.fill_text([h for h in hits[i:i + 8] if not h.text])
                 got = cache[i] = shingles(hits[i].text)
             return got
 
