@@ -243,12 +243,10 @@ def test_a_hit_that_repeats_a_better_one_is_left_out():
     # the Markdown page says nothing its HTML build does not: the build alone is shown (the
     # term sets of the two differ too much for MMR's Jaccard to see it)
     assert [h.path for h in hits] == ["html/retry.html", "docs/other.md"]
-    monkeypatch = pytest.MonkeyPatch()
-    monkeypatch.setattr(engine_mod, "REPEATS", False)
-    try:
-        assert len(eng.search("retry jitter delay")) == 3
-    finally:
-        monkeypatch.undo()
+    assert len(eng.search("retry jitter delay", repeats=False)) == 3
+    # a pack of whole chunks keeps it: the rest of a repeat may be what the better one lacks
+    whole = eng.pack("retry jitter delay", 2000, compact=False)
+    assert {s["path"] for s in whole["snippets"]} == {"docs/retry.md", "html/retry.html", "docs/other.md"}
 
 
 def test_hit_text_is_exactly_the_file_lines():

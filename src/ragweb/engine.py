@@ -582,12 +582,13 @@ class Engine:
 
     def search(self, query: str, top_k: int | None = None, mmr: bool = True,
                path_glob: str | None = None, pool: int | None = None,
-               mode: str | None = None) -> list[Hit]:
+               mode: str | None = None, repeats: bool = True) -> list[Hit]:
         """The best chunks for ``query``: BM25 + path boost, then MMR (see DESIGN.md).
 
         ``mode``: "bm25"; "semantic" (cosine similarity of embeddings only) or "hybrid"
         (both lists fused by reciprocal rank, `ragweb.embeddings.fuse`), which need an
         `embedder`; None: "hybrid" when there is one and ``retrieve.hybrid_enabled``, else "bm25".
+        ``repeats``: leave out a hit whose text repeats a better one's (with MMR; `_repeats`).
         """
         if not isinstance(query, str):
             raise UsageError("the question must be text")
@@ -709,7 +710,7 @@ class Engine:
         if mmr:
             sets = [frozenset(ids) for _, ids in cands]
             order = mmr_select([h.score for h, _ in cands], sets, top_k, rc["mmr_lambda"], rc["dedup_jaccard"],
-                               self._repeats([h for h, _ in cands], sets) if REPEATS else None)
+                               self._repeats([h for h, _ in cands], sets) if REPEATS and repeats else None)
             hits = [cands[i][0] for i in order]
         else:
             hits = [h for h, _ in cands[:top_k]]

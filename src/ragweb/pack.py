@@ -507,7 +507,11 @@ def pack_context(engine, query: str, budget: int | None = None, top_k: int | Non
         raise UsageError(f"the token budget must be a positive whole number, got {budget!r}")
     compact = pc.get("compact", True) if compact is None else bool(compact)
     lean = pc.get("lean", False) if lean is None else bool(lean)
-    hits = apply_recency(engine.search(query, top_k=top_k, path_glob=path_glob), pc["recency_boost"])
+    # (whole chunks keep a passage that repeats most of a better one: the rest of it may be
+    # what the better one lacks, and a whole chunk cannot be cut; compaction says each
+    # sentence once by itself)
+    hits = apply_recency(engine.search(query, top_k=top_k, path_glob=path_glob, repeats=compact),
+                         pc["recency_boost"])
     if compact and engine.analyzer.query_terms(query) and (lean or sum(count_tokens(h.text) for h in hits) > budget):
         snippets = compact_hits(engine, query, hits, budget, lean)
     else:
