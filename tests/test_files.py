@@ -359,14 +359,41 @@ def test_a_legacy_japanese_file_is_read_as_japanese(tmp_path, encoding):
     assert read(tmp_path, ("# README\n" + JAPANESE).encode(encoding)).text == "# README\n" + JAPANESE
 
 
-@pytest.mark.parametrize("text, encoding", [
-    ("配置文件用于更改服务器端口。连接失败时，使用指数退避重试。详情请参阅重试一节。\n" * 4, "gbk"),
-    ("配置文件用於更改伺服器連接埠。連線失敗時，使用指數退避重試。\n" * 4, "big5"),
-    ("설정 파일에서 서버 포트를 바꿀 수 있습니다. 연결에 실패하면 다시 시도합니다.\n" * 4, "euc_kr"),
-    ("Файл настроек меняет порт сервера. При ошибке соединения запрос повторяется.\n" * 4, "cp1251"),
-])
-def test_a_legacy_file_that_cannot_be_told_is_refused_clearly(tmp_path, text, encoding):
-    result = read(tmp_path, text.encode(encoding))
+LEGACY = [  # a paragraph of each language, and an encoding it was commonly saved in
+    ("配置文件用于更改服务器的端口和日志级别。当连接失败时，客户端会使用指数退避策略重试请求，最多重试五次。"
+     "你可以在命令行中使用参数来覆盖这些设置，例如指定超时时间或者代理地址。\n", ["gbk", "gb18030"]),
+    ("設定檔用於更改伺服器的連接埠和日誌等級。當連線失敗時，用戶端會使用指數退避策略重試請求，最多重試五次。"
+     "你可以在命令列中使用參數來覆蓋這些設定，例如指定逾時時間或者代理位址。\n", ["big5"]),
+    ("설정 파일에서 서버의 포트와 로그 수준을 바꿀 수 있습니다. 연결에 실패하면 클라이언트는 지수 백오프 "
+     "방식으로 요청을 다시 시도하며, 최대 다섯 번까지 재시도합니다.\n", ["euc_kr", "cp949"]),
+    ("Файл настроек позволяет изменить порт сервера и уровень журнала. Если соединение не удалось, "
+     "клиент повторяет запрос с экспоненциальной задержкой, не более пяти раз.\n", ["cp1251", "koi8_r"]),
+    ("Réessayer après l'échec: l'élève à côté a déjà reçu ça, où est-ce? Très élégant, même ému.\n", ["cp1252"]),
+]
+
+
+@pytest.mark.parametrize("text, encoding", [(t, e) for t, encodings in LEGACY for e in encodings])
+def test_a_legacy_file_is_read_in_the_encoding_whose_text_reads_as_its_language(tmp_path, text, encoding):
+    assert read(tmp_path, (text * 3).encode(encoding)).text == text * 3
+
+
+def test_a_legacy_file_read_in_another_legacy_encoding_is_not_taken_for_it():
+    from ragweb.files import _LEGACY, _looks_like
+    samples = [(t, e) for t, encodings in LEGACY for e in encodings] + [(JAPANESE, "shift_jis"), (JAPANESE, "euc_jp")]
+    for text, encoding in samples:
+        data = (text * 3).encode(encoding)
+        for other, language in _LEGACY:
+            try:
+                wrong = data.decode(other)
+            except UnicodeDecodeError:
+                continue
+            if wrong != text * 3:
+                assert not _looks_like(wrong, language), (encoding, other)
+
+
+def test_a_legacy_file_that_reads_as_no_language_is_refused_clearly(tmp_path):
+    greek = "Το αρχείο ρυθμίσεων αλλάζει τη θύρα του διακομιστή και το επίπεδο καταγραφής.\n" * 3
+    result = read(tmp_path, greek.encode("cp1253"))  # (it would read as Cyrillic of a sort)
     assert result.text is None and result.skipped.startswith("not UTF-8"), result
     assert "Save it as UTF-8" in result.skipped
 
@@ -430,7 +457,7 @@ def test_binary_with_nuls_at_one_parity_but_control_chars_is_binary():
 
 
 def test_decode_matches_read_text_file(tmp_path):
-    for data in [b"a\r\nb", "x\r\ny".encode("utf-16-le"), b"\x00\x01", b"\xef\xbb\xbfz", JAPANESE.encode("gbk")]:
+    for data in [b"a\r\nb", "x\r\ny".encode("utf-16-le"), b"\x00\x01", b"\xef\xbb\xbfz", "Ελληνικά κείμενα".encode("cp1253") * 9]:
         assert read(tmp_path, data) == decode(data)
 
 

@@ -39,22 +39,24 @@ def test_a_file_name_that_is_not_utf8_is_reported_and_the_rest_indexed(tmp_path)
     assert [p for p, *_ in search_paths(tmp_path, "yaks")] == ["good.md"]
 
 
-def test_legacy_encodings_japanese_is_read_and_one_that_cannot_be_told_is_reported_once(tmp_path):
+def test_legacy_encodings_are_read_and_one_that_reads_as_no_language_is_reported_once(tmp_path):
     from ragweb.indexer import scan_changes
     (tmp_path / "jp.txt").write_bytes("設定ファイルでサーバーのポートを変えられます。\n".encode("shift_jis") * 3)
-    (tmp_path / "zh.txt").write_bytes("配置文件用于更改服务器端口。连接失败时重试。\n".encode("gbk") * 3)
+    (tmp_path / "zh.txt").write_bytes("配置文件用于更改服务器的端口。连接失败时会重试请求。\n".encode("gbk") * 3)
+    (tmp_path / "el.txt").write_bytes("Το αρχείο ρυθμίσεων αλλάζει τη θύρα του διακομιστή.\n".encode("cp1253") * 3)
     r = index_root(tmp_path, default_config())
-    assert r.added == 1 and [p for p, _ in r.problems] == ["zh.txt"]
+    assert r.added == 2 and [p for p, _ in r.problems] == ["el.txt"]
     assert r.problems[0][1].startswith("not UTF-8") and "Save it as UTF-8" in r.problems[0][1]
     assert [p for p, *_ in search_paths(tmp_path, "サーバー")] == ["jp.txt"]
+    assert [p for p, *_ in search_paths(tmp_path, "服务器")] == ["zh.txt"]
     eng = Engine.open(index_path(tmp_path))
     assert not scan_changes(eng, tmp_path, default_config()).any  # not "new" on every query
     eng.close()
     r = index_root(tmp_path, default_config())
-    assert r.problems == [] and r.unchanged == 2
-    (tmp_path / "zh.txt").write_text("配置文件用于更改服务器端口。\n", encoding="utf-8")  # converted
+    assert r.problems == [] and r.unchanged == 3
+    (tmp_path / "el.txt").write_text("Το αρχείο ρυθμίσεων αλλάζει τη θύρα.\n", encoding="utf-8")  # converted
     r = index_root(tmp_path, default_config())
-    assert r.added == 1 and [p for p, *_ in search_paths(tmp_path, "服务器")] == ["zh.txt"]
+    assert r.added == 1 and [p for p, *_ in search_paths(tmp_path, "θύρα")] == ["el.txt"]
 
 
 def test_second_run_skips_unchanged(sample_root):

@@ -11,8 +11,8 @@ everything under it.
 Decoding: `decode` applies one set of rules in both targets: BOMs, UTF-16 with or
 without BOM, binary detection by NUL bytes, UTF-8 (with replacement of invalid bytes, or,
 when no byte beyond ASCII is valid UTF-8 -- or fewer than not, in a file mostly beyond ASCII
--- a legacy encoding: Windows-1252 for a mostly ASCII file, Shift-JIS or EUC-JP for
-Japanese, else a clear refusal), newlines to `\\n`.
+-- a legacy encoding: Windows-1252 for a mostly ASCII file, else the Japanese, Korean, Chinese
+or Cyrillic one whose text reads as its language, else a clear refusal), newlines to `\\n`.
 """
 
 from __future__ import annotations
@@ -427,18 +427,75 @@ def decode(data: bytes) -> DecodeResult:
 
 LEGACY_SHARE = 0.2
 """A file that is not UTF-8 is read as Windows-1252 (Western text: "caf\\xe9") unless this share
-of its bytes or more are beyond ASCII: then it is Japanese when it reads as Shift-JIS or
-EUC-JP with the hiragana every Japanese text is full of, else refused (`_LEGACY_REASON`):
-Chinese, Korean and Cyrillic encodings read each other's bytes, and a wrong guess is
-garbage in the index."""
+of its bytes or more are beyond ASCII. Then it is read in the first of `_LEGACY` that decodes
+it strictly into text that looks like its language (`_looks_like`), else refused
+(`_LEGACY_REASON`): these encodings read each other's bytes, and a wrong guess is garbage in
+the index."""
 
 LEGACY_MIN_BYTES = 16  # ... and at least this many (a short note with a few accents is Western)
-_LEGACY_REASON = ("not UTF-8, and too much of it is beyond ASCII to be Western text in Windows-1252: "
-                  "a legacy encoding such as GBK, Big5, EUC-KR or Windows-1251? Save it as UTF-8 to index it")
+_LEGACY_REASON = ("not UTF-8, and it reads as none of the legacy encodings tried (Windows-1252, "
+                  "Shift-JIS, EUC-JP, EUC-KR, GBK, Big5, Windows-1251, KOI8-R). Save it as UTF-8 to index it")
 _ASCII_BYTES = bytes(range(128))
 _NON_ASCII_RE = re.compile("[^\x00-\x7f]")
-_HIRAGANA_RE = re.compile("[\u3041-\u309f]")
-_HALFWIDTH_KANA_RE = re.compile("[\uff61-\uff9f]")
+_SCRIPT_RES = {
+    "hiragana": re.compile("[\u3041-\u309f]"),
+    "halfwidth kana": re.compile("[\uff61-\uff9f]"),
+    "hangul": re.compile("[\uac00-\ud7af]"),
+    "han": re.compile("[\u3400-\u4dbf\u4e00-\u9fff]"),
+    "cjk punctuation": re.compile("[\u3000-\u303f\uff01-\uff60]"),
+    "cyrillic": re.compile("[\u0400-\u04ff]"),
+    "cyrillic lower": re.compile("[\u0430-\u044f\u0451]"),
+    "latin": re.compile("[A-Za-z]"),
+    "latin accented": re.compile("[\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u00ff]"),
+}
+# The commonest characters of a language's running text (particles, function words; a
+# technical text's "set", "file", "use"): text decoded in its own encoding is full of them,
+# text decoded in another's reads as characters picked at random.
+_COMMON = {
+    "ko": frozenset("이다는의에하고을를가지서한로기수리사정도있대자인아시어주해게일나으니면전부상보성적들만국제과여화할합니"),
+    "zh": frozenset("的一是不了在人有我他这个们中来上大为和国地到以说时要就出会可也你对生能而子那得于着下自之年过发"
+                    "后作里用道行所然家种事成方多经么去法学如都同现当没动面起看定天分还进好小部其些主样理心本前开但因只"
+                    "从想实设置数件文使该将请"),
+    "zh-hant": frozenset("的一是不了在人有我他這個們中來上大為和國地到以說時要就出會可也你對生能而子那得於著下自之年過發"
+                         "後作裡用道行所然家種事成方多經麼去法學如都同現當沒動面起看定天分還進好小部其些主樣理心本前開但因"
+                         "只從想實設置數件文使該將請"),
+    "ru": frozenset("оеаинтсрвл"),
+}
+_LEGACY = (  # (encoding, what its text must look like), in the order they are tried
+    ("cp932", "ja"), ("euc_jp", "ja"), ("cp949", "ko"), ("gb18030", "zh"), ("big5", "zh-hant"),
+    ("cp1251", "ru"), ("koi8_r", "ru"), ("cp1252", "latin"),
+)
+
+
+def _looks_like(text: str, language: str) -> bool:
+    """Whether ``text``, decoded from a legacy encoding, reads as ``language`` ("ja": hiragana
+    and few half-width katakana; "ko": Hangul, much of it common syllables; "zh", "zh-hant":
+    Han characters, many of them common ones; "ru": Cyrillic, mostly lower case, most of the
+    letters, many of them the commonest ones; "latin": accented Latin letters among more plain
+    ones, a Western text dense with accents)."""
+    wide = len(_NON_ASCII_RE.findall(text)) or 1
+
+    def count(script):
+        return len(_SCRIPT_RES[script].findall(text))
+
+    def common_share(chars):
+        return sum(c in _COMMON[language] for c in chars) / max(len(chars), 1)
+    if language == "ja":
+        return count("hiragana") >= 0.15 * wide and count("halfwidth kana") <= 0.05 * wide
+    if language == "ko":
+        hangul = _SCRIPT_RES["hangul"].findall(text)
+        return len(hangul) >= 0.6 * wide and common_share(hangul) >= 0.25
+    if language.startswith("zh"):
+        han = _SCRIPT_RES["han"].findall(text)
+        return len(han) + count("cjk punctuation") >= 0.9 * wide and common_share(han) >= 0.2
+    if language == "latin":  # accented letters among mostly plain ones ("élève à côté")
+        accented = count("latin accented")
+        return accented >= 0.8 * wide and count("latin") >= accented
+    cyrillic = count("cyrillic")
+    lower = _SCRIPT_RES["cyrillic lower"].findall(text)
+    return (cyrillic >= 0.9 * wide and len(lower) >= 0.6 * cyrillic
+            and cyrillic >= 0.5 * (cyrillic + count("latin"))  # not a Western text's accents
+            and common_share(lower) >= 0.45)
 
 
 def _mostly_beyond_ascii(data: bytes) -> bool:
@@ -449,18 +506,16 @@ def _mostly_beyond_ascii(data: bytes) -> bool:
 
 
 def _legacy_text(data: bytes) -> str | None:
-    """``data`` (not UTF-8) read as Windows-1252, or as Japanese (`LEGACY_SHARE`); None: refused."""
+    """``data`` (not UTF-8) read as Windows-1252, or in a legacy encoding of `_LEGACY`
+    (`LEGACY_SHARE`); None: refused."""
     if not _mostly_beyond_ascii(data):
         return data.decode("cp1252", errors="replace")
-    for encoding in ("cp932", "euc_jp"):
+    for encoding, language in _LEGACY:
         try:
             text = data.decode(encoding)
         except UnicodeDecodeError:
             continue
-        wide = len(_NON_ASCII_RE.findall(text))
-        # other encodings read as these give few hiragana, or (Shift-JIS) half-width katakana
-        if (len(_HIRAGANA_RE.findall(text)) >= 0.15 * wide
-                and len(_HALFWIDTH_KANA_RE.findall(text)) <= 0.05 * wide):
+        if _looks_like(text, language):
             return text
     return None
 
