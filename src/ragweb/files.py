@@ -417,8 +417,8 @@ def decode(data: bytes) -> DecodeResult:
                 # a legacy encoding when no character beyond ASCII is valid UTF-8, or (a file
                 # mostly beyond ASCII may hold valid sequences by chance) fewer are than not;
                 # else UTF-8 with a few stray bytes replaced
-                valid = len(_VALID_NON_ASCII_RE.findall(text))
-                if valid == 0 or (valid < text.count("\ufffd") and _mostly_beyond_ascii(data)):
+                if (_VALID_NON_ASCII_RE.search(text) is None
+                        or (_mostly_beyond_ascii(data) and _fewer_valid_than(text, text.count("\ufffd")))):
                     text = _legacy_text(data)
                     if text is None:
                         return DecodeResult(None, _LEGACY_REASON)
@@ -496,6 +496,14 @@ def _looks_like(text: str, language: str) -> bool:
     return (cyrillic >= 0.9 * wide and len(lower) >= 0.6 * cyrillic
             and cyrillic >= 0.5 * (cyrillic + count("latin"))  # not a Western text's accents
             and common_share(lower) >= 0.45)
+
+
+def _fewer_valid_than(text: str, n: int) -> bool:
+    """Whether ``text`` has fewer than ``n`` valid characters beyond ASCII (stops counting at ``n``)."""
+    for i, _ in enumerate(_VALID_NON_ASCII_RE.finditer(text), 1):
+        if i >= n:
+            return False
+    return True
 
 
 def _mostly_beyond_ascii(data: bytes) -> bool:
