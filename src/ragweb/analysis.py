@@ -201,16 +201,22 @@ ABBREV_MATCH = 0.5           # match strength of a word abbreviating the term, "
 ABBREV_MIN_QUERY = 5         # ... only for terms of at least this many characters
 
 
+def _exact_forms(q: str):
+    """(term, match strength) of the related forms of ``q`` that are looked up as they are: a
+    number word's digits (1) and its alphabetic abbreviations (`ABBREV_MATCH`)."""
+    digits = NUMBER_WORDS.get(q)
+    if digits:
+        yield digits, 1.0
+    if ABBREV_MATCH and len(q) >= ABBREV_MIN_QUERY:
+        for n in range(3, len(q)):
+            if q[:n].isalpha():
+                yield q[:n], ABBREV_MATCH
+
+
 def related_candidates(qterms) -> set[str]:
     """The terms `related_terms` looks up as they are (a number word's digits, the
     abbreviations of a term), so a caller can find which of them exist first."""
-    out = set()
-    for q in qterms:
-        if q in NUMBER_WORDS:
-            out.add(NUMBER_WORDS[q])
-        if len(q) >= ABBREV_MIN_QUERY:
-            out.update(q[:n] for n in range(3, len(q)) if q[:n].isalpha())
-    return out
+    return {t for q in qterms for t, _ in _exact_forms(q)}
 
 
 def related_terms(qterms, vocab, longer=None) -> dict[str, dict[str, float]]:
@@ -234,17 +240,12 @@ def related_terms(qterms, vocab, longer=None) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
     for q in qterms:
         rel: dict[str, float] = {}
-        digits = NUMBER_WORDS.get(q)
-        if digits and digits in vocab:
-            rel[digits] = 1.0
+        for t, m in _exact_forms(q):
+            if t in vocab:
+                rel[t] = max(rel.get(t, 0.0), m)
         if PREFIX_MATCH and len(q) >= PREFIX_MIN:
             for t in longer(q):
                 rel[t] = max(rel.get(t, 0.0), PREFIX_MATCH)
-        if ABBREV_MATCH and len(q) >= ABBREV_MIN_QUERY:
-            for n in range(3, len(q)):
-                t = q[:n]
-                if t in vocab and t.isalpha():
-                    rel[t] = max(rel.get(t, 0.0), ABBREV_MATCH)
         if rel:
             out[q] = rel
     return out

@@ -34,8 +34,7 @@ from ragweb.search import REPEAT_SHARE, bm25_idf, contained, mmr_select, shingle
 MAX_SEGMENTS = 12          # merge all segments when there are more than this many
 DEAD_MERGE_RATIO = 0.25    # ... or when this share of indexed chunks is dead
 FLUSH_INTS = 4_000_000     # buffered postings (3 ints each) are flushed as a segment beyond this (~30 MB of text)
-REPEATS = True             # search leaves out a hit whose text repeats a better one's (`Engine._repeats`) ...
-REPEAT_TERMS = 0.5         # ... compared only when the better one has this share of its terms
+REPEAT_TERMS = 0.5         # a hit is compared with a better one for repeated text (`Engine._repeats`) only when that one has this share of its terms
 RELATED_LONGER = 10        # a question term the index lacks is searched for as up to this many longer terms
 FILE_CACHE = 256           # files whose lines and outline packing keeps in memory ...
 FILE_CACHE_CHARS = 8_000_000  # ... and at most this many characters of them
@@ -710,7 +709,7 @@ class Engine:
         if mmr:
             sets = [frozenset(ids) for _, ids in cands]
             order = mmr_select([h.score for h, _ in cands], sets, top_k, rc["mmr_lambda"], rc["dedup_jaccard"],
-                               self._repeats([h for h, _ in cands], sets) if REPEATS and repeats else None)
+                               self._repeats([h for h, _ in cands], sets) if repeats else None)
             hits = [cands[i][0] for i in order]
         else:
             hits = [h for h, _ in cands[:top_k]]
