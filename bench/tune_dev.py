@@ -61,7 +61,7 @@ def doc_engine(name: str):
 class Suite:
     """The development sets, indexed once; `evaluate` runs one candidate over all of them."""
 
-    def __init__(self, html: bool, work: Path):
+    def __init__(self, html: bool, work: Path, only: set | None = None):
         self.scorer = er.load_scorer(er.DEFAULT_EVAL)
         self.work = work
         self.ds = self.scorer.load_dataset(er.DEFAULT_EVAL / "dataset.json")
@@ -71,7 +71,8 @@ class Suite:
         self.ds2, _ = er.local_dataset(er.LOCAL_SETS["readme-dev"], self.scorer.normalize)
         self.dev2 = self.ds2["cases"]
         self.roots2 = er.prepare_roots(self.ds2, self.dev2, er.DEFAULT_EVAL, work, True)
-        names = DOC_SETS + (HTML_SETS if html else ())
+        names = [n for n in DOC_SETS + (HTML_SETS if html else ()) if only is None or n in only]
+        self.only = only
         missing = [n for n in names if not ed.SETS[n][1].is_dir()]
         if missing:
             raise SystemExit(f"no docs for {missing}: `make eval` installs them (apt)")
@@ -101,9 +102,11 @@ class Suite:
         old = er.apply_settings({k: v for k, v in settings.items() if not k.startswith("cfg.")})
         out = {}
         try:
-            out["rq"] = self.readme(self.roots, self.ds, self.dev)
-            out["one"] = self.readme(self.one, self.ds, self.dev)
-            out["rd"] = self.readme(self.roots2, self.ds2, self.dev2)
+            for key, (roots, ds, cases) in (("rq", (self.roots, self.ds, self.dev)),
+                                            ("one", (self.one, self.ds, self.dev)),
+                                            ("rd", (self.roots2, self.ds2, self.dev2))):
+                if self.only is None or key in self.only:
+                    out[key] = self.readme(roots, ds, cases)
             for name, (eng, cases) in self.docs.items():
                 r, packs = ed.run(eng, cases, [], BUDGET, None)
                 lr, _ = ed.run(eng, cases, ["--lean"], BUDGET, None)
@@ -127,7 +130,7 @@ def objective(out: dict) -> float:
 
 def line(name: str, out: dict, seconds: float) -> str:
     sets = " ".join(f"{k} {100 * v[0]:.1f}/{100 * v[1]:.1f}" for k, v in out.items())
-    tokens = f"{out['rq'][2]:.0f}/{out['rq'][3]:.0f} {out['rd'][2]:.0f}/{out['rd'][3]:.0f}"
+    tokens = " ".join(f"{out[k][2]:.0f}/{out[k][3]:.0f}" for k in ("rq", "rd") if k in out)
     return (f"{name:<20} obj {objective(out):.4f} | {sets} | tok {tokens} | U "
             + ",".join(str(v[4]) for v in out.values()) + " A "
             + ",".join(str(v[5]) for v in out.values()) + f" ({seconds:.0f} s)")
@@ -138,10 +141,23 @@ def main() -> int:
     ap.add_argument("candidates", nargs="?", default='[["now", {}]]',
                     help='JSON: [["name", {"compact.NAME": value, "cfg.retrieve.top_k": 20}], ...]')
     ap.add_argument("--html", action="store_true", help="also the HTML and reST docs sets")
+    ap.add_argument("--sets", help="only these sets, comma-separated (rq,one,rd,npm,...)")
+    ap.add_argument("--embed", metavar="URL",
+                    help="give every engine an embedder: an OpenAI-compatible server at URL "
+                         "(tests/minilm.py serves all-MiniLM-L6-v2); chunks get vectors too with --embed-chunks")
+    ap.add_argument("--embed-chunks", action="store_true")
     args = ap.parse_args()
     candidates = json.loads(args.candidates)
     with tempfile.TemporaryDirectory(prefix="ragweb-tune-") as tmp:
-        suite = Suite(args.html, Path(tmp))
+        suite = Suite(args.html, Path(tmp), set(args.sets.split(",")) if args.sets else None)
+        if args.embed:
+            from ragweb import embeddings
+            for e in suite.engines():
+                e.config["embedding"].update(enabled=True, provider="openai", base_url=args.embed,
+                                             model="all-MiniLM-L6-v2", dimension=384, batch_size=64)
+                e.embedder = embeddings.Embedder(e.config)
+                if args.embed_chunks:
+                    embeddings.embed_missing(e, e.embedder)
         for name, settings in candidates:
             t0 = time.perf_counter()
             out = suite.evaluate(settings)

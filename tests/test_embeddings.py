@@ -2,9 +2,9 @@
 --semantic`, hybrid retrieval, and the provider's failures.
 
 The embedding provider is a FAKE: a small HTTP server in this process speaking Ollama's
-``/api/embed`` and OpenAI's ``/v1/embeddings`` JSON. A real model service (Ollama, an
-OpenAI-compatible server) cannot run on the test machine, which has no models; everything
-on our side -- the HTTP client, the stored vectors, the search -- is the real code, run as
+``/api/embed`` and OpenAI's ``/v1/embeddings`` JSON, because these tests need a provider that
+fails on cue, counts requests and maps words exactly (a real model, all-MiniLM-L6-v2, is
+tested in `test_embeddings_model.py`); everything on our side -- the HTTP client, the stored vectors, the search -- is the real code, run as
 the `rag` command. The fake's "model" hashes words into buckets after mapping a few
 synonyms together, so a question can match a passage it shares no word with.
 """

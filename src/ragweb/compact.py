@@ -588,6 +588,26 @@ def tokens_of_length(n_chars: int) -> int:
     return -(-n_chars // CHARS_PER_TOKEN)
 
 
+SEMANTIC_POWER = 2.0  # `add_semantic`: how steeply the lift falls from the most similar unit
+
+
+def add_semantic(units: list[Unit], sims: list[float], weight: float) -> None:
+    """Lift units whose embedding is close to the question's (paraphrase that shares no
+    word with it): each unit more similar than the units' mean gains ``weight`` x the best
+    unit score x ((similarity - mean) / (best similarity - mean)) ** SEMANTIC_POWER."""
+    if not units:
+        return
+    mean = sum(sims) / len(sims)
+    span = max(sims) - mean
+    best = max(u.score for u in units)
+    if span <= 0 or best <= 0:
+        return
+    for u, s in zip(units, sims):
+        u.parts["semantic"] = s
+        if s > mean:
+            u.score += weight * best * ((s - mean) / span) ** SEMANTIC_POWER
+
+
 def select_units(units: list[Unit], budget: int, lines_of: dict,
                  min_relative: float = MIN_RELATIVE, context: bool = False,
                  fill_top: bool = False, context_budget: int | None = None,

@@ -71,6 +71,7 @@ SCHEMA: dict[str, dict[str, tuple]] = {
         "output": ("json", str, ("json", "markdown", "xml", "text"), "default output format"),
         "compact": (True, bool, None, "split top chunks into sentences when they do not fit whole"),
         "lean": (False, bool, None, "trade recall for far fewer tokens"),
+        "semantic_weight": (0.5, float, (0.0, 10.0), "with embeddings: how much a sentence's embedding similarity to the question lifts it in a lean pack (0: words only)"),
     },
     "logging": {
         "level": ("info", str, ("debug", "info", "warning", "error"), "log level"),

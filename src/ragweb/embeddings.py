@@ -63,6 +63,7 @@ class Embedder:
         self.api_key_env = ec["api_key_env"]
         self.document_prefix = ec["document_prefix"]
         self.query_prefix = ec["query_prefix"]
+        self._passages: dict[str, array] = {}  # passage text -> unit vector (`passage_similarities`)
 
     @property
     def signature(self) -> dict:
@@ -133,6 +134,25 @@ class Embedder:
                 raise RagError(f"the embedding provider sent vectors of {len(v)} dimensions, but "
                                f"embedding.dimension is {self.dimension}; set it to {len(v)}")
         return vectors
+
+
+PASSAGE_CACHE = 50_000  # passage vectors an embedder keeps between questions
+
+
+def passage_similarities(embedder: Embedder, question: str, texts: list[str]) -> list[float]:
+    """Cosine similarity of the question with each passage text (compaction's sentences),
+    embedded as documents. Vectors are kept per embedder, so the next question over the same
+    files asks the provider only for passages it has not seen."""
+    cache = embedder._passages
+    todo = sorted({t for t in texts if t not in cache})
+    for i in range(0, len(todo), embedder.batch_size):
+        batch = todo[i:i + embedder.batch_size]
+        for t, v in zip(batch, embedder.embed_documents(batch)):
+            cache[t] = blob_vector(normalized_blob(v))
+    out = similarities(embedder.embed_query(question), [cache[t] for t in texts])
+    if len(cache) > PASSAGE_CACHE:
+        cache.clear()
+    return out
 
 
 def normalized_blob(vector: list[float]) -> bytes:

@@ -111,6 +111,7 @@ EVIDENCE_MIN_CHUNKS = 8    # ... a file counts as at least this many chunks (a t
 SUFFICIENT = 0.6           # evidence_score at or above this: "sufficient" (0..1)
 WEAK = 0.45                # evidence_score at or above this: "weak"; below: "none" (0..1)
 LEAN_SUFFICIENT = 0.56     # the same for a lean pack, which holds less of the question's wording by
+SEMANTIC_NORMAL = 0.0      # share of pack.semantic_weight a normal (not lean) pack uses
 LEAN_WEAK = 0.42           # design (dev sets: 6 of 19 wrong refusals fewer, the same refusals)
 
 
@@ -351,6 +352,11 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
     if not weights:
         return whole
     cp.score_units(units, weights, engine.analyzer, related)
+    semantic = engine.config["pack"]["semantic_weight"] * (1.0 if lean else SEMANTIC_NORMAL)
+    if engine.embedder is not None and semantic > 0:
+        from ragweb import embeddings
+        cp.add_semantic(units, embeddings.passage_similarities(engine.embedder, query, [u.text for u in units]),
+                        semantic)
     chosen = cp.select_units(units, limit, view_of, cp.LEAN_MIN_RELATIVE if lean else cp.MIN_RELATIVE,
                              context=True, fill_top=TOP_CHUNK_FILL,
                              context_budget=limit if lean else int(budget * CONTEXT_SHARE),
