@@ -354,9 +354,12 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
     cp.score_units(units, weights, engine.analyzer, related)
     semantic = engine.config["pack"]["semantic_weight"] * (1.0 if lean else SEMANTIC_NORMAL)
     if engine.embedder is not None and semantic > 0:
+        # prose only: on a program's lines this model's similarity misled (code set: lean -12 points)
         from ragweb import embeddings
-        cp.add_semantic(units, embeddings.passage_similarities(engine.embedder, query, [u.text for u in units]),
-                        semantic)
+        prose = [u for u in units if u.kind != "code" and engine.is_prose(paths[u.file])]
+        if prose:
+            cp.add_semantic(prose, embeddings.passage_similarities(engine.embedder, query, [u.text for u in prose]),
+                            semantic)
     chosen = cp.select_units(units, limit, view_of, cp.LEAN_MIN_RELATIVE if lean else cp.MIN_RELATIVE,
                              context=True, fill_top=TOP_CHUNK_FILL,
                              context_budget=limit if lean else int(budget * CONTEXT_SHARE),
