@@ -111,8 +111,8 @@ EVIDENCE_MIN_CHUNKS = 8    # ... a file counts as at least this many chunks (a t
 SUFFICIENT = 0.6           # evidence_score at or above this: "sufficient" (0..1)
 WEAK = 0.45                # evidence_score at or above this: "weak"; below: "none" (0..1)
 LEAN_SUFFICIENT = 0.56     # the same for a lean pack, which holds less of the question's wording by
-SEMANTIC_NORMAL = 0.0      # share of pack.semantic_weight a normal (not lean) pack uses
 LEAN_WEAK = 0.42           # design (dev sets: 6 of 19 wrong refusals fewer, the same refusals)
+SEMANTIC_NORMAL = 0.0      # share of pack.semantic_weight a normal (not lean) pack uses (0..1)
 
 
 @dataclass
