@@ -354,9 +354,10 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
     cp.score_units(units, weights, engine.analyzer, related)
     semantic = engine.config["pack"]["semantic_weight"] * (1.0 if lean else SEMANTIC_NORMAL)
     if engine.embedder is not None and semantic > 0:
-        # prose only: on a program's lines this model's similarity misled (code set: lean -12 points)
+        # prose files only: on programs this model's similarity misled (code set: lean -12 points);
+        # a README's code examples gain from it
         from ragweb import embeddings
-        prose = [u for u in units if u.kind != "code" and engine.is_prose(paths[u.file])]
+        prose = [u for u in units if engine.is_prose(paths[u.file])]
         if prose:
             cp.add_semantic(prose, embeddings.passage_similarities(engine.embedder, query, [u.text for u in prose]),
                             semantic)
