@@ -22,6 +22,12 @@ objective is the mean normal recall + 0.5 x the mean lean recall - 0.002 x the w
 refusals: one number to rank candidates by, not a verdict (a quote of one small set is
 worth several points of it; read the per-set figures). The holdout splits, readme-blind and
 the folder sets stay out of it, so they can still tell whether a change generalises.
+
+``--sets rq,npm`` runs only those sets. ``--embed URL`` gives every engine an embedder on an
+OpenAI-compatible server (``python tests/minilm.py --port 11435`` serves all-MiniLM-L6-v2;
+URL ``http://127.0.0.1:11435/v1``), so lean packs use ``pack.semantic_weight``;
+``--embed-chunks`` also embeds every chunk (for ``cfg.retrieve.hybrid_enabled``; slow with
+the numpy model).
 """
 
 from __future__ import annotations
