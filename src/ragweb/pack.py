@@ -357,7 +357,8 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
         # prose files only: on programs this model's similarity misled (code set: lean -12 points);
         # a README's code examples gain from it
         from ragweb import embeddings
-        prose = [u for u in units if engine.is_prose(paths[u.file])]
+        prose_files = {fid for fid, path in paths.items() if engine.is_prose(path)}
+        prose = [u for u in units if u.file in prose_files]
         if prose:
             cp.add_semantic(prose, embeddings.passage_similarities(engine.embedder, query, [u.text for u in prose]),
                             semantic)
