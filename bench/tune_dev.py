@@ -152,6 +152,7 @@ def main() -> int:
                     help="give every engine an embedder: an OpenAI-compatible server at URL "
                          "(tests/minilm.py serves all-MiniLM-L6-v2); chunks get vectors too with --embed-chunks")
     ap.add_argument("--embed-chunks", action="store_true")
+    ap.add_argument("--embed-dim", type=int, default=384, help="the --embed model's dimension")
     args = ap.parse_args()
     candidates = json.loads(args.candidates)
     with tempfile.TemporaryDirectory(prefix="ragweb-tune-") as tmp:
@@ -160,7 +161,7 @@ def main() -> int:
             from ragweb import embeddings
             for e in suite.engines():
                 e.config["embedding"].update(enabled=True, provider="openai", base_url=args.embed,
-                                             model="all-MiniLM-L6-v2", dimension=384, batch_size=64)
+                                             model="all-MiniLM-L6-v2", dimension=args.embed_dim, batch_size=64)
                 e.embedder = embeddings.Embedder(e.config)
                 if args.embed_chunks:
                     embeddings.embed_missing(e, e.embedder)

@@ -16,6 +16,12 @@ def test_stopwords_and_short_words_dropped():
     assert a.terms("the a of x I to be") == []
 
 
+def test_contractions_leave_no_terms():
+    a = Analyzer()
+    assert a.terms("don't doesn't isn't won't you'll we've") == []
+    assert a.query_terms("Why doesn't the script run?") == ["run", "script"]
+
+
 def test_stemming_can_be_turned_off():
     assert Analyzer(stemming=True).terms("running") == ["run"]
     assert Analyzer(stemming=False).terms("running") == ["running"]

@@ -45,6 +45,8 @@ _CJK_RE = re.compile(
     "[\u3040-\u30ff\u3100-\u312f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f]+"
 )
 
+# (the last lines: what a contraction leaves once its apostrophe splits it, "don't" -> "don"; as
+# terms they matched every "you don't need ..." sentence)
 STOPWORDS = frozenset("""
 a about above after again against all am an and any are as at be because been before being
 below between both but by can could did do does doing down during each few for from further
@@ -54,6 +56,8 @@ ourselves out over own same she should so some such than that the their theirs t
 themselves then there these they this those through to too under until up very was we
 were what when where which while who whom why will with would you your yours yourself
 yourselves
+ain aren couldn didn doesn don hadn hasn haven isn ll mightn mustn needn shan shouldn ve wasn
+weren won wouldn
 """.split())
 
 SPAN_MEMO = 20_000  # sentences and lines whose terms an analyzer remembers (about 10 MB at most)
