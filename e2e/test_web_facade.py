@@ -253,14 +253,15 @@ def test_index_bytes_rules():
     assert call(facade.index_bytes, "e.txt", "\ufeffBOM text".encode("utf-16-le"))["success"]
     assert call(facade.index_bytes, "jp.txt", "サーバーのポートを変えます。\n".encode("euc_jp") * 3)["success"]
     assert call(facade.index_bytes, "zh.txt", "配置文件用于更改服务器的端口。连接失败时会重试。\n".encode("gbk") * 3)["success"]
-    assert call(facade.index_bytes, "el.txt", "Το αρχείο ρυθμίσεων αλλάζει τη θύρα.\n".encode("cp1253") * 3)["skipped"].startswith("not UTF-8")
+    assert call(facade.index_bytes, "el.txt", "Το αρχείο ρυθμίσεων αλλάζει τη θύρα.\n".encode("cp1253") * 3)["success"]
+    assert call(facade.index_bytes, "odd.txt", bytes(range(0x80, 0x100)) * 3)["skipped"].startswith("not UTF-8")
     soup = b'Search.setIndex({"docnames":["index"],"terms":{"alpha":[0,1]' + b',"x":0' * 300 + b"}})"
     assert call(facade.index_bytes, "_build/searchindex.js", soup)["skipped"].startswith("minified")
     assert call(facade.index_bytes, "notes.txt", soup)["success"]  # prose may have long lines
     limit = default_config()["index"]["max_file_bytes"]
     assert call(facade.check_path, "big.txt", limit + 1)["skip"].startswith("too large")
     assert call(facade.check_path, "ok.txt", limit) == {"ok": True, "path": "ok.txt"}
-    assert call(facade.stats)["files"] == ["a.md", "e.txt", "jp.txt", "notes.txt", "zh.txt"]
+    assert call(facade.stats)["files"] == ["a.md", "e.txt", "el.txt", "jp.txt", "notes.txt", "zh.txt"]
 
 
 def test_selection_matches_the_cli_walker(tmp_path):

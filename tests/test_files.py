@@ -2,6 +2,7 @@
 
 import hashlib
 import os
+import random
 
 import pytest
 from hypothesis import assume, given
@@ -359,7 +360,23 @@ def test_a_legacy_japanese_file_is_read_as_japanese(tmp_path, encoding):
     assert read(tmp_path, ("# README\n" + JAPANESE).encode(encoding)).text == "# README\n" + JAPANESE
 
 
-LEGACY = [  # a paragraph of each language, and an encoding it was commonly saved in
+OTHER_SCRIPTS = [  # Greek, Hebrew, Arabic, Thai: code pages that read each other's bytes as letters
+    ("Πριν εγκαταστήσετε το πρόγραμμα, ελέγξτε ότι υπάρχει αρκετός ελεύθερος χώρος στον δίσκο. Το αρχείο "
+     "ρυθμίσεων βρίσκεται στον κατάλογο των ρυθμίσεων· εκεί μπορείτε να αλλάξετε τη θύρα του διακομιστή και "
+     "το επίπεδο λεπτομέρειας του αρχείου καταγραφής. Αν η σύνδεση αποτύχει, ο πελάτης επαναλαμβάνει το "
+     "αίτημα έως πέντε φορές. Άλλες επιλογές περιγράφονται στο εγχειρίδιο.\n", ["cp1253", "iso8859_7"]),
+    ("לפני התקנת התוכנה, בדקו שיש מספיק מקום פנוי בדיסק. קובץ ההגדרות נמצא בתיקיית ההגדרות; שם אפשר "
+     "לשנות את הפורט של השרת ואת רמת הפירוט של היומן. אם החיבור נכשל, הלקוח שולח את הבקשה שוב עד חמש "
+     "פעמים. אחרי כל שינוי יש להפעיל מחדש את השירות כדי שההגדרות ייכנסו לתוקף.\n", ["cp1255"]),
+    ("قبل تثبيت البرنامج، تأكد من وجود مساحة فارغة كافية على القرص. يوجد ملف الإعدادات في مجلد "
+     "الإعدادات؛ يمكنك فيه تغيير منفذ الخادم ومستوى تفاصيل السجل. إذا فشل الاتصال، يعيد العميل إرسال "
+     "الطلب خمس مرات على الأكثر. بعد كل تغيير يجب إعادة تشغيل الخدمة حتى تصبح الإعدادات سارية.\n", ["cp1256"]),
+    ("ก่อนติดตั้งโปรแกรม ให้ตรวจสอบว่ามีพื้นที่ว่างบนดิสก์เพียงพอ ไฟล์การตั้งค่าอยู่ในโฟลเดอร์การตั้งค่า "
+     "คุณสามารถเปลี่ยนพอร์ตของเซิร์ฟเวอร์และระดับรายละเอียดของบันทึกได้ หากการเชื่อมต่อล้มเหลว "
+     "ไคลเอนต์จะส่งคำขอซ้ำไม่เกินห้าครั้ง หลังจากแก้ไขทุกครั้งต้องเริ่มบริการใหม่เพื่อให้การตั้งค่ามีผล\n",
+     ["cp874", "tis_620"]),
+]
+LEGACY = OTHER_SCRIPTS + [  # a paragraph of each language, and an encoding it was commonly saved in
     ("配置文件用于更改服务器的端口和日志级别。当连接失败时，客户端会使用指数退避策略重试请求，最多重试五次。"
      "你可以在命令行中使用参数来覆盖这些设置，例如指定超时时间或者代理地址。\n", ["gbk", "gb18030"]),
     ("設定檔用於更改伺服器的連接埠和日誌等級。當連線失敗時，用戶端會使用指數退避策略重試請求，最多重試五次。"
@@ -374,15 +391,29 @@ LEGACY = [  # a paragraph of each language, and an encoding it was commonly save
 
 @pytest.mark.parametrize("text, encoding", [(t, e) for t, encodings in LEGACY for e in encodings])
 def test_a_legacy_file_is_read_in_the_encoding_whose_text_reads_as_its_language(tmp_path, text, encoding):
-    assert read(tmp_path, (text * 3).encode(encoding)).text == text * 3
+    assert read(tmp_path, (text * 3).encode(encoding), max_bytes=5000).text == text * 3
+
+
+@pytest.mark.parametrize("text, encoding", [(t, e) for t, encodings in OTHER_SCRIPTS for e in encodings])
+def test_a_greek_hebrew_arabic_or_thai_paragraph_is_read_in_its_encoding(text, encoding):
+    assert decode(text.encode(encoding)).text == text
+
+
+RUSSIAN_MESSAGES = ("недопустимое имя параметра\nнедопустимое имя файла\n"  # (read as Windows-874: Thai letters)
+                    "неизвестный параметр командной строки\n")
+GREEK_LABELS = "νέο παράθυρο\nκλείσιμο καρτέλας\nεπαναφορά επιλογών\nεκτέλεση εντολής\n"  # (as Windows-1251: Cyrillic)
 
 
 def test_a_legacy_file_read_in_another_legacy_encoding_is_not_taken_for_it():
-    from ragweb.files import _LEGACY, _looks_like
-    samples = [(t, e) for t, encodings in LEGACY for e in encodings] + [(JAPANESE, "shift_jis"), (JAPANESE, "euc_jp")]
+    from ragweb.files import _LATIN, _LEGACY, _looks_like
+    samples = ([(t, e) for t, encodings in LEGACY for e in encodings]
+               + [(JAPANESE, "shift_jis"), (JAPANESE, "euc_jp"), (RUSSIAN_MESSAGES, "koi8_r"),
+                  (GREEK_LABELS, "cp1253")])
     for text, encoding in samples:
         data = (text * 3).encode(encoding)
-        for other, language in _LEGACY:
+        # (a Western text read as Central European is still Latin: `_latin_text` tells those apart)
+        latin = [] if encoding == "cp1252" else [(other, "latin") for other in _LATIN]
+        for other, language in list(_LEGACY) + latin:
             try:
                 wrong = data.decode(other)
             except UnicodeDecodeError:
@@ -391,11 +422,114 @@ def test_a_legacy_file_read_in_another_legacy_encoding_is_not_taken_for_it():
                 assert not _looks_like(wrong, language), (encoding, other)
 
 
+def test_hebrew_is_tried_before_cyrillic_which_it_can_read_as():
+    from ragweb.files import _looks_like
+    text = "אין חיבור לאינטרנט. אנא בדקו את הגדרות הרשת ונסו שוב.\n"
+    assert _looks_like(text.encode("cp1255").decode("cp1251"), "ru")  # ("айп зйбеш майришри. ара ...")
+    assert decode(text.encode("cp1255")).text == text
+
+
+@pytest.mark.parametrize("text", [
+    "Default spacing between cells\nСтандардно растојание\nWidth of the border\nШирина на рамката\n",
+    "Retry the request later\nОбиди се подоцна\nServer is not responding\nСерверот не одговара\n",
+    "не може да се отвори файлът с настройките\nне може да се създаде временен файл\n",
+])
+def test_cyrillic_is_not_read_as_hebrew_or_latin(text):
+    # (Cyrillic read as Windows-1255 is Hebrew letters, as Windows-1252 accented ones; the
+    # first two have more Latin letters than Cyrillic ones and do not read as Cyrillic either)
+    assert decode(text.encode("cp1251")).text in (None, text)
+
+
+def random_beyond_ascii(seed):
+    """Words of random bytes beyond ASCII, as a file in no encoding would be."""
+    rng = random.Random(seed)
+    return b" ".join(bytes(rng.randrange(0x80, 0x100) for _ in range(rng.randrange(1, 9)))
+                     for _ in range(rng.choice([10, 40, 200])))
+
+
 def test_a_legacy_file_that_reads_as_no_language_is_refused_clearly(tmp_path):
-    greek = "Το αρχείο ρυθμίσεων αλλάζει τη θύρα του διακομιστή και το επίπεδο καταγραφής.\n" * 3
-    result = read(tmp_path, greek.encode("cp1253"))  # (it would read as Cyrillic of a sort)
+    result = read(tmp_path, random_beyond_ascii(0), max_bytes=5000)
     assert result.text is None and result.skipped.startswith("not UTF-8"), result
-    assert "Save it as UTF-8" in result.skipped
+    assert "Save it as UTF-8" in result.skipped and "Windows-1255" in result.skipped
+
+
+def test_random_bytes_beyond_ascii_are_refused_not_read_as_a_language():
+    for seed in range(40):
+        rng = random.Random(seed)
+        for data in random_beyond_ascii(seed), bytes(rng.randrange(0x80, 0x100) for _ in range(300)):
+            assert decode(data).text is None, (seed, decode(data).text[:40])
+
+
+CENTRAL_EUROPEAN = [  # mostly ASCII, like most text: Windows-1250, not Windows-1252
+    ("Před instalací programu zkontrolujte, že máte na disku dost volného místa. Konfigurační soubor "
+     "najdete ve složce s nastavením; upravte v něm port serveru a úroveň podrobností protokolu. Pokud "
+     "se připojení nezdaří, klient zkusí požadavek znovu nejvýše pětkrát. Po každé změně nastavení je "
+     "třeba službu restartovat.\n"),
+    ("Przed instalacją programu sprawdź, czy na dysku jest wystarczająco dużo wolnego miejsca. Plik "
+     "konfiguracyjny znajduje się w katalogu ustawień; możesz w nim zmienić port serwera oraz poziom "
+     "szczegółowości dziennika. Jeśli połączenie się nie powiedzie, klient ponowi żądanie najwyżej pięć "
+     "razy. Po każdej zmianie należy ponownie uruchomić usługę.\n"),
+    ("A program telepítése előtt ellenőrizze, hogy van-e elég szabad hely a lemezen. A beállítófájl a "
+     "konfigurációs könyvtárban található; ebben módosíthatja a kiszolgáló portját és a naplózás "
+     "részletességét. Ha a kapcsolódás nem sikerül, az ügyfél legfeljebb ötször próbálja újra a kérést. "
+     "Minden módosítás után újra kell indítani a szolgáltatást.\n"),
+]
+WESTERN_EUROPEAN = [  # read as Windows-1250, Central European letters (but German's are the same bytes)
+    ("Avant d'installer le programme, vérifiez qu'il reste assez d'espace libre sur le disque. Le fichier "
+     "de configuration se trouve dans le répertoire des paramètres ; vous pouvez y modifier le port du "
+     "serveur et le niveau de détail du journal. Si la connexion échoue, le client réessaie la requête au "
+     "plus cinq fois. Après chaque modification, redémarrez le service pour qu'elle soit prise en compte.\n"),
+    ("Bevor Sie das Programm installieren, prüfen Sie, ob auf der Festplatte genügend freier Speicherplatz "
+     "vorhanden ist. Die Konfigurationsdatei liegt im Einstellungsverzeichnis; dort können Sie den Port des "
+     "Servers und die Ausführlichkeit des Protokolls ändern. Schlägt die Verbindung fehl, wiederholt der "
+     "Client die Anfrage höchstens fünfmal. Nach jeder Änderung muss der Dienst neu gestartet werden.\n"),
+    ("Antes de instalar el programa, compruebe que hay suficiente espacio libre en el disco. El archivo de "
+     "configuración está en el directorio de ajustes; allí puede cambiar el puerto del servidor y el nivel "
+     "de detalle del registro. Si la conexión falla, el cliente reintenta la petición como máximo cinco "
+     "veces. ¿Ha cambiado algo? Reinicie el servicio después de cada modificación.\n"),
+    ("Antes de instalar o programa, verifique se há espaço livre suficiente no disco. O arquivo de "
+     "configuração fica no diretório de definições; nele você pode alterar a porta do servidor e o nível "
+     "de detalhe do registro. Se a conexão falhar, o cliente repete a requisição no máximo cinco vezes. "
+     "Após cada alteração, é preciso reiniciar o serviço para que as opções sejam aplicadas.\n"),
+    ("Prima di installare il programma, verificate che sul disco ci sia abbastanza spazio libero. Il file "
+     "di configurazione si trova nella cartella delle impostazioni; lì è possibile cambiare la porta del "
+     "server e il livello di dettaglio del registro. Se la connessione non riesce, il client ripete la "
+     "richiesta al più cinque volte. Dopo ogni modifica bisogna riavviare il servizio perché abbia effetto.\n"),
+    ("Før du installerer programmet, skal du kontrollere, at der er nok ledig plads på disken. "
+     "Konfigurationsfilen ligger i mappen med indstillinger; her kan du ændre serverens port og hvor "
+     "detaljeret loggen skal være. Hvis forbindelsen mislykkes, prøver klienten forespørgslen igen højst "
+     "fem gange. Efter hver ændring skal tjenesten genstartes, før den får virkning.\n"),
+    ("Før du installerer programmet, må du sjekke at det er nok ledig plass på disken. Konfigurasjonsfilen "
+     "ligger i mappen for innstillinger; der kan du endre porten til tjeneren og hvor detaljert loggen skal "
+     "være. Hvis tilkoblingen mislykkes, prøver klienten forespørselen på nytt høyst fem ganger. Etter hver "
+     "endring må tjenesten startes på nytt.\n"),
+]
+
+
+@pytest.mark.parametrize("text", CENTRAL_EUROPEAN)
+def test_a_central_european_file_is_read_as_windows_1250(text):
+    assert decode(text.encode("cp1250")).text == text
+    assert decode(text.encode("cp1250") * 40).text == text * 40  # (and longer)
+
+
+@pytest.mark.parametrize("text", WESTERN_EUROPEAN)
+def test_a_western_european_file_is_still_read_as_windows_1252(text):
+    assert decode(text.encode("cp1252")).text == text
+    assert decode(text.encode("cp1252") * 40).text == text * 40
+
+
+def test_central_european_text_dense_with_accents_is_read_as_windows_1250():
+    text = "Žádná úprava účtu? Přečtěte si nápovědu k úložišti, ověřte šířku řádků a též dílčí výpočty.\n"
+    assert decode(text.encode("cp1250")).text == text  # (a third of its bytes beyond ASCII)
+
+
+def test_windows_1250_and_1252_ties_go_to_1252_and_undefined_bytes_count():
+    assert decode("Très bien, à bientôt.".encode("cp1252")).text == "Très bien, à bientôt."  # (or "Tčs ..., ŕ")
+    assert decode("Spusťte to znovu.".encode("cp1250")).text == "Spusťte to znovu."  # (0x9d: not in Windows-1252)
+
+
+def test_symbols_inside_words_count_against_a_reading():
+    assert decode("Włącz ją teraz.".encode("cp1250")).text == "Włącz ją teraz."  # (not "W³¹cz j¹")
 
 
 def test_utf8_text_mostly_beyond_ascii_keeps_its_utf8_with_a_stray_byte(tmp_path):

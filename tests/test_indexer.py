@@ -44,19 +44,40 @@ def test_legacy_encodings_are_read_and_one_that_reads_as_no_language_is_reported
     (tmp_path / "jp.txt").write_bytes("設定ファイルでサーバーのポートを変えられます。\n".encode("shift_jis") * 3)
     (tmp_path / "zh.txt").write_bytes("配置文件用于更改服务器的端口。连接失败时会重试请求。\n".encode("gbk") * 3)
     (tmp_path / "el.txt").write_bytes("Το αρχείο ρυθμίσεων αλλάζει τη θύρα του διακομιστή.\n".encode("cp1253") * 3)
+    (tmp_path / "odd.txt").write_bytes(bytes(range(0x80, 0x100)) * 3)  # reads as no language
     r = index_root(tmp_path, default_config())
-    assert r.added == 2 and [p for p, _ in r.problems] == ["el.txt"]
+    assert r.added == 3 and [p for p, _ in r.problems] == ["odd.txt"]
     assert r.problems[0][1].startswith("not UTF-8") and "Save it as UTF-8" in r.problems[0][1]
     assert [p for p, *_ in search_paths(tmp_path, "サーバー")] == ["jp.txt"]
     assert [p for p, *_ in search_paths(tmp_path, "服务器")] == ["zh.txt"]
+    assert [p for p, *_ in search_paths(tmp_path, "θύρα")] == ["el.txt"]
     eng = Engine.open(index_path(tmp_path))
     assert not scan_changes(eng, tmp_path, default_config()).any  # not "new" on every query
     eng.close()
     r = index_root(tmp_path, default_config())
-    assert r.problems == [] and r.unchanged == 3
-    (tmp_path / "el.txt").write_text("Το αρχείο ρυθμίσεων αλλάζει τη θύρα.\n", encoding="utf-8")  # converted
+    assert r.problems == [] and r.unchanged == 4
+    (tmp_path / "odd.txt").write_text("Die Datei ist jetzt konvertiert.\n", encoding="utf-8")  # converted
     r = index_root(tmp_path, default_config())
-    assert r.added == 1 and [p for p, *_ in search_paths(tmp_path, "θύρα")] == ["el.txt"]
+    assert r.added == 1 and [p for p, *_ in search_paths(tmp_path, "konvertiert")] == ["odd.txt"]
+
+
+def test_a_file_an_older_version_refused_as_legacy_is_read_again(tmp_path):
+    # an index made by a version that tried fewer encodings remembers its refusal by mtime and
+    # size; this version lists other encodings in the reason, so it reads the file again
+    (tmp_path / "el.txt").write_bytes("Το αρχείο ρυθμίσεων αλλάζει τη θύρα του διακομιστή.\n".encode("cp1253") * 3)
+    (tmp_path / "odd.txt").write_bytes(bytes(range(0x80, 0x100)) * 3)
+    index_root(tmp_path, default_config())
+    eng = Engine.open(index_path(tmp_path))
+    st = (tmp_path / "el.txt").stat()
+    with eng.transaction():
+        eng.remove_document("el.txt")
+        eng.mark_skipped("el.txt", st.st_mtime, st.st_size, "not UTF-8, and it reads as none of the "
+                         "legacy encodings tried (Windows-1252, Windows-1251). Save it as UTF-8 to index it")
+    eng.close()
+    assert search_paths(tmp_path, "θύρα") == []
+    r = index_root(tmp_path, default_config())
+    assert r.added == 1 and r.problems == [] and r.unchanged == 1  # odd.txt: refused by this version
+    assert [p for p, *_ in search_paths(tmp_path, "θύρα")] == ["el.txt"]
 
 
 def test_second_run_skips_unchanged(sample_root):

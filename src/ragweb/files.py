@@ -11,8 +11,9 @@ everything under it.
 Decoding: `decode` applies one set of rules in both targets: BOMs, UTF-16 with or
 without BOM, binary detection by NUL bytes, UTF-8 (with replacement of invalid bytes, or,
 when no byte beyond ASCII is valid UTF-8 -- or fewer than not, in a file mostly beyond ASCII
--- a legacy encoding: Windows-1252 for a mostly ASCII file, else the Japanese, Korean, Chinese
-or Cyrillic one whose text reads as its language, else a clear refusal), newlines to `\\n`.
+-- a legacy encoding: Windows-1252 or Windows-1250, whichever reads likelier, for a mostly ASCII
+file, else the Japanese, Korean, Chinese, Hebrew, Cyrillic, Arabic, Greek, Thai or Latin one
+whose text reads as its language, else a clear refusal), newlines to `\\n`.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import hashlib
 import os
 import re
 import stat
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterator
 
@@ -397,7 +399,8 @@ _VALID_NON_ASCII_RE = re.compile("[^\x00-\x7f\ufffd]")
 
 def decode(data: bytes) -> DecodeResult:
     """Decode file bytes to text with newlines normalised to `\\n`, or say why not: "binary",
-    or "not UTF-8 ..." for a legacy encoding that cannot be told (`LEGACY_SHARE`)."""
+    or "not UTF-8 ..." for a legacy encoding that cannot be told. A file that is not UTF-8 is
+    read in the legacy encoding whose text is plausible (`LEGACY_SHARE`)."""
     for bom, encoding in _BOMS:
         if data.startswith(bom):
             text = data[len(bom):].decode(encoding, errors="replace")
@@ -421,20 +424,22 @@ def decode(data: bytes) -> DecodeResult:
                         or (_mostly_beyond_ascii(data) and _fewer_valid_than(text, text.count("\ufffd")))):
                     text = _legacy_text(data)
                     if text is None:
-                        return DecodeResult(None, _LEGACY_REASON)
+                        return DecodeResult(None, LEGACY_REASON)
     return DecodeResult(text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
 LEGACY_SHARE = 0.2
-"""A file that is not UTF-8 is read as Windows-1252 (Western text: "caf\\xe9") unless this share
-of its bytes or more are beyond ASCII. Then it is read in the first of `_LEGACY` that decodes
-it strictly into text that looks like its language (`_looks_like`), else refused
-(`_LEGACY_REASON`): these encodings read each other's bytes, and a wrong guess is garbage in
+"""A file that is not UTF-8 is read as Western or Central European text (Windows-1252 or
+Windows-1250, whichever is likelier, `_latin_text`: "caf\\xe9") unless this share of its bytes
+or more are beyond ASCII. Then it is read in the first of `_LEGACY` (then that Latin pair) that
+decodes it strictly into text that looks like its language (`_looks_like`), else refused
+(`LEGACY_REASON`): these encodings read each other's bytes, and a wrong guess is garbage in
 the index."""
 
 LEGACY_MIN_BYTES = 16  # ... and at least this many (a short note with a few accents is Western)
-_LEGACY_REASON = ("not UTF-8, and it reads as none of the legacy encodings tried (Windows-1252, "
-                  "Shift-JIS, EUC-JP, EUC-KR, GBK, Big5, Windows-1251, KOI8-R). Save it as UTF-8 to index it")
+LEGACY_REASON = ("not UTF-8, and it reads as none of the legacy encodings tried (Windows-1252, "
+                  "Windows-1250, Shift-JIS, EUC-JP, EUC-KR, GBK, Big5, Windows-1255, Windows-1251, "
+                  "KOI8-R, Windows-1256, Windows-1253, ISO-8859-7, Windows-874). Save it as UTF-8 to index it")
 _ASCII_BYTES = bytes(range(128))
 _NON_ASCII_RE = re.compile("[^\x00-\x7f]")
 _SCRIPT_RES = {
@@ -445,9 +450,35 @@ _SCRIPT_RES = {
     "cjk punctuation": re.compile("[\u3000-\u303f\uff01-\uff60]"),
     "cyrillic": re.compile("[\u0400-\u04ff]"),
     "cyrillic lower": re.compile("[\u0430-\u044f\u0451]"),
+    # a capital inside a word: Greek's accented letters, or Arabic, read as Cyrillic
+    "cyrillic capital inside": re.compile("[\u0430-\u044f\u0451][\u0410-\u042f\u0401]"),
     "latin": re.compile("[A-Za-z]"),
-    "latin accented": re.compile("[\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u00ff]"),
+    "latin accented": re.compile("[\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u017f]"),
+    "greek": re.compile("[\u0386-\u03ce]"),
+    "greek tonos": re.compile("[\u0386\u0388-\u038a\u038c\u038e\u038f\u03ac-\u03af\u03cc-\u03ce]"),
+    "greek sigma": re.compile("\u03c2"),
+    "greek sigma inside": re.compile("\u03c2(?=[\u0386-\u03ce])"),  # (final sigma ends a word)
+    "greek capital inside": re.compile("[\u03ac-\u03ce][\u0386-\u03ab]"),
+    "greek upsilon": re.compile("\u03b0"),  # "ΰ", rare in Greek: Cyrillic "а" and Hebrew "א" read as Greek
+    # ISO-8859-7's "Ά", "‘" and "’" read as Windows-1253 (a paragraph sign or a dialytika-tonos
+    # before a word, a capital "Ά" after one), or Windows-1253 read as ISO-8859-7 ("Ά" as "’"
+    # before a word, quotes and dashes as control characters)
+    "greek other code page": re.compile("[\u00b6\u0385](?=\\w)|(?<=[\\w)\\]])\u0386"
+                                        "|(?<!\\w)\u2019(?=[\u0386-\u03ce])|[\x80-\x9f]"),
+    "hebrew": re.compile("[\u05b0-\u05f4]"),
+    # The final letters (ך ם ן ף ץ) end a word; in the visual order of old files they begin it
+    "hebrew final": re.compile("[\u05da\u05dd\u05df\u05e3\u05e5]"),
+    "hebrew final ending": re.compile("[\u05da\u05dd\u05df\u05e3\u05e5](?![\u05d0-\u05ea])"),
+    "hebrew final beginning": re.compile("(?<![\u05d0-\u05ea])[\u05da\u05dd\u05df\u05e3\u05e5]"),
+    "arabic": re.compile("[\u060c-\u06d5\u200c-\u200f]"),  # (and the joiners and marks Persian uses)
+    "thai": re.compile("[\u0e01-\u0e5b]"),
+    "thai leading vowels and tone marks": re.compile("[\u0e40-\u0e44\u0e48\u0e49]"),
 }
+_SCRIPTS = {"el": "greek", "he": "hebrew", "ar": "arabic", "th": "thai"}  # (`_looks_like_script`)
+# A letter of the script glued to a plain Latin one: a Western text's accents read as the script
+_GLUED_TO_LATIN_RES = {
+    language: re.compile(f"[A-Za-z]{_SCRIPT_RES[script].pattern}|{_SCRIPT_RES[script].pattern}[A-Za-z]")
+    for language, script in _SCRIPTS.items()}
 # The commonest characters of a language's running text (particles, function words; a
 # technical text's "set", "file", "use"): text decoded in its own encoding is full of them,
 # text decoded in another's reads as characters picked at random.
@@ -460,26 +491,61 @@ _COMMON = {
                          "後作裡用道行所然家種事成方多經麼去法學如都同現當沒動面起看定天分還進好小部其些主樣理心本前開但因"
                          "只從想實設置數件文使該將請"),
     "ru": frozenset("оеаинтсрвл"),
+    "el": frozenset("αοετνισρμη"),
+    "he": frozenset("יותהלמרשאנ"),
+    "ar": frozenset("الميترنةوع"),
+    "th": frozenset("าอรมกนเงดลต\u0e48\u0e49\u0e31\u0e35"),  # (and the commonest marks)
 }
-_LEGACY = (  # (encoding, what its text must look like), in the order they are tried
+# The share of a script's characters that must be its language's commonest (`_COMMON`): below
+# the least in real text, above the most in the other legacy scripts' text read as it
+_COMMON_SHARE = {"el": 0.45, "he": 0.45, "ar": 0.35, "th": 0.4}
+_LEGACY = (  # (encoding, what its text must look like), in the order they are tried; then `_LATIN`
     ("cp932", "ja"), ("euc_jp", "ja"), ("cp949", "ko"), ("gb18030", "zh"), ("big5", "zh-hant"),
-    ("cp1251", "ru"), ("koi8_r", "ru"), ("cp1252", "latin"),
+    ("cp1255", "he"), ("cp1251", "ru"), ("koi8_r", "ru"), ("cp1256", "ar"), ("cp1253", "el"),
+    ("iso8859_7", "el"), ("cp874", "th"),
 )
+_LATIN = ("cp1252", "cp1250")  # Western, Central European: the likelier (`_latin_text`)
+# The accented letters of the languages written in each of `_LATIN`. Text read in its own
+# code page has its letters in ONE of them; read in the other it mixes alphabets (Czech
+# "příliš" read as Western is "pøíliš", with Danish "ø" but Spanish "í") or puts symbols
+# inside words (Polish "ułatwia": "u³atwia").
+_ALPHABETS = {
+    "cp1252": ("àâçéèêëîïôœùûüÿ",  # French
+               "äöüß",  # German
+               "áéíñóúü",  # Spanish, Galician
+               "àáâãçéêíóôõú",  # Portuguese
+               "àèéìíîòóùú",  # Italian
+               "éèëïóöü",  # Dutch, Afrikaans
+               "åæøéèóòô",  # Danish, Norwegian
+               "åäöé",  # Swedish, Finnish
+               "äõöüšž",  # Estonian
+               "áæðéíóöúýþ",  # Icelandic
+               "àçèéíïòóúü"),  # Catalan
+    "cp1250": ("áčďéěíňóřšťúůýž",  # Czech
+               "áäčďéíĺľňóôŕšťúýž",  # Slovak
+               "ąćęłńóśźż",  # Polish
+               "áéíóöőúüű",  # Hungarian
+               "čćđšž",  # Croatian, Bosnian, Slovene
+               "ăâîşţ"),  # Romanian
+}
+_IN_WORD_MARKS = "\u2019\u00b7\u00ad"  # apostrophe (l’élève), middle dot (col·lecció), soft hyphen
 
 
 def _looks_like(text: str, language: str) -> bool:
     """Whether ``text``, decoded from a legacy encoding, reads as ``language`` ("ja": hiragana
     and few half-width katakana; "ko": Hangul, much of it common syllables; "zh", "zh-hant":
-    Han characters, many of them common ones; "ru": Cyrillic, mostly lower case, most of the
-    letters, many of them the commonest ones; "latin": accented Latin letters among more plain
-    ones, a Western text dense with accents)."""
-    wide = len(_NON_ASCII_RE.findall(text)) or 1
+    Han characters, many of them common ones; "ru": Cyrillic, mostly lower case and hardly a
+    capital inside a word, most of the letters, many of them the commonest ones; "el", "he",
+    "ar", "th": `_looks_like_script`; "latin": accented Latin letters among more plain ones,
+    nearly all in one language's alphabet (`_misfits`), a Western or Central European text
+    dense with accents)."""
+    wide = (len(text) - len(text.encode("ascii", "ignore"))) or 1
 
     def count(script):
-        return len(_SCRIPT_RES[script].findall(text))
+        return _count(_SCRIPT_RES[script], text)
 
     def common_share(chars):
-        return sum(c in _COMMON[language] for c in chars) / max(len(chars), 1)
+        return sum(n for c, n in Counter(chars).items() if c in _COMMON[language]) / max(len(chars), 1)
     if language == "ja":
         return count("hiragana") >= 0.15 * wide and count("halfwidth kana") <= 0.05 * wide
     if language == "ko":
@@ -488,14 +554,51 @@ def _looks_like(text: str, language: str) -> bool:
     if language.startswith("zh"):
         han = _SCRIPT_RES["han"].findall(text)
         return len(han) + count("cjk punctuation") >= 0.9 * wide and common_share(han) >= 0.2
+    if language in _SCRIPTS:
+        return _looks_like_script(text, language, wide)
     if language == "latin":  # accented letters among mostly plain ones ("élève à côté")
         accented = count("latin accented")
-        return accented >= 0.8 * wide and count("latin") >= accented
+        return (accented >= 0.8 * wide and count("latin") >= accented
+                and _misfits(text, _ALPHABETS["cp1252"] + _ALPHABETS["cp1250"]) <= 0.25 * accented)
     cyrillic = count("cyrillic")
     lower = _SCRIPT_RES["cyrillic lower"].findall(text)
     return (cyrillic >= 0.9 * wide and len(lower) >= 0.6 * cyrillic
             and cyrillic >= 0.5 * (cyrillic + count("latin"))  # not a Western text's accents
-            and common_share(lower) >= 0.45)
+            and common_share(lower) >= 0.45 and count("cyrillic capital inside") <= 1 + 0.02 * cyrillic)
+
+
+def _looks_like_script(text: str, language: str, wide: int) -> bool:
+    """Whether ``text`` (``wide`` characters beyond ASCII) reads as Greek, Hebrew, Arabic or
+    Thai: its script is nearly all of them, many of its characters the language's commonest
+    (`_COMMON_SHARE`), few glued to a plain Latin letter. These code pages read each other's
+    bytes as letters, so Greek also needs its accents (tonos), hardly a final sigma or a
+    capital inside a word (Arabic reads as Greek capitals and accented letters) and no sign of
+    ISO-8859-7 read as Windows-1253 or the other way round; Hebrew its final letters at the
+    ends of words (or all at the beginnings: visual order); Thai its leading vowels and tone
+    marks (KOI8-R's lower case reads as Thai letters, but not as those)."""
+    def count(script):
+        return _count(_SCRIPT_RES[script], text)
+    chars = _SCRIPT_RES[_SCRIPTS[language]].findall(text)
+    common = sum(n for c, n in Counter(chars).items() if c.lower() in _COMMON[language])
+    if (len(chars) < 0.9 * wide or common < _COMMON_SHARE[language] * len(chars)
+            or _count(_GLUED_TO_LATIN_RES[language], text) > 0.05 * len(chars)):
+        return False
+    if language == "el":
+        return (count("greek tonos") >= 0.04 * len(chars) and count("greek other code page") == 0
+                and count("greek sigma inside") <= 1 + 0.2 * count("greek sigma")
+                and count("greek capital inside") + count("greek upsilon") <= 1 + 0.02 * len(chars))
+    if language == "he":
+        finals = count("hebrew final")
+        in_place = max(count("hebrew final ending"), count("hebrew final beginning"))
+        return finals - in_place <= 0.1 * finals
+    if language == "th":
+        return count("thai leading vowels and tone marks") >= 0.03 * len(chars)
+    return True
+
+
+def _count(regex: re.Pattern, text: str) -> int:
+    """How many times ``regex`` matches in ``text`` (without a list of the matches)."""
+    return regex.subn("", text)[1]
 
 
 def _fewer_valid_than(text: str, n: int) -> bool:
@@ -514,18 +617,56 @@ def _mostly_beyond_ascii(data: bytes) -> bool:
 
 
 def _legacy_text(data: bytes) -> str | None:
-    """``data`` (not UTF-8) read as Windows-1252, or in a legacy encoding of `_LEGACY`
-    (`LEGACY_SHARE`); None: refused."""
+    """``data`` (not UTF-8) read as Western or Central European text, or in a legacy
+    encoding of `_LEGACY` (`LEGACY_SHARE`); None: refused."""
     if not _mostly_beyond_ascii(data):
-        return data.decode("cp1252", errors="replace")
+        return _latin_text(data, "replace")
     for encoding, language in _LEGACY:
-        try:
-            text = data.decode(encoding)
-        except UnicodeDecodeError:
-            continue
-        if _looks_like(text, language):
+        text = _decoded(data, encoding, "strict")
+        if text is not None and _looks_like(text, language):
             return text
-    return None
+    text = _latin_text(data, "strict")
+    return text if text is not None and _looks_like(text, "latin") else None
+
+
+def _latin_text(data: bytes, errors: str) -> str | None:
+    """``data`` read as Windows-1252 or, when its text is clearly likelier (`_misfits`: at
+    most half as many), as Windows-1250; ties and doubt go to Windows-1252, whose German
+    and French letters ("ä", "é") are the same bytes in both. None: neither decodes (``errors``
+    "strict")."""
+    western, central = (_decoded(data, encoding, errors) for encoding in _LATIN)
+    if central is None or central == western:
+        return western
+    if western is None:
+        return central
+    likelier = 2 * _misfits(central, _ALPHABETS["cp1250"]) < _misfits(western, _ALPHABETS["cp1252"])
+    return central if likelier else western
+
+
+def _decoded(data: bytes, encoding: str, errors: str) -> str | None:
+    """``data`` decoded, or None when it does not decode (``errors`` "strict")."""
+    try:
+        return data.decode(encoding, errors=errors)
+    except UnicodeDecodeError:
+        return None
+
+
+def _misfits(text: str, alphabets: tuple[str, ...]) -> int:
+    """How many characters beyond ASCII in ``text`` the likeliest language of ``alphabets``
+    (`_ALPHABETS`) does not explain: letters outside its alphabet, symbols inside words
+    ("u³atwia") and undecodable bytes."""
+    letters, symbols = Counter(), []
+    for c, n in Counter(_NON_ASCII_RE.findall(text)).items():
+        if c.isalpha():
+            letters[c.lower()] += n
+        elif c not in _IN_WORD_MARKS and c != "\ufffd":  # (counted once, below)
+            symbols.append(c)
+    odd = text.count("\ufffd")
+    if symbols:
+        inside = f"(?<=[^\\W\\d_])[{re.escape(''.join(symbols))}](?=[^\\W\\d_])"
+        odd += len(re.findall(inside, text))
+    total = sum(letters.values())
+    return odd + min(total - sum(letters[c] for c in alphabet) for alphabet in alphabets)
 
 
 def _utf16_without_bom(head: bytes) -> str | None:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from ragweb.engine import Engine
-from ragweb.files import AtomicWrite, FileEntry, LeftOut, iter_files, read_text_file
+from ragweb.files import LEGACY_REASON, AtomicWrite, FileEntry, LeftOut, iter_files, read_text_file
 
 INDEX_DIR = ".rag"
 INDEX_FILE = "index.db"
@@ -105,13 +105,20 @@ def scan_changes(engine: Engine, root: str | Path, config: dict,
         old = states.get(entry.path) or skipped.get(entry.path)
         if old is None:
             out.new.append(entry)
-        elif old[0] == entry.mtime and old[1] == entry.size:
+        elif (old[0] == entry.mtime and old[1] == entry.size
+              and not (len(old) > 2 and _refused_by_older_decoder(old[2]))):
             out.unchanged.append(entry)
         else:
             out.changed.append(entry)
     out.deleted = sorted(p for p in states if p not in seen)
     out.gone_skipped = sorted(p for p in skipped if p not in seen)
     return out
+
+
+def _refused_by_older_decoder(reason: str | None) -> bool:
+    """Whether a skipped file's ``reason`` is a legacy-encoding refusal by a version that tried
+    other encodings than this one (its message lists them): it is read again."""
+    return bool(reason) and reason.startswith("not UTF-8") and reason != LEGACY_REASON
 
 
 @dataclass
