@@ -14,7 +14,9 @@ config). Sets, development split only, in-process engines, budget 1,400:
 - ``rq``: readme-qa, each README in its own index; ``one``: all its READMEs in one index;
 - ``rd``: bench/readme-dev-qa, each README alone;
 - ``npm``, ``node``, ``cmake``, ``code``: the docs sets of `eval_docs_qa.py` (Debian's docs);
-- with ``--html`` also ``npm-html``, ``node-html``, ``pydoc-html``, ``pydoc-rst``.
+- with ``--html`` also ``npm-html``, ``node-html``, ``pydoc-html``, ``pydoc-rst``;
+- only when named in ``--sets``: ``mixed``, the four manuals in one index (2,434 files; the
+  development side of a big corpus, where one manual's questions meet the others' words).
 
 Per set: recall with compaction / with ``--lean``; then mean tokens of rq and rd (normal /
 lean), refused unanswerable (U) and refused answerable (A) questions per set. The
@@ -55,7 +57,7 @@ BUDGET = 1400
 def doc_engine(name: str):
     from ragweb.engine import Engine
 
-    docs = ed.SETS[name][1]
+    docs = ed.mixed_root(name) if name in ed.MIXED_SETS else ed.SETS[name][1]
     cases = [c for c in ed.load_cases(docs, name)[0] if c["split"] == "development"]
     eng = Engine.memory()
     for rel in ed.doc_files(docs, name):
@@ -78,8 +80,9 @@ class Suite:
         self.dev2 = self.ds2["cases"]
         self.roots2 = er.prepare_roots(self.ds2, self.dev2, er.DEFAULT_EVAL, work, True)
         names = [n for n in DOC_SETS + (HTML_SETS if html else ()) if only is None or n in only]
+        names += [n for n in ed.MIXED_SETS if only is not None and n in only]  # (opt-in: slow to index)
         self.only = only
-        missing = [n for n in names if not ed.SETS[n][1].is_dir()]
+        missing = [n for n in names if n not in ed.MIXED_SETS and not ed.SETS[n][1].is_dir()]
         if missing:
             raise SystemExit(f"no docs for {missing}: `make eval` installs them (apt)")
         self.docs = {name: doc_engine(name) for name in names}
