@@ -628,3 +628,27 @@ def test_minified_reason_reads_scripts_styles_and_json_only():
     for path in ("a.md", "a.txt", "a.html", "a.py"):
         assert minified_reason(path, line) is None, path
     assert minified_reason("empty.js", "") is None
+
+
+MOSTLY_ENGLISH = "Run `pip install foo`, then `foo --serve`. " + "The options are described below, with examples. " * 4
+
+
+@pytest.mark.parametrize("local, encoding", [
+    ("# Установка\n\nНастройки сервера хранятся в файле config.yaml; порт можно изменить.\n", "cp1251"),
+    ("# Установка\n\nНастройки сервера хранятся в файле config.yaml; порт можно изменить.\n", "koi8_r"),
+    ("# Εγκατάσταση\n\nΤο αρχείο ρυθμίσεων αλλάζει τη θύρα του διακομιστή.\n", "cp1253"),
+    ("# התקנה\n\nקובץ ההגדרות נמצא בתיקיית ההגדרות של השרת.\n", "cp1255"),
+])
+def test_a_mostly_english_file_with_some_russian_greek_or_hebrew_is_read_in_their_encoding(local, encoding):
+    # under LEGACY_SHARE of its bytes are beyond ASCII, yet no Latin alphabet explains them
+    text = local + MOSTLY_ENGLISH
+    data = text.encode(encoding)
+    assert sum(b >= 0x80 for b in data) < 0.2 * len(data)
+    assert decode(data).text == text
+
+
+def test_a_mostly_english_file_with_names_from_many_western_languages_stays_western():
+    text = ("Contributors: Jürgen Müller, José Núñez, François Gérard, Søren Kierkegård, Åsa Öberg, "
+            "João Conceição, Ðorðe, Þór Björnsson, Ignacio Peña, Mårten Løvås, Renée Brontë, Zoë Dupré.\n"
+            + MOSTLY_ENGLISH)
+    assert decode(text.encode("cp1252")).text == text

@@ -431,7 +431,9 @@ def decode(data: bytes) -> DecodeResult:
 LEGACY_SHARE = 0.2
 """A file that is not UTF-8 is read as Western or Central European text (Windows-1252 or
 Windows-1250, whichever is likelier, `_latin_text`: "caf\\xe9") unless this share of its bytes
-or more are beyond ASCII. Then it is read in the first of `_LEGACY` (then that Latin pair) that
+or more are beyond ASCII (or, fewer, they are letters no Latin alphabet explains,
+`_reads_as_latin`: then it is read in the first of `_LEGACY` whose text looks like its language,
+else as Latin still). Then it is read in the first of `_LEGACY` (then that Latin pair) that
 decodes it strictly into text that looks like its language (`_looks_like`), else refused
 (`LEGACY_REASON`): these encodings read each other's bytes, and a wrong guess is garbage in
 the index."""
@@ -452,6 +454,7 @@ _SCRIPT_RES = {
     "cyrillic lower": re.compile("[\u0430-\u044f\u0451]"),
     # a capital inside a word: Greek's accented letters, or Arabic, read as Cyrillic
     "cyrillic capital inside": re.compile("[\u0430-\u044f\u0451][\u0410-\u042f\u0401]"),
+    "cyrillic glued to latin": re.compile("[A-Za-z][\u0400-\u04ff]|[\u0400-\u04ff][A-Za-z]"),
     "latin": re.compile("[A-Za-z]"),
     "latin accented": re.compile("[\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u017f]"),
     "greek": re.compile("[\u0386-\u03ce]"),
@@ -531,11 +534,12 @@ _ALPHABETS = {
 _IN_WORD_MARKS = "\u2019\u00b7\u00ad"  # apostrophe (l’élève), middle dot (col·lecció), soft hyphen
 
 
-def _looks_like(text: str, language: str) -> bool:
+def _looks_like(text: str, language: str, among_latin: bool = False) -> bool:
     """Whether ``text``, decoded from a legacy encoding, reads as ``language`` ("ja": hiragana
     and few half-width katakana; "ko": Hangul, much of it common syllables; "zh", "zh-hant":
     Han characters, many of them common ones; "ru": Cyrillic, mostly lower case and hardly a
-    capital inside a word, most of the letters, many of them the commonest ones; "el", "he",
+    capital inside a word, many of them the commonest letters, and most of the letters (``among_latin``, a mostly
+    ASCII file, `_legacy_text`: hardly one glued to a Latin letter); "el", "he",
     "ar", "th": `_looks_like_script`; "latin": accented Latin letters among more plain ones,
     nearly all in one language's alphabet (`_misfits`), a Western or Central European text
     dense with accents)."""
@@ -563,7 +567,10 @@ def _looks_like(text: str, language: str) -> bool:
     cyrillic = count("cyrillic")
     lower = _SCRIPT_RES["cyrillic lower"].findall(text)
     return (cyrillic >= 0.9 * wide and len(lower) >= 0.6 * cyrillic
-            and cyrillic >= 0.5 * (cyrillic + count("latin"))  # not a Western text's accents
+            # not a Western text's accents (``among_latin``: a mostly ASCII file whose Latin
+            # reading is implausible, `_legacy_text`, may be English with some Russian in it)
+            and (cyrillic >= 0.5 * (cyrillic + count("latin")) if not among_latin
+                 else count("cyrillic glued to latin") <= 0.05 * cyrillic)
             and common_share(lower) >= 0.45 and count("cyrillic capital inside") <= 1 + 0.02 * cyrillic)
 
 
@@ -620,13 +627,31 @@ def _legacy_text(data: bytes) -> str | None:
     """``data`` (not UTF-8) read as Western or Central European text, or in a legacy
     encoding of `_LEGACY` (`LEGACY_SHARE`); None: refused."""
     if not _mostly_beyond_ascii(data):
-        return _latin_text(data, "replace")
+        text = _latin_text(data, "replace")
+        if _reads_as_latin(text):
+            return text
+        # a mostly ASCII file (an English README with some Russian or Greek in it) whose
+        # letters beyond ASCII no Latin alphabet explains: the script whose text it reads as
+        for encoding, language in _LEGACY:
+            other = _decoded(data, encoding, "strict")
+            if other is not None and _looks_like(other, language, among_latin=True):
+                return other
+        return text
     for encoding, language in _LEGACY:
         text = _decoded(data, encoding, "strict")
         if text is not None and _looks_like(text, language):
             return text
     text = _latin_text(data, "strict")
     return text if text is not None and _looks_like(text, "latin") else None
+
+
+def _reads_as_latin(text: str) -> bool:
+    """Whether the letters beyond ASCII of ``text`` (a Windows-1252 or -1250 reading) are
+    few (fewer than `LEGACY_MIN_BYTES`) or mostly explained by one language's alphabet."""
+    letters = sum(c.isalpha() for c in _NON_ASCII_RE.findall(text))
+    if letters < LEGACY_MIN_BYTES:
+        return True
+    return _misfits(text, _ALPHABETS["cp1252"] + _ALPHABETS["cp1250"]) <= 0.25 * letters
 
 
 def _latin_text(data: bytes, errors: str) -> str | None:
