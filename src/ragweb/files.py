@@ -531,6 +531,7 @@ _ALPHABETS = {
                "čćđšž",  # Croatian, Bosnian, Slovene
                "ăâîşţ"),  # Romanian
 }
+LATIN_MISFITS = 0.25  # the share of a Latin reading's letters beyond ASCII its likeliest alphabet may lack
 _IN_WORD_MARKS = "\u2019\u00b7\u00ad"  # apostrophe (l’élève), middle dot (col·lecció), soft hyphen
 
 
@@ -562,8 +563,7 @@ def _looks_like(text: str, language: str, among_latin: bool = False) -> bool:
         return _looks_like_script(text, language, wide)
     if language == "latin":  # accented letters among mostly plain ones ("élève à côté")
         accented = count("latin accented")
-        return (accented >= 0.8 * wide and count("latin") >= accented
-                and _misfits(text, _ALPHABETS["cp1252"] + _ALPHABETS["cp1250"]) <= 0.25 * accented)
+        return accented >= 0.8 * wide and count("latin") >= accented and _latin_fits(text, accented)
     cyrillic = count("cyrillic")
     lower = _SCRIPT_RES["cyrillic lower"].findall(text)
     return (cyrillic >= 0.9 * wide and len(lower) >= 0.6 * cyrillic
@@ -649,9 +649,13 @@ def _reads_as_latin(text: str) -> bool:
     """Whether the letters beyond ASCII of ``text`` (a Windows-1252 or -1250 reading) are
     few (fewer than `LEGACY_MIN_BYTES`) or mostly explained by one language's alphabet."""
     letters = sum(c.isalpha() for c in _NON_ASCII_RE.findall(text))
-    if letters < LEGACY_MIN_BYTES:
-        return True
-    return _misfits(text, _ALPHABETS["cp1252"] + _ALPHABETS["cp1250"]) <= 0.25 * letters
+    return letters < LEGACY_MIN_BYTES or _latin_fits(text, letters)
+
+
+def _latin_fits(text: str, letters: int) -> bool:
+    """Whether one Western or Central European alphabet explains nearly all (`LATIN_MISFITS`)
+    of the ``letters`` beyond ASCII of ``text`` (`_misfits`)."""
+    return _misfits(text, _ALPHABETS["cp1252"] + _ALPHABETS["cp1250"]) <= LATIN_MISFITS * letters
 
 
 def _latin_text(data: bytes, errors: str) -> str | None:

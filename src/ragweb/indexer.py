@@ -106,7 +106,7 @@ def scan_changes(engine: Engine, root: str | Path, config: dict,
         if old is None:
             out.new.append(entry)
         elif (old[0] == entry.mtime and old[1] == entry.size
-              and not (len(old) > 2 and _refused_by_older_decoder(old[2]))):
+              and not _refused_by_older_decoder(old[2])):  # (a skipped file's reason; else a hash)
             out.unchanged.append(entry)
         else:
             out.changed.append(entry)
