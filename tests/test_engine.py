@@ -460,12 +460,3 @@ def test_a_section_headed_by_a_name_the_question_writes_in_code_form_is_lifted()
     page = b["File system"] / a["File system"]
     assert page > 1 and b["`fs.watchFile(filename)`"] / a["`fs.watchFile(filename)`"] == pytest.approx(page)
     assert b["`fs.watch(filename)`"] / a["`fs.watch(filename)`"] == pytest.approx(page * engine_mod.SECTION_LIFT)
-
-
-def test_a_folder_names_its_index_page():
-    eng = Engine.memory()
-    _option_docs(eng)
-    eng.remove_document("command/option.md")
-    eng.add_document("command/option/index.md", "# option\n\n" + "Lorem ipsum dolor sit amet.\n" * 30
-                     + "If the variable is already set as a normal variable, the command does nothing.\n")
-    assert eng.search("will the option() call overwrite the value I set?", mmr=False)[0].path == "command/option/index.md"

@@ -41,7 +41,6 @@ NAMED_MAX = 2              # ... when at most this many files have that name
 SECTION_LIFT = 1.75        # a candidate whose heading writes a name the question writes in code form (not a page's name): score x this
 # a file's name is its page's name without these (at most two: os.path.rst.txt is "os.path")
 _INDEXED_EXTENSIONS = frozenset(glob.rsplit(".", 1)[1] for glob in DEFAULT_INCLUDES)
-_INDEX_PAGES = ("index", "_index", "readme")  # a folder's own page: the folder names it
 _TIGHT_RE = re.compile(r"\s*([^\w\s])\s*")  # spaces around punctuation, which a page's markup may leave in a heading
 RELATED_LONGER = 10        # a question term the index lacks is searched for as up to this many longer terms
 FILE_CACHE = 256           # files whose lines and outline packing keeps in memory ...
@@ -746,7 +745,7 @@ class Engine:
 
     def _page_names(self) -> dict[str, list[int]]:
         """A file's name without its extensions (at most two: os.path.rst.txt is "os.path"),
-        lowercased -> the ids of the files named so; an index page is named by its folder too."""
+        lowercased -> the ids of the files named so."""
         if self._stems is None:
             self._stems = {}
             for fid, path in self.conn.execute("SELECT id, path FROM files"):
@@ -757,8 +756,6 @@ class Engine:
                         break
                     name = stem
                 self._stems.setdefault(name, []).append(fid)
-                if name in _INDEX_PAGES and "/" in path:  # web/api/fetch/index.md is the page "fetch"
-                    self._stems.setdefault(path.rsplit("/", 2)[-2].lower(), []).append(fid)
         return self._stems
 
     def _named_files(self, subjects: list[tuple[str, ...]]) -> set[int]:
