@@ -194,58 +194,43 @@ class Analyzer:
 
 # ------------------------------------------------------------------ related forms of a term
 
-_NAMED_RE = re.compile(r"`(?P<quoted>[^`\n]{2,80})`"
-                       r"|(?<![\w-])--(?P<option>[A-Za-z][\w-]*)"
-                       r"|(?P<name>[A-Za-z_$][\w$-]*(?:(?:\.|::)[A-Za-z_$][\w$-]*)*)(?P<call>\()?")
-_OPTION_NAME_RE = re.compile(r"--([a-z][\w-]*)")
+_NAMED_RE = re.compile(r"`([^`\n]{2,80})`|([A-Za-z_$][\w$-]*(?:(?:\.|::)[A-Za-z_$][\w$-]*)*)(\()?")
 
 
 def named_subjects(text: str) -> list[tuple[str, ...]]:
-    """The names ``text`` writes in code form, lowercased: in backticks, called (``option(``),
-    with an underscore, a dot or an inner capital (``CMAKE_BUILD_TYPE``, ``os.path``,
-    ``readFile``), a long option's name (``--omit=dev``: ``omit``), and a backticked command
-    line's leading words as a page's slug (`` `npm install --tag beta` ``: ``npm-install``,
-    and its options). Each as its forms, longest first: a dotted name's prefixes
-    (``os.path.join``, ``os.path``, ``os``), a command's shorter slugs. Documentation names
-    pages and sections after such names."""
+    """The names ``text`` writes in code form -- in backticks, called (``option(``), or with
+    an underscore, a dot or an inner capital (``CMAKE_BUILD_TYPE``, ``os.path``,
+    ``readFile``) -- lowercased; each as its dotted prefixes, longest first (``os.path.join``,
+    ``os.path``, ``os``). A documentation page is often named after one."""
     out: list[tuple[str, ...]] = []
-
-    def add(forms) -> None:
-        forms = tuple(forms)
-        if forms and forms not in out:
-            out.append(forms)
-
     for m in _NAMED_RE.finditer(text):
-        name = m["name"]
-        if m["option"]:
-            add([m["option"].lower()])
-            continue
-        if m["quoted"] is not None:
-            quoted = m["quoted"].strip().lower()
-            for option in _OPTION_NAME_RE.findall(quoted):
-                add([option])
-            words = quoted.split()
-            if not words or words[0].startswith("-"):
+        if m.group(1):
+            name = m.group(1).strip().rstrip("()").strip()
+        else:
+            name = m.group(2)
+            if not (m.group(3) or "_" in name.strip("_") or "." in name or "::" in name
+                    or re.search(r"[a-z][A-Z]", name)):
                 continue
-            if len(words) > 1:  # a command line: its leading words, up to an option or a path
-                lead = []
-                for w in words:
-                    if not re.fullmatch(r"[\w-]+", w) or w.startswith("-"):
-                        break
-                    lead.append(w)
-                add("-".join(lead[:i]) for i in range(len(lead), 1, -1))
-                continue
-            name = quoted.rstrip("()").strip()
-        elif not (m["call"] or "_" in name.strip("_") or "." in name or "::" in name
-                  or re.search(r"[a-z][A-Z]", name)):
-            continue
         forms = []
         name = name.lower()
+        if m.group(1) and " " in name:
+            # a command line, `npm install --tag beta`: its leading words as a page slug
+            # (npm-install), longest first
+            words = []
+            for w in name.split():
+                if not re.fullmatch(r"[\w-]+", w) or w.startswith("-"):
+                    break
+                words.append(w)
+            forms = ["-".join(words[:i]) for i in range(len(words), 1, -1)]
+            if tuple(forms) not in out and forms:
+                out.append(tuple(forms))
+            continue
         while name:
             forms.append(name)
             cut = max(name.rfind("."), name.rfind("::"))
             name = name[:cut] if cut > 0 else ""
-        add(forms)
+        if tuple(forms) not in out:
+            out.append(tuple(forms))
     return out
 
 

@@ -41,7 +41,6 @@ NAMED_MAX = 2              # ... when at most this many files have that name
 SECTION_LIFT = 1.75        # a candidate whose heading writes a name the question writes in code form (not a page's name): score x this
 # a file's name is its page's name without these (at most two: os.path.rst.txt is "os.path")
 _INDEXED_EXTENSIONS = frozenset(glob.rsplit(".", 1)[1] for glob in DEFAULT_INCLUDES)
-_TIGHT_RE = re.compile(r"\s*([^\w\s])\s*")  # spaces around punctuation, which a page's markup may leave in a heading
 RELATED_LONGER = 10        # a question term the index lacks is searched for as up to this many longer terms
 FILE_CACHE = 256           # files whose lines and outline packing keeps in memory ...
 FILE_CACHE_CHARS = 8_000_000  # ... and at most this many characters of them
@@ -791,7 +790,7 @@ class Engine:
         for h in hits:
             lift = max(1.0, NAMED_LIFT * top_score / file_best[h.file_id]) if h.file_id in file_best else 1.0
             if heads and h.heading:
-                heading = _TIGHT_RE.sub(r"\1", h.heading.replace("`", "")).lower()  # "subprocess. run (" too
+                heading = "".join(h.heading.split()).replace("`", "").lower()  # "subprocess. run (" too
                 if any(p.search(heading) for p in heads):
                     lift *= SECTION_LIFT
             if lift != 1.0:
