@@ -434,29 +434,3 @@ def test_a_name_many_pages_share_lifts_none_and_new_pages_are_seen():
     eng.remove_document("third/option.txt")
     eng.remove_document("other/option.rst")
     assert eng.search(q, mmr=False)[0].path == "command/option.md"
-
-
-def test_a_section_headed_by_a_name_the_question_writes_in_code_form_is_lifted():
-    cfg = default_config()
-    cfg["index"]["chunk_tokens"] = 40
-    cfg["index"]["chunk_overlap"] = 0
-    eng = Engine.memory(cfg)
-    eng.add_document("api/fs.md", "# File system\n\n"
-                     "## `fs.watchFile(filename)`\n\nWatch for changes; events stop firing when the file "
-                     "is replaced.\n\n"
-                     + "Unrelated paragraph about streams and buffers.\n" * 12
-                     + "## `fs.watch(filename)`\n\nThe listener may stop firing when an editor saves.\n")
-    eng.add_document("api/net.md", "# Net\n\nSockets emit events.\n")
-
-    def by_heading(hits):
-        return {h.heading: h.score for h in reversed(hits)}  # each heading's best chunk
-
-    plain = eng.search("why does fs watch stop firing events?", mmr=False)
-    assert plain[0].heading != "`fs.watch(filename)`"
-    coded = eng.search("why does fs.watch stop firing events?", mmr=False)
-    assert coded[0].heading == "`fs.watch(filename)`" and coded[0].path_boost > 0
-    # the page fs.md is named too ("fs"): all its chunks are scaled alike, and fs.watch's section once more
-    a, b = by_heading(plain), by_heading(coded)
-    page = b["File system"] / a["File system"]
-    assert page > 1 and b["`fs.watchFile(filename)`"] / a["`fs.watchFile(filename)`"] == pytest.approx(page)
-    assert b["`fs.watch(filename)`"] / a["`fs.watch(filename)`"] == pytest.approx(page * engine_mod.SECTION_LIFT)

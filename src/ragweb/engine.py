@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import heapq
 import json
-import re
 import sqlite3
 from array import array
 from contextlib import contextmanager
@@ -36,9 +35,8 @@ MAX_SEGMENTS = 12          # merge all segments when there are more than this ma
 DEAD_MERGE_RATIO = 0.25    # ... or when this share of indexed chunks is dead
 FLUSH_INTS = 4_000_000     # buffered postings (3 ints each) are flushed as a segment beyond this (~30 MB of text)
 REPEAT_TERMS = 0.5         # a hit is compared with a better one for repeated text (`Engine._repeats`) only when that one has this share of its terms
-NAMED_LIFT = 1.5           # a page the question names in code form (`analysis.named_subjects`): its chunks are scaled so its best scores at least this x the best chunk's BM25 ...
-NAMED_MAX = 2              # ... when at most this many files have that name
-SECTION_LIFT = 1.75        # a candidate whose heading writes a name the question writes in code form (not a page's name): score x this
+NAMED_LIFT = 1.5           # a page the question names in code form (`analysis.named_subjects`): its chunks are scaled so its best scores at least this x the best chunk's BM25
+NAMED_MAX = 2              # ... only when the name names at most this many pages
 # a file's name is its page's name without these (at most two: os.path.rst.txt is "os.path")
 _INDEXED_EXTENSIONS = frozenset(glob.rsplit(".", 1)[1] for glob in DEFAULT_INCLUDES)
 RELATED_LONGER = 10        # a question term the index lacks is searched for as up to this many longer terms
@@ -670,9 +668,8 @@ class Engine:
                         if dead and c in dead:
                             continue
                         scores[c] = get(c, 0.0) + w * tf / (tf + norm_a + norm_b * ln)
-        # names the question writes in code form: a page named so, and sections headed so, are lifted
-        subjects = analysis.named_subjects(query) if mode == "bm25" and rc["path_boost_weight"] else []
-        named = self._named_files(subjects) if subjects and NAMED_LIFT else set()
+        named = (self._named_files(query) if NAMED_LIFT and mode == "bm25" and rc["path_boost_weight"]
+                 else set())
         named_chunks = []
         if named:  # a named page's matching chunks are candidates however low they score
             for (c,) in self.conn.execute(
@@ -727,8 +724,18 @@ class Engine:
             score = bm + boost if mode == "bm25" else final[cid]
             hit = Hit(path, start, end, score, "", heading, matched, bm, boost, cid, fid, cs, ce, mtime)
             cands.append((hit, ids))
-        if subjects:
-            self._lift_named([h for h, _ in cands], named, subjects, top_score)
+        if named:
+            # a named page's chunks are lifted together, so its best one scores at least
+            # NAMED_LIFT x the best score; their order among themselves stays
+            file_best: dict[int, float] = {}
+            for h, _ in cands:
+                if h.file_id in named and h.score > file_best.get(h.file_id, 0.0):
+                    file_best[h.file_id] = h.score
+            for h, _ in cands:
+                if h.file_id in file_best:
+                    lift = max(1.0, NAMED_LIFT * top_score / file_best[h.file_id])
+                    h.path_boost += h.score * (lift - 1.0)
+                    h.score *= lift
         threshold = rc["min_score_threshold"]
         cands = [hc for hc in cands if hc[0].score >= threshold]
         cands.sort(key=lambda hc: (-hc[0].score, hc[0].path, hc[0].start_line, hc[0].col_start or 0))
@@ -742,9 +749,8 @@ class Engine:
         self.fill_text([h for h in hits if not h.text])  # (`_repeats` read some already)
         return hits
 
-    def _page_names(self) -> dict[str, list[int]]:
-        """A file's name without its extensions (at most two: os.path.rst.txt is "os.path"),
-        lowercased -> the ids of the files named so."""
+    def _named_files(self, query: str) -> set[int]:
+        """Ids of the files whose name (without extensions) the question writes in code form."""
         if self._stems is None:
             self._stems = {}
             for fid, path in self.conn.execute("SELECT id, path FROM files"):
@@ -755,47 +761,15 @@ class Engine:
                         break
                     name = stem
                 self._stems.setdefault(name, []).append(fid)
-        return self._stems
-
-    def _named_files(self, subjects: list[tuple[str, ...]]) -> set[int]:
-        """Ids of the files whose name a subject (`analysis.named_subjects`: its longest form
-        that names a file) is, when at most `NAMED_MAX` files have that name."""
-        pages = self._page_names()
         out: set[int] = set()
-        for forms in subjects:
+        for forms in analysis.named_subjects(query):
             for name in forms:
-                fids = pages.get(name)
+                fids = self._stems.get(name)
                 if fids:
                     if len(fids) <= NAMED_MAX:
                         out.update(fids)
                     break
         return out
-
-    def _lift_named(self, hits: list[Hit], named: set[int], subjects: list[tuple[str, ...]],
-                    top_score: float) -> None:
-        """Scale the scores of the candidates a question names in code form (see DESIGN.md).
-
-        A named page's chunks are scaled together, so its best one scores at least
-        `NAMED_LIFT` x ``top_score`` (the best BM25); their order among themselves stays. A
-        chunk whose heading writes a subject that is not a page's name (``fs.watch``, in
-        ``fs.watch(filename[, options])``) is scaled by `SECTION_LIFT`. The added score is
-        counted in ``path_boost``."""
-        file_best: dict[int, float] = {}
-        for h in hits:
-            if h.file_id in named and h.score > file_best.get(h.file_id, 0.0):
-                file_best[h.file_id] = h.score
-        pages = self._page_names()
-        heads = [re.compile(r"(?<![\w.])" + re.escape(forms[0]) + r"(?!\w)")
-                 for forms in subjects if forms[0] not in pages]
-        for h in hits:
-            lift = max(1.0, NAMED_LIFT * top_score / file_best[h.file_id]) if h.file_id in file_best else 1.0
-            if heads and h.heading:
-                heading = "".join(h.heading.split()).replace("`", "").lower()  # "subprocess. run (" too
-                if any(p.search(heading) for p in heads):
-                    lift *= SECTION_LIFT
-            if lift != 1.0:
-                h.path_boost += h.score * (lift - 1.0)
-                h.score *= lift
 
     def _repeats(self, hits: list[Hit], sets: list[frozenset]):
         """`mmr_select`'s ``repeats`` for ``hits``: hit i repeats hit j when most of its word
