@@ -88,12 +88,3 @@ def test_related_terms_number_words_prefixes_and_abbreviations():
     assert rel["time"] == {"timeout": analysis.PREFIX_MATCH}
     assert rel["maximum"] == {"max": analysis.ABBREV_MATCH}
     assert "use" not in rel  # "user" starts with it but "use" is too short to be a prefix match
-
-
-def test_named_subjects_are_the_names_a_question_writes_in_code_form():
-    named = analysis.named_subjects(
-        "Does option(WITH_TESTS) win over os.path.join and fs.readFile? See `npm install --tag beta`, "
-        "`package.json`, Foo::Bar and CMAKE_BUILD_TYPE, not HTTP, Option or plain words.")
-    assert named == [("option",), ("with_tests",), ("os.path.join", "os.path", "os"), ("fs.readfile", "fs"),
-                     ("npm-install",), ("package.json", "package"), ("foo::bar", "foo"), ("cmake_build_type",)]
-    assert analysis.named_subjects("how do I retry a request?") == []

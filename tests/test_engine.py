@@ -15,7 +15,7 @@ from conftest import sample_documents
 
 WORDS = ["alpha", "beta", "gamma", "delta", "parseHeaders", "retry_policy", "socket", "timeout",
          "header", "budget", "token", "cache", "queue", "worker", "index"]
-QUERIES = ["alpha beta", "parse headers", "retry policy timeout", "socket", "cache queue worker", "is f1.txt a socket",
+QUERIES = ["alpha beta", "parse headers", "retry policy timeout", "socket", "cache queue worker",
            "token budget index", "gamma delta header"]
 
 
@@ -390,47 +390,3 @@ def test_numpy_is_loaded_only_for_work_that_pays_for_it_and_ragweb_numpy_0_turns
         got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                              env={**os.environ, "RAGWEB_NUMPY": value}, check=True).stdout.strip()
         assert got == out, value
-
-
-def _option_docs(eng):
-    for i in range(6):  # pages that say "option" and "value" more often than the one asked about
-        eng.add_document(f"manual/page{i}.md", "# Options\n\nEvery option has a value; set the option value "
-                         "on the command line.\n" + "Option values are strings.\n" * (i + 1))
-    eng.add_document("command/option.md", "# option\n\nProvide a boolean option that the user can select.\n\n"
-                     + "Lorem ipsum dolor sit amet consectetur.\n" * 30
-                     + "If the variable is already set as a normal variable, the command does nothing.\n")
-
-
-def test_a_page_the_question_names_in_code_form_is_lifted_above_the_rest():
-    eng = Engine.memory()
-    _option_docs(eng)
-    plain = eng.search("will the option call overwrite the value I set?", mmr=False)
-    assert plain[0].path != "command/option.md"
-    named = eng.search("will the option() call overwrite the value I set?", mmr=False)
-    assert named[0].path == "command/option.md"
-    others = max(h.score for h in named if h.path != "command/option.md")
-    assert named[0].score == pytest.approx(engine_mod.NAMED_LIFT * max(h.bm25 for h in named[1:]))
-    assert named[0].score > others and named[0].path_boost > 0
-    # its chunks keep their order among themselves
-    mine = [h for h in named if h.path == "command/option.md"]
-    assert [h.bm25 for h in mine] == sorted((h.bm25 for h in mine), reverse=True)
-
-    cfg = default_config()
-    cfg["retrieve"]["path_boost_weight"] = 0.0  # no path signals at all
-    off = Engine.memory(cfg)
-    _option_docs(off)
-    assert off.search("will the option() call overwrite the value I set?", mmr=False)[0].path != "command/option.md"
-
-
-def test_a_name_many_pages_share_lifts_none_and_new_pages_are_seen():
-    eng = Engine.memory()
-    _option_docs(eng)
-    q = "will the option() call overwrite the value I set?"
-    assert eng.search(q, mmr=False)[0].path == "command/option.md"
-    eng.add_document("other/option.rst", "option: see the command")  # two pages named option: both lifted
-    assert {h.path for h in eng.search(q, mmr=False)[:2]} == {"command/option.md", "other/option.rst"}
-    eng.add_document("third/option.txt", "option")  # three: a name this common lifts nothing
-    assert eng.search(q, mmr=False)[0].path.startswith("manual/")
-    eng.remove_document("third/option.txt")
-    eng.remove_document("other/option.rst")
-    assert eng.search(q, mmr=False)[0].path == "command/option.md"

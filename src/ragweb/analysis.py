@@ -194,46 +194,6 @@ class Analyzer:
 
 # ------------------------------------------------------------------ related forms of a term
 
-_NAMED_RE = re.compile(r"`([^`\n]{2,80})`|([A-Za-z_$][\w$-]*(?:(?:\.|::)[A-Za-z_$][\w$-]*)*)(\()?")
-
-
-def named_subjects(text: str) -> list[tuple[str, ...]]:
-    """The names ``text`` writes in code form -- in backticks, called (``option(``), or with
-    an underscore, a dot or an inner capital (``CMAKE_BUILD_TYPE``, ``os.path``,
-    ``readFile``) -- lowercased; each as its dotted prefixes, longest first (``os.path.join``,
-    ``os.path``, ``os``). A documentation page is often named after one."""
-    out: list[tuple[str, ...]] = []
-    for m in _NAMED_RE.finditer(text):
-        if m.group(1):
-            name = m.group(1).strip().rstrip("()").strip()
-        else:
-            name = m.group(2)
-            if not (m.group(3) or "_" in name.strip("_") or "." in name or "::" in name
-                    or re.search(r"[a-z][A-Z]", name)):
-                continue
-        forms = []
-        name = name.lower()
-        if m.group(1) and " " in name:
-            # a command line, `npm install --tag beta`: its leading words as a page slug
-            # (npm-install), longest first
-            words = []
-            for w in name.split():
-                if not re.fullmatch(r"[\w-]+", w) or w.startswith("-"):
-                    break
-                words.append(w)
-            forms = ["-".join(words[:i]) for i in range(len(words), 1, -1)]
-            if tuple(forms) not in out and forms:
-                out.append(tuple(forms))
-            continue
-        while name:
-            forms.append(name)
-            cut = max(name.rfind("."), name.rfind("::"))
-            name = name[:cut] if cut > 0 else ""
-        if tuple(forms) not in out:
-            out.append(tuple(forms))
-    return out
-
-
 NUMBER_WORDS = {w: str(i) for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
     "fifteen sixteen seventeen eighteen nineteen twenty".split())}

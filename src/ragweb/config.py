@@ -48,7 +48,7 @@ SCHEMA: dict[str, dict[str, tuple]] = {
         "top_k": (20, int, (1, 10_000), "results returned by query / candidate pool of pack"),
         "mmr_lambda": (0.7, float, (0.0, 1.0), "1 = pure relevance, 0 = pure diversity"),
         "dedup_jaccard": (0.8, float, (0.0, 1.0), "drop candidates this similar to a kept one"),
-        "path_boost_weight": (0.3, float, (0.0, 100.0), "extra score when query terms are in the path (0: also no lift for a page the question names in code form)"),
+        "path_boost_weight": (0.3, float, (0.0, 100.0), "extra score when query terms are in the path"),
         "min_score_threshold": (0.0, float, (0.0, 1e9), "drop hits scoring below this"),
         "hybrid_enabled": (False, bool, None, "fuse BM25 with vector search (needs embeddings)"),
         "rrf_k": (60, int, (1, 10_000), "reciprocal rank fusion constant"),

@@ -26,7 +26,7 @@ from collections import _count_elements  # C helper behind Counter.update
 from ragweb.analysis import WORD_RE, Analyzer
 from ragweb.chunking import Outline, chunk_lines, code_outline, is_markdown, outline, split_lines
 from ragweb.markup import FILL, is_html, pre_lines, show_html, visible
-from ragweb.config import DEFAULT_INCLUDES, default_config
+from ragweb.config import default_config
 from ragweb.files import GlobSet
 from ragweb.errors import EmptyQueryError, IndexBusyError, IndexCorruptError, RagError, UsageError
 from ragweb.search import REPEAT_SHARE, bm25_idf, contained, mmr_select, shingles
@@ -35,10 +35,6 @@ MAX_SEGMENTS = 12          # merge all segments when there are more than this ma
 DEAD_MERGE_RATIO = 0.25    # ... or when this share of indexed chunks is dead
 FLUSH_INTS = 4_000_000     # buffered postings (3 ints each) are flushed as a segment beyond this (~30 MB of text)
 REPEAT_TERMS = 0.5         # a hit is compared with a better one for repeated text (`Engine._repeats`) only when that one has this share of its terms
-NAMED_LIFT = 1.5           # a page the question names in code form (`analysis.named_subjects`): its chunks are scaled so its best scores at least this x the best chunk's BM25
-NAMED_MAX = 2              # ... only when the name names at most this many pages
-# a file's name is its page's name without these (at most two: os.path.rst.txt is "os.path")
-_INDEXED_EXTENSIONS = frozenset(glob.rsplit(".", 1)[1] for glob in DEFAULT_INCLUDES)
 RELATED_LONGER = 10        # a question term the index lacks is searched for as up to this many longer terms
 FILE_CACHE = 256           # files whose lines and outline packing keeps in memory ...
 FILE_CACHE_CHARS = 8_000_000  # ... and at most this many characters of them
@@ -183,7 +179,6 @@ class Engine:
         self._raw_ids: dict[str, tuple[int, ...]] = {}  # raw word -> term ids
         self._next_term = 0
         self._path_terms: dict[str, frozenset] = {}
-        self._stems: dict[str, list[int]] | None = None  # a file name without extensions -> file ids
         self._outlines: dict[int, Outline] = {}  # file id -> its outline (compaction reads it per pack)
         self._views: dict[int, list] = {}        # file id -> an HTML page's view, shown and visible lines, <pre> lines (each made when asked for)
         self._shown: dict[int, str] = {}         # file id -> an HTML page's shown text
@@ -326,7 +321,6 @@ class Engine:
         if sha256 is None:
             sha256 = hashlib.sha256(data).hexdigest()
         settings = self.settings
-        self._stems = None
         # terms and chunk boundaries come from what a reader sees: an HTML page's view
         shown = show_html(text) if self.reads_html(path) else None
         view = text if shown is None else shown.replace(FILL, " ")
@@ -435,7 +429,6 @@ class Engine:
         if row is None:
             return False
         file_id = row[0]
-        self._stems = None
         self._outlines.pop(file_id, None)  # SQLite may give a later file this id again
         self._views.pop(file_id, None)
         self._shown.pop(file_id, None)
@@ -668,16 +661,6 @@ class Engine:
                         if dead and c in dead:
                             continue
                         scores[c] = get(c, 0.0) + w * tf / (tf + norm_a + norm_b * ln)
-        named = (self._named_files(query) if NAMED_LIFT and mode == "bm25" and rc["path_boost_weight"]
-                 else set())
-        named_chunks = []
-        if named:  # a named page's matching chunks are candidates however low they score
-            for (c,) in self.conn.execute(
-                    f"SELECT id FROM chunks WHERE file_id IN ({','.join('?' * len(named))})", sorted(named)):
-                if c not in scores and np is not None and not (dead and c in dead) and total[c] > 0:
-                    scores[c] = float(total[c])
-                if c in scores:
-                    named_chunks.append(c)
         vector = self._vector_scores(query) if mode != "bm25" else {}
         if not scores and not vector:
             return []
@@ -704,11 +687,7 @@ class Engine:
             best = [c for c, v in final.items() if v >= cut]
         else:
             best = list(final)
-        if named_chunks:
-            kept = set(best)
-            best += [c for c in named_chunks if c not in kept and c in final]
         rows = self._chunk_rows(best)
-        top_score = max(scores.values(), default=0.0)
         boost_w = rc["path_boost_weight"] if mode == "bm25" else 0.0
         cands = []
         for cid, fid, start, end, cs, ce, heading, blob, path, mtime in rows:
@@ -724,18 +703,6 @@ class Engine:
             score = bm + boost if mode == "bm25" else final[cid]
             hit = Hit(path, start, end, score, "", heading, matched, bm, boost, cid, fid, cs, ce, mtime)
             cands.append((hit, ids))
-        if named:
-            # a named page's chunks are lifted together, so its best one scores at least
-            # NAMED_LIFT x the best score; their order among themselves stays
-            file_best: dict[int, float] = {}
-            for h, _ in cands:
-                if h.file_id in named and h.score > file_best.get(h.file_id, 0.0):
-                    file_best[h.file_id] = h.score
-            for h, _ in cands:
-                if h.file_id in file_best:
-                    lift = max(1.0, NAMED_LIFT * top_score / file_best[h.file_id])
-                    h.path_boost += h.score * (lift - 1.0)
-                    h.score *= lift
         threshold = rc["min_score_threshold"]
         cands = [hc for hc in cands if hc[0].score >= threshold]
         cands.sort(key=lambda hc: (-hc[0].score, hc[0].path, hc[0].start_line, hc[0].col_start or 0))
@@ -748,28 +715,6 @@ class Engine:
             hits = [h for h, _ in cands[:top_k]]
         self.fill_text([h for h in hits if not h.text])  # (`_repeats` read some already)
         return hits
-
-    def _named_files(self, query: str) -> set[int]:
-        """Ids of the files whose name (without extensions) the question writes in code form."""
-        if self._stems is None:
-            self._stems = {}
-            for fid, path in self.conn.execute("SELECT id, path FROM files"):
-                name = path.rsplit("/", 1)[-1].lower()
-                for _ in range(2):
-                    stem, dot, ext = name.rpartition(".")
-                    if not dot or not stem or ext not in _INDEXED_EXTENSIONS:
-                        break
-                    name = stem
-                self._stems.setdefault(name, []).append(fid)
-        out: set[int] = set()
-        for forms in analysis.named_subjects(query):
-            for name in forms:
-                fids = self._stems.get(name)
-                if fids:
-                    if len(fids) <= NAMED_MAX:
-                        out.update(fids)
-                    break
-        return out
 
     def _repeats(self, hits: list[Hit], sets: list[frozenset]):
         """`mmr_select`'s ``repeats`` for ``hits``: hit i repeats hit j when most of its word
