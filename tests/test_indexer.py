@@ -80,6 +80,50 @@ def test_a_file_an_older_version_refused_as_legacy_is_read_again(tmp_path):
     assert [p for p, *_ in search_paths(tmp_path, "θύρα")] == ["el.txt"]
 
 
+def test_a_file_an_older_decoder_read_otherwise_is_read_again_once(tmp_path):
+    # an index made before Windows-1250 was told from Windows-1252 holds the Czech file as
+    # garbage ("pøíliš"); the next `rag index` decodes the files that are not UTF-8 again
+    from ragweb.files import DECODER_VERSION
+    from ragweb.indexer import scan_changes
+    czech = "Soubor je příliš velký, zkuste jiný žlutý kůň.\n" * 4
+    (tmp_path / "cz.txt").write_bytes(czech.encode("cp1250"))
+    (tmp_path / "fr.txt").write_bytes("Le café est déjà prêt.\n".encode("cp1252") * 4)  # reads the same
+    (tmp_path / "utf8.md").write_text("Crème brûlée, naïve façade.\n", encoding="utf-8")
+    (tmp_path / "ascii.md").write_text("Plain words.\n", encoding="utf-8")
+    index_root(tmp_path, default_config())
+    assert [p for p, *_ in search_paths(tmp_path, "příliš")] == ["cz.txt"]
+
+    def as_older_version(decoder):
+        eng = Engine.open(index_path(tmp_path))
+        st = (tmp_path / "cz.txt").stat()
+        with eng.transaction():
+            eng.add_document("cz.txt", czech.encode("cp1250").decode("cp1252"), st.st_mtime, st.st_size)
+            eng.set_decoded_by(decoder)
+        eng.close()
+
+    as_older_version(DECODER_VERSION)  # recorded as read by this decoder: left alone
+    assert search_paths(tmp_path, "příliš") == []
+    r = index_root(tmp_path, default_config())
+    assert r.updated == 0 and search_paths(tmp_path, "příliš") == []
+
+    as_older_version(1)
+    eng = Engine.open(index_path(tmp_path))
+    changes = scan_changes(eng, tmp_path, default_config())
+    assert not changes.any  # a query does not pay for decoding again
+    changes = scan_changes(eng, tmp_path, default_config(), decoding=True)
+    assert [e.path for e in changes.reread] == ["cz.txt"] and len(changes.unchanged) == 3
+    assert "re-read  cz.txt" in "\n".join(changes.describe())
+    eng.close()
+    r = index_root(tmp_path, default_config())
+    assert r.updated == 1 and r.unchanged == 3
+    assert [p for p, *_ in search_paths(tmp_path, "příliš")] == ["cz.txt"]
+    eng = Engine.open(index_path(tmp_path))
+    assert eng.decoded_by() == DECODER_VERSION
+    eng.close()
+    r = index_root(tmp_path, default_config())  # once
+    assert r.updated == 0 and r.unchanged == 4
+
+
 def test_second_run_skips_unchanged(sample_root):
     index_root(sample_root, default_config())
     r = index_root(sample_root, default_config())

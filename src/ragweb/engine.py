@@ -288,6 +288,20 @@ class Engine:
         """path -> (mtime, size, sha256) of every indexed file."""
         return {p: (m, s, h) for p, m, s, h in self.conn.execute("SELECT path, mtime, size, sha256 FROM files")}
 
+    def decoded_by(self) -> int:
+        """The `ragweb.files.DECODER_VERSION` that read the indexed files (1: before one was
+        recorded)."""
+        return self._meta("decoder", 1)
+
+    def set_decoded_by(self, version: int) -> None:
+        """Record that the indexed files are as decoder ``version`` reads them."""
+        self._set_meta("decoder", version)
+
+    def paths_beyond_ascii(self) -> set[str]:
+        """Paths of the indexed files whose text is not all ASCII: only those can be files
+        that were not UTF-8 (the others read alike in every version)."""
+        return {p for p, t in self.conn.execute("SELECT path, text FROM files") if not t.isascii()}
+
     def skipped_states(self) -> dict[str, tuple[float, int, str]]:
         """path -> (mtime, size, reason) of files a run looked at and did not index."""
         return {p: (m, s, r) for p, m, s, r in self.conn.execute("SELECT path, mtime, size, reason FROM skipped")}

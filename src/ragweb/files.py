@@ -438,6 +438,11 @@ decodes it strictly into text that looks like its language (`_looks_like`), else
 (`LEGACY_REASON`): these encodings read each other's bytes, and a wrong guess is garbage in
 the index."""
 
+DECODER_VERSION = 2
+"""Raised when a file that is not UTF-8 may be read otherwise than before (2: Windows-1250
+told from Windows-1252; Greek, Hebrew, Arabic and Thai read; a mostly-ASCII file with
+Cyrillic, Greek or Hebrew read in its script). `rag index` reads such files again once."""
+
 LEGACY_MIN_BYTES = 16  # ... and at least this many (a short note with a few accents is Western)
 LEGACY_REASON = ("not UTF-8, and it reads as none of the legacy encodings tried (Windows-1252, "
                   "Windows-1250, Shift-JIS, EUC-JP, EUC-KR, GBK, Big5, Windows-1255, Windows-1251, "

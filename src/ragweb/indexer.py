@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from ragweb.engine import Engine
-from ragweb.files import LEGACY_REASON, AtomicWrite, FileEntry, LeftOut, iter_files, read_text_file
+from ragweb.files import DECODER_VERSION, LEGACY_REASON, AtomicWrite, FileEntry, LeftOut, iter_files, read_text_file
 
 INDEX_DIR = ".rag"
 INDEX_FILE = "index.db"
@@ -68,6 +68,7 @@ class Changes:
 
     new: list[FileEntry] = field(default_factory=list)
     changed: list[FileEntry] = field(default_factory=list)
+    reread: list[FileEntry] = field(default_factory=list)  # unchanged, but a newer decoder reads them otherwise
     unchanged: list[FileEntry] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
     gone_skipped: list[str] = field(default_factory=list)  # skipped before, no longer there
@@ -76,11 +77,12 @@ class Changes:
 
     @property
     def any(self) -> bool:
-        return bool(self.new or self.changed or self.deleted)
+        return bool(self.new or self.changed or self.reread or self.deleted)
 
     def describe(self, limit: int = 10) -> list[str]:
         lines = [f"  new      {e.path}" for e in self.new]
         lines += [f"  changed  {e.path}" for e in self.changed]
+        lines += [f"  re-read  {e.path} (this version decodes it otherwise)" for e in self.reread]
         lines += [f"  deleted  {p}" for p in self.deleted]
         if len(lines) > limit:
             lines = lines[:limit] + [f"  ... and {len(lines) - limit} more"]
@@ -88,9 +90,14 @@ class Changes:
 
 
 def scan_changes(engine: Engine, root: str | Path, config: dict,
-                 use_gitignore: bool | None = None) -> Changes:
-    """Compare the files selected under ``root`` with what ``engine`` holds."""
+                 use_gitignore: bool | None = None, decoding: bool = False) -> Changes:
+    """Compare the files selected under ``root`` with what ``engine`` holds.
+
+    With ``decoding``, when an older decoder read the index (`Engine.decoded_by`), an
+    unchanged file that is not UTF-8 is decoded again, and listed in ``reread`` when its
+    text is not the stored one (`rag index` does this; a query does not pay for it)."""
     ix = config["index"]
+    beyond = engine.paths_beyond_ascii() if decoding and engine.decoded_by() < DECODER_VERSION else set()
     if use_gitignore is None:
         use_gitignore = ix["gitignore"]
     states = engine.file_states()
@@ -107,12 +114,30 @@ def scan_changes(engine: Engine, root: str | Path, config: dict,
             out.new.append(entry)
         elif (old[0] == entry.mtime and old[1] == entry.size
               and not _refused_by_older_decoder(old[2])):  # (a skipped file's reason; else a hash)
-            out.unchanged.append(entry)
+            if entry.path in beyond and _reads_otherwise(entry, old[2], ix["max_file_bytes"]):
+                out.reread.append(entry)
+            else:
+                out.unchanged.append(entry)
         else:
             out.changed.append(entry)
     out.deleted = sorted(p for p in states if p not in seen)
     out.gone_skipped = sorted(p for p in skipped if p not in seen)
     return out
+
+
+def _reads_otherwise(entry: FileEntry, sha: str, max_bytes: int) -> bool:
+    """Whether this version reads ``entry`` into another text than the one whose hash is
+    ``sha``: never for a UTF-8 file (checked first, cheaply), else decoded again."""
+    try:
+        with open(entry.abspath, "rb") as f:
+            f.read().decode("utf-8")
+        return False
+    except UnicodeDecodeError:
+        pass
+    except OSError:
+        return False  # unreadable now: the run's own read reports it when the file changes
+    text = read_text_file(entry.abspath, max_bytes).text
+    return text is None or hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest() != sha
 
 
 def _refused_by_older_decoder(reason: str | None) -> bool:
@@ -194,11 +219,11 @@ def index_root(root: str | Path, config: dict, rebuild: bool = False,
             if engine.settings_changed:
                 report.rebuilt = engine.settings_change()
                 engine.reset(config)
-            changes = scan_changes(engine, root, config, use_gitignore)
+            changes = scan_changes(engine, root, config, use_gitignore, decoding=True)
             report.problems = changes.problems
             report.left_out = changes.left_out
             report.unchanged = len(changes.unchanged)
-            todo = changes.new + changes.changed
+            todo = changes.new + changes.changed + changes.reread
             states = engine.file_states()
             total_bytes = sum(e.size for e in todo)
             for path in changes.deleted:
@@ -213,6 +238,7 @@ def index_root(root: str | Path, config: dict, rebuild: bool = False,
                 if progress:
                     progress(i + 1, len(todo), report.bytes, total_bytes)
             report.files = len(todo) + report.unchanged
+            engine.set_decoded_by(DECODER_VERSION)
         report.total_chunks = engine.n_chunks
     finally:
         engine.close()
