@@ -72,6 +72,8 @@ eval: setup
 	$(PY) bench/eval_docs_qa.py --set pydoc-folder --split all --cli
 	$(PY) bench/eval_docs_qa.py --set pydoc-guide-folder --split all --cli
 	$(PY) bench/eval_docs_qa.py --set mixed --split all --cli
+	@test -d /usr/share/doc/postgresql-doc-15/html || { apt-get update && apt-get install -y postgresql-doc-15; }
+	$(PY) bench/eval_docs_qa.py --set pg --split all --cli
 
 clean:
 	rm -rf site build dist .pytest_cache

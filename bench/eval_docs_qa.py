@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """docs-qa: required-evidence recall of packing over real multi-file documentation sets.
 
-    .venv/bin/python bench/eval_docs_qa.py [--set npm|node|cmake|code|npm-html|node-html|pydoc-html|pydoc-rst|pydoc-guide|node-folder|pydoc-folder|pydoc-guide-folder|mixed]
+    .venv/bin/python bench/eval_docs_qa.py [--set npm|node|cmake|code|npm-html|node-html|pydoc-html|pydoc-rst|pydoc-guide|pg|node-folder|pydoc-folder|pydoc-guide-folder|mixed]
                                            [--docs DIR] [--budget 1400]
                                            [--split all|development|holdout] [--cases] [--cli]
 
@@ -45,6 +45,12 @@ from there (never copied into this repository):
   in ONE index, each set asked its own questions, matched `loose`ly: a corpus of unrelated
   manuals, where one manual's questions meet the others' words (a question about
   ``setTimeout`` and "30 days" now also matches Python's ``datetime`` page);
+- ``pg``: PostgreSQL 15's manual as Debian's ``postgresql-doc-15`` installs it,
+  ``/usr/share/doc/postgresql-doc-15/html`` (1,173 HTML pages built by DocBook, 18 MB: the
+  SQL command reference, server administration, data types and functions, client
+  programs; PostgreSQL Licence); questions in ``bench/pg-docs-qa``, matched `loose`ly, each
+  case's split its own (drawn at random within each file, so development and holdout
+  cover the same chapters);
 - ``code``: not docs but a program: the running interpreter's standard library (the 734
   ``.py`` files the native benchmark indexes), with questions about the behaviour of some
   modules in ``bench/code-qa`` (each case names its split).
@@ -115,6 +121,10 @@ SETS["pydoc-rst"] = (REPO / "bench" / "pydoc-qa", PYDOC / "_sources", _PYDOC_SPL
 SETS["pydoc-guide"] = (REPO / "bench" / "pydoc-guide-qa", PYDOC,
                        {"cases-a.json": "holdout", "cases-b.json": "holdout"},
                        ("tutorial/*.html", "faq/*.html", "howto/*.html", "reference/*.html"))
+# PostgreSQL 15's manual as DocBook builds it (Debian's postgresql-doc-15): 1,173 HTML pages,
+# 18 MB, the biggest manual here; each case names its split (`split_cases` fixed them)
+SETS["pg"] = (REPO / "bench" / "pg-docs-qa", Path("/usr/share/doc/postgresql-doc-15/html"),
+              {"cases-sql.json": None, "cases-admin.json": None, "cases-lang.json": None}, ("*.html",))
 # Whole folders as Debian ships them, every file `rag index` would take with the default
 # config (Node's api folder: each page as Markdown and as HTML, plus JSON; the Python docs'
 # html folder: every page, its reST source under _sources, the scripts under _static):
@@ -135,7 +145,7 @@ for _name in MIXED_SETS:
     SETS[_name] = (None, None, {}, "mixed")
 # sets whose quotes are matched `loose`ly in what a reader sees; how a case's "file" names
 # the set's own file
-LOOSE_SETS = set(HTML_SETS) | set(FOLDER_SETS) | set(MIXED_SETS) | {"pydoc-html", "pydoc-guide"}
+LOOSE_SETS = set(HTML_SETS) | set(FOLDER_SETS) | set(MIXED_SETS) | {"pydoc-html", "pydoc-guide", "pg"}
 FILE_OF = {**{name: (lambda f: f[:-3] + ".html") for name in HTML_SETS},
            "pydoc-rst": lambda f: f[:-5] + ".rst.txt"}
 _TAG = re.compile(r"<!--.*?-->|<(script|style)\b.*?</\1\s*>|<[^>]*>", re.S | re.I)
@@ -310,8 +320,8 @@ def main() -> int:
     args = ap.parse_args()
     args.docs = args.docs or (mixed_root(args.set) if args.set in MIXED_SETS else SETS[args.set][1])
     if not args.docs.is_dir():
-        raise SystemExit(f"no docs at {args.docs}: install Debian's nodejs (npm, node), cmake-data (cmake) "
-                         "or python3-doc (pydoc-*), which ship these docs, or pass --docs")
+        raise SystemExit(f"no docs at {args.docs}: install Debian's nodejs (npm, node), cmake-data (cmake), "
+                         "python3-doc (pydoc-*) or postgresql-doc-15 (pg), which ship these docs, or pass --docs")
     scorer = load_scorer(args.eval_dir.resolve())
     cases, problems = load_cases(args.docs, args.set, scorer.normalize)
     for p in problems:

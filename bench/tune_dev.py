@@ -14,7 +14,9 @@ config). Sets, development split only, in-process engines, budget 1,400:
 - ``rq``: readme-qa, each README in its own index; ``one``: all its READMEs in one index;
 - ``rd``: bench/readme-dev-qa, each README alone;
 - ``npm``, ``node``, ``cmake``, ``code``: the docs sets of `eval_docs_qa.py` (Debian's docs);
-- with ``--html`` also ``npm-html``, ``node-html``, ``pydoc-html``, ``pydoc-rst``;
+- with ``--html`` also ``npm-html``, ``node-html``, ``pydoc-html``, ``pydoc-rst`` and ``pg``
+  (PostgreSQL's manual, 1,173 pages; in the objective since 2026-12-01, so objectives from
+  before that date are not comparable with later ones);
 - only when named in ``--sets``: ``mixed``, the four manuals in one index (2,434 files; the
   development side of a big corpus, where one manual's questions meet the others' words).
 
@@ -50,7 +52,7 @@ import eval_docs_qa as ed  # noqa: E402
 import eval_readme_qa as er  # noqa: E402
 
 DOC_SETS = ("npm", "node", "cmake", "code")
-HTML_SETS = ("npm-html", "node-html", "pydoc-html", "pydoc-rst")
+HTML_SETS = ("npm-html", "node-html", "pydoc-html", "pydoc-rst", "pg")
 BUDGET = 1400
 
 
