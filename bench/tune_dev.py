@@ -81,7 +81,9 @@ class Suite:
         self.ds2, _ = er.local_dataset(er.LOCAL_SETS["readme-dev"], self.scorer.normalize)
         self.dev2 = self.ds2["cases"]
         self.roots2 = er.prepare_roots(self.ds2, self.dev2, er.DEFAULT_EVAL, work, True)
-        names = [n for n in DOC_SETS + (HTML_SETS if html else ()) if only is None or n in only]
+        # a set named in --sets runs with or without --html
+        names = [n for n in DOC_SETS + HTML_SETS if (only is None and (html or n in DOC_SETS))
+                 or (only is not None and n in only)]
         names += [n for n in ed.MIXED_SETS if only is not None and n in only]  # (opt-in: slow to index)
         self.only = only
         missing = [n for n in names if n not in ed.MIXED_SETS and not ed.SETS[n][1].is_dir()]
@@ -159,6 +161,10 @@ def main() -> int:
     ap.add_argument("--embed-chunks", action="store_true")
     ap.add_argument("--embed-dim", type=int, default=384, help="the --embed model's dimension")
     args = ap.parse_args()
+    known = {"rq", "one", "rd", *DOC_SETS, *HTML_SETS, *ed.MIXED_SETS}
+    unknown = set(args.sets.split(",")) - known if args.sets else set()
+    if unknown:
+        ap.error(f"unknown set(s) {', '.join(sorted(unknown))}; known: {', '.join(sorted(known))}")
     candidates = json.loads(args.candidates)
     with tempfile.TemporaryDirectory(prefix="ragweb-tune-") as tmp:
         suite = Suite(args.html, Path(tmp), set(args.sets.split(",")) if args.sets else None)
