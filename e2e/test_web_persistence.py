@@ -73,7 +73,7 @@ def test_debounced_save_without_flush(launch_persistent, boot_page, make_app, wa
     app.index("first.md", "# First\nabout narwhals\n")
     app.index("second.md", "# Second\nabout belugas\n")
     assert page.evaluate(READ_RECORD_JS) is None               # debounced: nothing written yet
-    wait_for(page, "!window.ragweb.storage().dirty")   # ~300 ms later it is saved
+    wait_for(page, "!window.ragweb.storage().dirty && !window.ragweb.storage().saving")   # ~300 ms later it is saved
     wait_for(page, f"({READ_RECORD_JS})().then(r => r !== null)")
     page.reload()
     assert page.evaluate("window.ragReady")["restored"] is True
@@ -259,7 +259,8 @@ def test_an_index_saved_by_an_older_version_is_read_again_and_saved(launch_persi
     assert app.query("zebrafish")["results"] == []  # markup is no longer text
     hit = app.query("quokka rules")["results"][0]
     assert hit["path"] == "docs/page.html" and hit["visible"] is True and "<p" not in hit["text"]
-    wait_for(page, "!window.ragweb.storage().dirty")   # the re-read index is saved by itself
+    assert page.evaluate("typeof window.ragweb.storage().saving") == "boolean"
+    wait_for(page, "!window.ragweb.storage().dirty && !window.ragweb.storage().saving")   # the re-read index is saved by itself
     page.reload()
     info = page.evaluate("window.ragReady")
     assert info["restored"] is True and info["reread"] == 0

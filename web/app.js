@@ -962,8 +962,9 @@
     handleDrop,
     idle: () => state.jobs,
     refresh: () => { refreshUi(); rerunSearch(); },
+    // dirty turns false when a save starts; saving stays true until IndexedDB has it
     storage: () => ({ refused: state.storageRefused, quotaError: state.quotaError, dirty: state.dirty,
-                      conflict: state.conflict, generation: state.generation }),
+                      saving: state.saving !== null, conflict: state.conflict, generation: state.generation }),
     storeFormat: STORE_FORMAT,
     pyodide: () => state.py,
     heapBytes,
