@@ -86,6 +86,39 @@ def test_kinds_headings_code_rows_and_sentences():
     assert kinds["// a comment before the call\nrun(a, b);"] == "code"
 
 
+def pre_units(text, code):
+    """Units of ``text`` with lines ``code`` (0-based) read as code, as an HTML page's <pre>."""
+    lines = split_lines(text)
+    ol = outline(lines, True)
+    ol.code |= set(code)
+    return lines, cp.split_units(lines, 1, len(lines), True, ol=ol)
+
+
+def test_code_of_a_pre_element_stays_in_document_order_and_section():
+    # a <pre> ends without a fence line: its code is one unit before the text after it
+    lines, units = pre_units("## A\n\nFor example:\n$ pg_ctl stop\nThe server stops.\n\n## B\n\nLater.\n", [3])
+    assert [(u.text, u.kind, u.headings) for u in units[1:4]] == [
+        ("For example:", "text", ("A",)), ("$ pg_ctl stop", "code", ("A",)),
+        ("The server stops.", "text", ("A",))]
+
+
+def test_a_sentence_interrupted_by_a_short_code_display_is_one_unit():
+    # "... to set" / RemoveIPC=no / "in logind.conf.": no part of it says anything alone
+    lines, units = pre_units("Alternatively, it is recommended to set\n\nRemoveIPC=no\n\n"
+                             "in /etc/systemd/logind.conf or another file. Then restart it.\n", [2])
+    assert [u.text for u in units] == [
+        "Alternatively, it is recommended to set\n\nRemoveIPC=no\n\nin /etc/systemd/logind.conf or another file.",
+        "Then restart it."]
+    assert units[0].kind == "text" and units[0].text == exact(lines, units[0])
+    # a finished sentence, a capital after the code, or a long display: separate units
+    for text, code in (("Set this.\n\nX=1\n\nin lower case anyway.\n", [2]),
+                       ("We set\n\nX=1\n\nThen more.\n", [2]),
+                       ("We set\n\n" + "".join(f"key{i} = value{i}\n" for i in range(12)) + "\nin a file.\n",
+                        range(2, 14))):
+        _, units = pre_units(text, code)
+        assert len(units) >= 3 and units[0].text.split()[-1] in ("this.", "set")
+
+
 def test_link_reference_definitions_are_not_units():
     # the rendered page shows none of them; they would match every API name they list
     text = ("Call [`dns.lookup()`][] to resolve a name.\n\n"
@@ -338,7 +371,10 @@ def test_units_are_exact_ordered_and_disjoint_for_any_text(raw, markdown, data):
     lines = raw
     first = data.draw(st.integers(1, len(lines)))
     last = data.draw(st.integers(first, len(lines)))
-    units = cp.split_units(lines, first, last, markdown)
+    ol = outline(lines, markdown) if markdown else None
+    if ol is not None and data.draw(st.booleans()):  # some lines in an HTML <pre>: code without fences
+        ol.code |= {i for i in data.draw(st.sets(st.integers(0, len(lines) - 1))) if i not in ol.fence}
+    units = cp.split_units(lines, first, last, markdown, ol=ol)
     prev = (first, 0)
     for u in units:
         assert first <= u.start <= u.end <= last
@@ -347,7 +383,7 @@ def test_units_are_exact_ordered_and_disjoint_for_any_text(raw, markdown, data):
         prev = (u.end, u.col_end)
     # every non-blank character of the region outside fence lines is in some unit
     covered = sum(len("".join(u.text.split())) for u in units)
-    fences = outline(lines, markdown).fence
+    fences = (ol or outline(lines, markdown)).fence
     region = [x for i, x in enumerate(lines[first - 1:last], first - 1) if i not in fences]
     assert covered == len("".join("".join(region).split()))
 

@@ -12,6 +12,8 @@ ranked chunks do not fit the budget whole, `ragweb.pack` cuts the regions they c
 - a sentence of a longer paragraph or list item: a paragraph wrapped over several lines
   gives sentences that span lines, a long one-line paragraph gives sentences within the line.
   A Markdown hard break (a line ending in ``\\``) also ends a unit.
+- a sentence that a short display of code interrupts ("set" / ``RemoveIPC=no`` / "in
+  logind.conf.", an HTML page's ``<pre>``) is one unit with the code (`_join_interrupted`).
 
 Every unit is an exact span of the stored text: ``(start, col_start) .. (end, col_end)``
 with 1-based lines and 0-based, end-exclusive columns. A unit that starts at the first
@@ -296,6 +298,7 @@ def split_units(lines: list[str], first: int, last: int, markdown: bool,
             else:
                 flush_code()
             continue
+        flush_code()  # (an HTML <pre> ends without a fence line)
         if not stripped:
             flush_para()
             continue
@@ -327,7 +330,41 @@ def split_units(lines: list[str], first: int, last: int, markdown: bool,
         para.append((i + 1, line))
     flush_para()
     flush_code()
-    return units
+    return _join_interrupted(lines, units)
+
+
+INTERRUPT_CHARS = 120  # a display of code of at most this many characters can sit inside a sentence
+
+
+def _join_interrupted(lines: list[str], units: list[Unit]) -> list[Unit]:
+    """Units with each sentence that a short code display interrupts made one unit.
+
+    "it is recommended to set" / ``RemoveIPC=no`` / "in logind.conf.": a text unit that
+    does not end a sentence, at most `INTERRUPT_CHARS` of code, and a text unit that starts
+    in lower case are one sentence; apart, no part of it says anything.
+    """
+    out: list[Unit] = []
+    i, n = 0, len(units)
+    while i < n:
+        a = units[i]
+        j = i + 1
+        size = 0
+        while j < n and units[j].kind == "code" and size <= INTERRUPT_CHARS:
+            size += len(visible(units[j].text).strip())
+            j += 1
+        if (a.kind == "text" and j > i + 1 and j < n and size <= INTERRUPT_CHARS
+                and units[j].kind == "text" and units[j].headings == a.headings):
+            b = units[j]
+            tail, head = visible(a.text).rstrip(), visible(b.text).lstrip()
+            if (tail and tail[-1] not in ".!?" and head[:1].islower()
+                    and all(gap_is_blank(lines, u, v) for u, v in zip(units[i:j], units[i + 1:j + 1]))):
+                out.append(Unit(a.start, a.col_start, b.end, b.col_end,
+                                span_text(lines, a.start, a.col_start, b.end, b.col_end), "text", a.headings))
+                i = j + 1
+                continue
+        out.append(a)
+        i += 1
+    return out
 
 
 def _paragraph_units(block: list[tuple[int, str]], out: list[Unit], heads: tuple):
