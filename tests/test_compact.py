@@ -7,6 +7,7 @@ from ragweb import analysis
 from ragweb import compact as cp
 from ragweb.analysis import Analyzer
 from ragweb.chunking import outline, split_lines
+from ragweb.markup import show_html, visible
 from ragweb.tokens import count_tokens
 
 DOC = """# Tool
@@ -100,6 +101,14 @@ def test_code_of_a_pre_element_stays_in_document_order_and_section():
     assert [(u.text, u.kind, u.headings) for u in units[1:4]] == [
         ("For example:", "text", ("A",)), ("$ pg_ctl stop", "code", ("A",)),
         ("The server stops.", "text", ("A",))]
+
+
+def test_a_sentence_ending_inside_markup_ends_in_an_html_view():
+    shown = show_html("<p>It ends <code>here.</code> Second one <b>starts.</b></p><p>Third.</p>"
+                      "<p>Use <code>x.</code> <b>then</b> this.</p>")
+    _, units = units_of(shown)
+    assert [visible(u.text) for u in units] == [
+        "It ends here.", "Second one starts.", "Third.", "Use x. then this."]
 
 
 def test_a_sentence_interrupted_by_a_short_code_display_is_one_unit():

@@ -78,7 +78,7 @@ import re
 from dataclasses import dataclass, field
 
 from ragweb.chunking import ITEM_RE, Outline, code_outline, outline
-from ragweb.markup import visible
+from ragweb.markup import FILL, visible
 from ragweb.search import bm25_idf
 from ragweb.tokens import CHARS_PER_TOKEN, count_tokens
 
@@ -108,8 +108,9 @@ CONTEXT_DISTANCE = 3         # context fill: at most this many units away from a
 UNSEEN_WEIGHT = 0.1          # evidence: a question term the judged file lacks, x an unseen term's IDF
 UNSEEN_ENTITY_WEIGHT = 3.0   # ... when it is a name, number or identifier (`entity_words`) the whole index lacks
 
-# A sentence ends at . ! or ? (plus closing quotes/brackets/emphasis) followed by whitespace.
-_SENT_END_RE = re.compile(r"[.!?][\"')\]*_`]*(?=\s)")
+# A sentence ends at . ! or ? (plus closing quotes/brackets/emphasis, and in an HTML page's
+# view the blanked markup of closing tags: "here.</code> Next") followed by whitespace.
+_SENT_END_RE = re.compile(r"[.!?][\"')\]*_`%s]*(?=\s)" % FILL)
 # A list item that is only a link to a heading of the page: a table of contents entry.
 _ITEM_START = frozenset("-*+0123456789")
 _TOC_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[^\]]*\]\(#[^)]*\)\s*$")
@@ -196,7 +197,10 @@ def _sentence_spans(text: str) -> list[tuple[int, int]]:
         nxt = end
         while nxt < n and text[nxt].isspace():
             nxt += 1
-        if nxt < n and text[nxt].islower():
+        first = nxt
+        while first < n and (text[first] == FILL or text[first].isspace()):
+            first += 1  # (the next sentence's first letter after its opening tags)
+        if first < n and text[first].islower():
             continue
         spans.append((pos, end))
         pos = nxt
