@@ -193,6 +193,24 @@ def test_minified_scripts_and_generated_search_indexes_are_skipped_and_counted(s
     assert r.added == 1 and "searchindex.js" in Engine.open(index_path(sample_root)).stats()["files"]
 
 
+def test_a_documentation_builds_theme_files_and_bundled_jquery_are_left_out(tmp_path):
+    # a Sphinx build: its pages and their sources are documentation, _static/ is the theme
+    (tmp_path / "_static").mkdir()
+    (tmp_path / "_sources").mkdir()
+    (tmp_path / "js").mkdir()
+    lib = "".join(f"function sortBy{i}(list) {{\n  return list.filter(x => x > {i});\n}}\n" for i in range(200))
+    (tmp_path / "_static" / "underscore.js").write_text(lib)
+    (tmp_path / "_static" / "basic.css").write_text("div.sphinxsidebar {\n  float: left;\n}\n")
+    (tmp_path / "js" / "jquery-3.6.0.js").write_text(lib)
+    (tmp_path / "js" / "menu.js").write_text("// sort the menu\nexport const sortMenu = 1;\n")
+    (tmp_path / "library.html").write_text("<h1>sorted</h1><p>Return a new sorted list.</p>\n")
+    (tmp_path / "_sources" / "library.rst.txt").write_text("sorted\n======\n\nReturn a new sorted list.\n")
+    r = index_root(tmp_path, default_config())
+    files = set(Engine.open(index_path(tmp_path)).stats()["files"])
+    assert files == {"library.html", "_sources/library.rst.txt", "js/menu.js"}
+    assert r.left_out.dirs == ["_static"]
+
+
 def test_file_that_becomes_binary_is_removed(sample_root):
     index_root(sample_root, default_config())
     (sample_root / "README.md").write_bytes(b"\x00\x00\x00 now binary")

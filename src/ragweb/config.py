@@ -27,6 +27,9 @@ DEFAULT_INCLUDES = [
 DEFAULT_EXCLUDES = [
     "**/node_modules/**", "**/.git/**", "**/vendor/**", "**/dist/**", "**/build/**",
     "**/__pycache__/**", "**/*.min.js", "**/.rag/**",
+    # a documentation build's theme files (Sphinx's _static/: jquery.js, underscore.js,
+    # style sheets) and bundled copies of jQuery: library code whose words match every question
+    "**/_static/**", "**/jquery*.js",
 ]
 
 # Each entry: key -> (default, type, check, help). `check` is None or (min, max) for
