@@ -158,6 +158,26 @@ def test_a_how_question_keeps_the_lines_that_answer_it():
     assert "min(max_delay, base_delay * 2 ** (n - 2))" in text
 
 
+def test_the_best_candidates_page_is_not_outweighed_by_a_page_of_many_weaker_ones():
+    # twenty sections of one page say the same as the best chunk, on another page, nearly says
+    rnd = random.Random(1)
+
+    def filler(n):
+        return " ".join(f"w{rnd.randrange(10**6)}" for _ in range(n))
+
+    eng = Engine.memory()
+    eng.add_document("triggers.md", "# Triggers\n\n" + "\n\n".join(
+        f"## Part {i}\n\n{filler(60)}. Each statement trigger fires on insert or update." for i in range(40)) + "\n")
+    eng.add_document("merge.md", "# Notes\n\n" + filler(300)
+                     + ".\n\nIn a merge, a statement trigger fires on insert and on update.\n")
+    q = "does the statement trigger fire on insert or update"
+    hits = eng.search(q, top_k=20)
+    assert hits[0].path == "merge.md" and sum(h.path == "triggers.md" for h in hits) > 10
+    p = eng.pack(q, 20)
+    assert [s["path"] for s in p["snippets"]] == ["merge.md"]
+    assert p["snippets"][0]["text"] == "In a merge, a statement trigger fires on insert and on update."
+
+
 def test_config_keys_pack_lean_and_pack_compact():
     docs = dict(sample_documents())
     q = "how does the retry policy use exponential backoff and jitter"

@@ -50,7 +50,8 @@ for "maximum"). Its score is
   within the compacted region) matches as a whole: sentences of a section that covers the
   question beat stray sentences matching one of its words;
 - ``file``: the unit's ``file_prior``, set by the caller (the pack: its file's share of
-  the candidates' BM25 relevance, 1 for the best file).
+  the candidates' BM25 relevance, 1 for the best file, or more when its best candidate is
+  nearly the best: `pack.HIT_PRIOR_POWER`).
 
 Selection (`select_units`): units in order of score while they fit the budget, counted
 exactly (touching units form one run, counted once); a sentence already taken from

@@ -15,7 +15,9 @@
    (sentences, list items, headings, table rows, code lines), which are scored against
    the question (`ragweb.compact`; each unit's score also weighs its
    file's share of the candidates' BM25 relevance, so in an index of many files the file
-   that best covers the question leads) and selected:
+   that best covers the question leads -- but never less than (its best candidate's score /
+   the best score) ** `HIT_PRIOR_POWER`: the page of the best chunk is not outweighed by a
+   page of many weaker ones) and selected:
 
    - units by score while they fit the whole budget, never those below
      `compact.MIN_RELATIVE` of the best unit (a pack with one clear answer stays small;
@@ -105,6 +107,7 @@ WHOLE_PAGE_TOKENS = 400    # ... when it has at most this many tokens ...
 WHOLE_PAGE_SHARE = 0.5     # ... while they fit this share of the (lean) budget (0..1]
 WHOLE_TOP = 0              # hybrid: the best this many candidates go whole (if they fit) before compacting the rest (>= 0)
 EXPAND_LINES = 12          # a compacted region grows by up to this many lines to paragraph ends
+HIT_PRIOR_POWER = 6.0      # a file's prior is at least (its best candidate's score / the best's) ** this (0: mass only)
 WHOLE_FILE_LINES = 2000    # the best file's units all compete when it has at most this many lines (0: off)
 EVIDENCE_FILE_IDF = 0.5    # evidence: share of a term's weight from its IDF among the file's own chunks (0..1)
 EVIDENCE_MIN_CHUNKS = 8    # ... a file counts as at least this many chunks (a tiny file cannot tell) (>= 1)
@@ -308,6 +311,11 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
     # a file's share of the candidates' relevance: the sum of its chunks' scores
     mass = {fid: sum(h.score for h in group) for fid, group in by_file.items()}
     top_mass = max(mass.values()) or 1.0
+    # ... but a file with one candidate nearly as good as the best is not one stray match:
+    # the answer may be on a page that the best page's many near-misses outweigh in mass
+    file_prior = {fid: max(mass[fid] / top_mass,
+                           (max(h.score for h in group) / best) ** HIT_PRIOR_POWER if HIT_PRIOR_POWER else 0.0)
+                  for fid, group in by_file.items()}
     # the best file is read whole when it is prose and not too long (not in lean mode); a
     # program's matching functions are in the pool already, the rest of it is noise
     best_fid = max(by_file, key=mass.__getitem__)  # ties: the file of the better first hit
@@ -333,7 +341,7 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
             for u in region_units:
                 u.file, u.region = fid, region
                 u.prior = piece.score / best if piece is not None else max(line_prior[u.start - 1:u.end])
-                u.file_prior = mass[fid] / top_mass
+                u.file_prior = file_prior[fid]
                 units.append(u)
     limit = lean_budget(budget) if lean else budget
     out_lines = packed_lines(engine, top)
