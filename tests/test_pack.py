@@ -426,6 +426,9 @@ def test_matching_units_may_fill_the_whole_budget_context_only_its_share():
 
 
 def test_the_file_that_covers_the_question_leads(monkeypatch):
+    # (the mass prior alone: with `HIT_PRIOR_POWER` the best chunk's page has a prior of 1
+    # too, test_the_best_candidates_page_is_not_outweighed_by_a_page_of_many_weaker_ones)
+    monkeypatch.setattr(pack_mod, "HIT_PRIOR_POWER", 0.0)
     eng = Engine.memory()
     guide = "# Frobnicator guide\n\n" + "\n\n".join(
         f"## Part {i}\n\nThe frobnicator quux mode number {i} is covered in this part with many words of "
