@@ -221,8 +221,16 @@ def test_reread_steps_report_progress_and_commit_only_at_the_end():
 def test_visible_text_leaves_a_line_of_tags_empty_line_by_line():
     page = "<div>\n    <nav><a href='/'>Home</a></nav>\n    <div class='x'>\n    <p>Body text.</p>\n</div>\n"
     shown = show_html(page)
-    assert visible(shown) == "\n\n\n    Body text.\n\n"  # (a line with text keeps its indentation)
+    assert visible(shown) == "\n\n\nBody text.\n\n"  # (the source's indentation is layout)
     assert visible(shown) == "\n".join(visible(line) for line in shown.split("\n"))
+
+
+def test_indentation_is_layout_except_in_preformatted_text():
+    page = ("<div>\n    <p>Some text\n    continues here.</p>\n  <pre>\n  code indented\n    more</pre>\n"
+            "    after <PRE>x\n    y</PRE>\n\tend\n</div>")
+    shown = show_html(page)
+    assert len(shown) == len(page) and shown.count("\n") == page.count("\n")
+    assert visible(shown) == "\nSome text\ncontinues here.\n\n  code indented\n    more\nafter x\n    y\nend\n"
 
 
 def test_the_view_has_the_stored_lines_even_when_the_last_is_empty():

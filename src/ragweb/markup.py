@@ -18,6 +18,9 @@ for column, so every offset, line and column is the stored file's own:
   units come from the view, so a page is found by its words, not by ``class``, ``href``
   or its CSS.
 
+The indentation of a line outside ``<pre>`` is the source's layout, not text: it is `FILL`
+as well (`_fill_indentation`), so a pack does not pay for it (a tenth of PostgreSQL's pages).
+
 A packed snippet of a page is the *visible text* of its range: `visible` of the shown
 text (the `FILL` characters dropped), so an LLM reads the words and not the markup, and
 the text stays exactly determined by the cited lines of the stored file. The lines of a
@@ -214,9 +217,32 @@ def pre_lines(text: str) -> frozenset[int]:
     return frozenset(out)
 
 
+_INDENT_RE = re.compile(r"^[ \t]+", re.M)
+
+
 def show_html(text: str) -> str:
     """``text`` with its markup as `FILL` (module doc): same length, same line breaks."""
-    return _MARKUP_RE.sub(_shown, _without_navigation(text))
+    return _fill_indentation(_MARKUP_RE.sub(_shown, _without_navigation(text)), text)
+
+
+def _fill_indentation(shown: str, text: str) -> str:
+    """``shown`` with the indentation of each line outside a ``<pre>`` element as `FILL`:
+    it is the page source's layout, which a browser does not show (a pack would pay for it)."""
+    pres = [(m.start(), m.end()) for m in _PRE_RE.finditer(text)] if "<pre" in text or "<PRE" in text else []
+    out, at, k = [], 0, 0
+    for m in _INDENT_RE.finditer(shown):
+        a, b = m.span()
+        while k < len(pres) and pres[k][1] <= a:
+            k += 1
+        if k < len(pres) and pres[k][0] <= a:
+            continue  # a line of preformatted text keeps its indentation
+        out.append(shown[at:a])
+        out.append(FILL * (b - a))
+        at = b
+    if not out:
+        return shown
+    out.append(shown[at:])
+    return "".join(out)
 
 
 def mask_html(text: str) -> str:
