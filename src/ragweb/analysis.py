@@ -60,19 +60,6 @@ ain aren couldn didn doesn don hadn hasn haven isn ll mightn mustn needn shan sh
 weren won wouldn
 """.split())
 
-# Everyday words of how people ask ("I tried to put ...", "what kind of ...", "is that a
-# bug?"): in a technical manual they are rare, so their IDF is high, yet they say nothing
-# about what is asked. A question's term from one of them weighs `FILLER_WEIGHT` of its IDF.
-FILLER_WORDS = frozenset("""
-tried trying kind kinds middle way ways thing things something anything everything nothing
-someone somebody anyone everyone people guy want wants wanted wanting need needs needed
-happen happens happened happening seem seems seemed came coming looks looked looking
-gave told knew thought saying really actually sometimes apparently suddenly instead
-though although however wonder wondering guess idea reason bug problem intended
-wrong okay somehow anymore anyway colleague team
-""".split())
-FILLER_WEIGHT = 0.3  # (0..1]; 1: off
-
 SPAN_MEMO = 20_000  # sentences and lines whose terms an analyzer remembers (about 10 MB at most)
 
 
@@ -203,16 +190,6 @@ class Analyzer:
     def query_terms(self, text: str) -> list[str]:
         """Distinct terms of a question, sorted (a fixed order keeps float sums identical)."""
         return sorted(set(self.terms(text)))
-
-    def term_weight(self, term: str) -> float:
-        """How much of its IDF a question term weighs: `FILLER_WEIGHT` for the term of an
-        everyday word of asking (`FILLER_WORDS`), else 1."""
-        if FILLER_WEIGHT >= 1.0:
-            return 1.0
-        filler = self.__dict__.get("_filler")
-        if filler is None:
-            filler = self._filler = frozenset(t for w in FILLER_WORDS for t in self.word_terms(w))
-        return FILLER_WEIGHT if term in filler else 1.0
 
 
 # ------------------------------------------------------------------ related forms of a term

@@ -26,8 +26,7 @@ which the rendered page does not show) is in exactly one unit.
 Scoring. Each question term ``t`` weighs ``w(t)``: its IDF in the index blended with its
 IDF among the units being compacted (`blend_local_idf`, `LOCAL_IDF`: in an index of many
 files a term every candidate unit of one file contains -- the file's subject -- cannot
-rank those units, however rare it is elsewhere), see `query_weights`, times
-`Analyzer.term_weight` (an everyday word of asking weighs less; the pack applies it). A unit *matches*
+rank those units, however rare it is elsewhere), see `query_weights`. A unit *matches*
 ``t`` with strength 1 when it contains the term, or with a smaller strength when it
 contains a related form (`analysis.related_terms`: "10" for "ten", "timeout" for "time", "max"
 for "maximum"). Its score is

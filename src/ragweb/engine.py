@@ -644,7 +644,7 @@ class Engine:
             term_of[tid] = term
             if mode == "semantic":  # no BM25 scores; the matched terms are still reported
                 continue
-            weighted.append((idf * k1p1 * self.analyzer.term_weight(term), self._postings(tid)))
+            weighted.append((idf * k1p1, self._postings(tid)))
         absent = [t for t in qterms if t not in idfs]
         if absent and mode != "semantic":
             # a question word the index never saw is looked for in its related forms

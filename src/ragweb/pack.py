@@ -357,7 +357,6 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
     idf = engine.idf_of(sorted(set(qterms) | {t for rel in related.values() for t in rel}))
     idf = cp.blend_local_idf(idf, units)
     weights = cp.query_weights(idf, qterms, related, cp.LEAN_IDF_POWER if lean else 1.0)
-    weights = {t: w * engine.analyzer.term_weight(t) for t, w in weights.items()}
     if not weights:
         return whole
     cp.score_units(units, weights, engine.analyzer, related)
