@@ -352,23 +352,22 @@ def _join_interrupted(lines: list[str], units: list[Unit]) -> list[Unit]:
     i, n = 0, len(units)
     while i < n:
         a = units[i]
-        j = i + 1
-        size = 0
+        i += 1
+        out.append(a)
+        if a.kind != "text" or i >= n or units[i].kind != "code":
+            continue
+        j, size = i, 0
         while j < n and units[j].kind == "code" and size <= INTERRUPT_CHARS:
             size += len(visible(units[j].text).strip())
             j += 1
-        if (a.kind == "text" and j > i + 1 and j < n and size <= INTERRUPT_CHARS
-                and units[j].kind == "text" and units[j].headings == a.headings):
+        if size <= INTERRUPT_CHARS and j < n and units[j].kind == "text" and units[j].headings == a.headings:
             b = units[j]
             tail, head = visible(a.text).rstrip(), visible(b.text).lstrip()
             if (tail and tail[-1] not in ".!?" and head[:1].islower()
-                    and all(gap_is_blank(lines, u, v) for u, v in zip(units[i:j], units[i + 1:j + 1]))):
-                out.append(Unit(a.start, a.col_start, b.end, b.col_end,
-                                span_text(lines, a.start, a.col_start, b.end, b.col_end), "text", a.headings))
+                    and all(gap_is_blank(lines, u, v) for u, v in zip(units[i - 1:j], units[i:j + 1]))):
+                out[-1] = Unit(a.start, a.col_start, b.end, b.col_end,
+                               span_text(lines, a.start, a.col_start, b.end, b.col_end), "text", a.headings)
                 i = j + 1
-                continue
-        out.append(a)
-        i += 1
     return out
 
 

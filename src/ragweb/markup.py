@@ -228,7 +228,7 @@ def show_html(text: str) -> str:
 def _fill_indentation(shown: str, text: str) -> str:
     """``shown`` with the indentation of each line outside a ``<pre>`` element as `FILL`:
     it is the page source's layout, which a browser does not show (a pack would pay for it)."""
-    pres = [(m.start(), m.end()) for m in _PRE_RE.finditer(text)] if "<pre" in text or "<PRE" in text else []
+    pres = [(m.start(), m.end()) for m in _PRE_RE.finditer(text)]
     out, at, k = [], 0, 0
     for m in _INDENT_RE.finditer(shown):
         a, b = m.span()
