@@ -173,6 +173,25 @@ def test_pack_formats_have_citations_and_a_token_line(indexed, fmt, tmp_path):
     assert text.strip().splitlines()[-1].endswith("/400 tokens")
 
 
+def test_pack_into_a_file_says_what_it_wrote_and_warns_on_stderr(indexed, tmp_path):
+    out = tmp_path / "ctx.json"
+    r = rag("pack", "-q", "how does retry backoff work", "-d", indexed, "-b", "300", "-o", out)
+    packed = json.loads(out.read_text())
+    n, used = len(packed["snippets"]), packed["used_tokens"]
+    assert r.returncode == 0 and r.stdout == "" and packed["evidence"] == "sufficient"
+    assert r.stderr.splitlines()[-1].startswith(f"wrote {out}: {n} snippets from ")
+    assert f", {used}/300 tokens, evidence sufficient" in r.stderr and "warning" not in r.stderr
+    # JSON in a file shows its evidence level to nobody: the warning goes to the terminal
+    r = rag("pack", "-q", "airspeed of an unladen swallow", "-d", indexed, "-o", out)
+    assert r.returncode == 0 and json.loads(out.read_text())["evidence"] == "none"
+    assert r.stderr.splitlines()[-1] == "warning: no evidence for this question was found in the index"
+    batch = tmp_path / "q.txt"
+    batch.write_text("retry backoff\nthe of\nairspeed of an unladen swallow\n")
+    r = rag("pack", "--batch", batch, "-d", indexed, "-o", tmp_path / "b.jsonl")
+    assert r.returncode == 0 and len((tmp_path / "b.jsonl").read_text().splitlines()) == 3
+    assert r.stderr.splitlines()[-1] == f"wrote 3 packs to {tmp_path / 'b.jsonl'} (1 with weak or no evidence, 1 with an error)"
+
+
 def test_pack_bad_budget_is_a_usage_error(indexed):
     r = rag("pack", "-q", "retry", "-d", indexed, "-b", "0")
     assert r.returncode == 2 and "budget" in r.stderr

@@ -376,7 +376,7 @@ def cmd_query(args) -> int:
 
 
 def cmd_pack(args) -> int:
-    from ragweb.formats import render
+    from ragweb.formats import evidence_warning, render
     from ragweb.indexer import note_pack_output
     root = _root(args)
     cfg = _config(args, root)
@@ -392,25 +392,42 @@ def cmd_pack(args) -> int:
         note_pack_output(root, args.output)
     if args.batch:
         questions = _questions(args.batch)
+        counts = {"packs": 0, "unsure": 0, "errors": 0}
 
         def answer(out):
             for qid, q in questions:
                 try:
                     res = {"id": qid, **run(q)}
+                    counts["unsure"] += evidence_warning(res) is not None
                 except RagError as e:
                     res = {"id": qid, "query": q, "error": str(e)}
+                    counts["errors"] += 1
+                counts["packs"] += 1
                 out.write(json.dumps(res, ensure_ascii=False) + "\n")
                 out.flush()
         if args.output:
             with AtomicWrite(args.output) as out:
                 answer(out)
+            # the packs are in the file: say where, and how many may not answer their question
+            n = counts["packs"]
+            print(f"wrote {n} pack{'' if n == 1 else 's'} to {args.output} ({counts['unsure']} with weak or "
+                  f"no evidence, {counts['errors']} with an error)", file=sys.stderr)
         else:
             answer(sys.stdout)
         return EXIT_OK
-    text = render(run(args.query), fmt)
+    packed = run(args.query)
+    text = render(packed, fmt)
     if args.output:
         with AtomicWrite(args.output) as out:
             out.write(text + "\n")
+        files = len({sn["path"] for sn in packed["snippets"]})
+        n = len(packed["snippets"])
+        print(f"wrote {args.output}: {n} snippet{'' if n == 1 else 's'} from {files} "
+              f"file{'' if files == 1 else 's'}, {packed['used_tokens']}/{packed['budget_tokens']} tokens, "
+              f"evidence {packed['evidence']}", file=sys.stderr)
+        warning = evidence_warning(packed)
+        if warning:  # (JSON in a file shows it to nobody)
+            print(warning, file=sys.stderr)
     else:
         print(text)
     return EXIT_OK
