@@ -85,7 +85,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpus  # noqa: E402
 from eval_readme_qa import (DEFAULT_EVAL, SYSTEMS, baseline_over, load_scorer, peer_tokens,  # noqa: E402
-                            rag, refusals)
+                            auc_cell, rag, refusals)
 
 REPO = Path(__file__).resolve().parent.parent
 # set name -> (folder of case files, where Debian installs the docs, case file -> split, file globs)
@@ -360,7 +360,7 @@ def main() -> int:
           f"{len(cases)} questions ({n_ans} answerable); "
           f"{'rag index + rag pack --batch' if args.cli else 'in-process Engine'}")
     print(f"{'system':<24}" + "".join(f"{s[:5] + ' recall':>22}{'file hit':>10}" for s in splits)
-          + f"{'tokens':>8}{'U refused':>11}{'A refused':>11}{'seconds':>9}")
+          + f"{'tokens':>8}{'U refused':>11}{'A refused':>11}{'ev. AUC':>8}{'seconds':>9}")
     for row in rows:
         name, results, packs = row[:3]
         secs = row[3] if len(row) > 3 else base_s
@@ -373,7 +373,7 @@ def main() -> int:
         line += f"{g['tokens']:>8.0f}"
         rf = refusals(cases, packs)
         line += (f"{rf['U_none']:>5}/{rf['U']:<5}{rf['A_none']:>5}/{rf['A']:<5}" if rf else f"{'-':>11}{'-':>11}")
-        line += f"{secs:>9.2f}"
+        line += auc_cell(rf, 8) + f"{secs:>9.2f}"
         print(line)
     print(f"ragweb indexing: {index_s:.2f} s. file hit: the answer's file is among the packed snippets' paths.")
     if args.set in MIXED_SETS:  # each member's share, development / holdout recall

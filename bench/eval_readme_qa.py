@@ -263,18 +263,36 @@ def run_system(roots: dict, flags: list[str], budget: int, work: Path, in_proces
     return results, packs, seconds
 
 
+def evidence_auc(answerable: list[float], unanswerable: list[float]) -> float | None:
+    """The chance that an answerable question's ``evidence_score`` is above an unanswerable
+    one's (ties count half): 1.0 separates them at some threshold, 0.5 is a coin, below 0.5
+    ranks the unanswerable ones higher. None without both kinds."""
+    if not answerable or not unanswerable:
+        return None
+    wins = sum((a > u) + 0.5 * (a == u) for a in answerable for u in unanswerable)
+    return wins / (len(answerable) * len(unanswerable))
+
+
 def refusals(cases: list[dict], packs: dict | None) -> dict:
-    """Counts of unanswerable / answerable cases whose evidence is none, or not sufficient."""
+    """Counts of unanswerable / answerable cases whose evidence is none, or not sufficient,
+    and how well the evidence score separates the two kinds (``auc``, `evidence_auc`)."""
     if packs is None:
         return {}
     un = [c for c in cases if not c["answerable"]]
     an = [c for c in cases if c["answerable"]]
     ev = {cid: p.get("evidence") for cid, p in packs.items()}
+    score = {cid: p.get("evidence_score", 0.0) for cid, p in packs.items()}
     return {"U": len(un), "A": len(an),
             "U_none": sum(ev[c["id"]] == "none" for c in un),
             "A_none": sum(ev[c["id"]] == "none" for c in an),
             "U_notsuff": sum(ev[c["id"]] != "sufficient" for c in un),
-            "A_notsuff": sum(ev[c["id"]] != "sufficient" for c in an)}
+            "A_notsuff": sum(ev[c["id"]] != "sufficient" for c in an),
+            "auc": evidence_auc([score[c["id"]] for c in an], [score[c["id"]] for c in un])}
+
+
+def auc_cell(rf: dict, width: int) -> str:
+    """`refusals`' ``auc`` as a table cell."""
+    return f"{rf['auc']:>{width}.2f}" if rf and rf.get("auc") is not None else f"{'-':>{width}}"
 
 
 # name -> {"compact.CONST" | "pack.CONST": value}; the first is the current default.
@@ -478,7 +496,8 @@ def main() -> int:
           f"{f'all {n_sources} READMEs in ONE index' if args.one_index else 'each README indexed on its own'}; "
           f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs")
     head = f"{'system':<24}" + "".join(f"{s + ' recall':>20}" for s in splits)
-    head += f"{'all recall':>12}{'mean tokens':>13}{'U refused':>11}{'A refused':>11}{'U !suff':>9}{'A !suff':>9}{'seconds':>9}"
+    head += (f"{'all recall':>12}{'mean tokens':>13}{'U refused':>11}{'A refused':>11}{'U !suff':>9}{'A !suff':>9}"
+             f"{'ev. AUC':>8}{'seconds':>9}")
     print(head)
     for name, results, packs, secs in rows:
         sm = scorer.score(dataset, results)
@@ -497,7 +516,7 @@ def main() -> int:
                      f"{rf['U_notsuff']:>4}/{rf['U']:<4}{rf['A_notsuff']:>4}/{rf['A']:<4}")
         else:
             line += f"{'-':>11}{'-':>11}{'-':>9}{'-':>9}"
-        line += f"{secs:>9.2f}"
+        line += auc_cell(rf, 8) + f"{secs:>9.2f}"
         print(line)
         summary.append({"system": name, "summary": sm, "summary_incl_flagged": full, "refusals": rf,
                         "mean_tokens_all_cases": sum(toks) / len(toks) if toks else None,
