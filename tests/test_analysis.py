@@ -88,3 +88,14 @@ def test_related_terms_number_words_prefixes_and_abbreviations():
     assert rel["time"] == {"timeout": analysis.PREFIX_MATCH}
     assert rel["maximum"] == {"max": analysis.ABBREV_MATCH}
     assert "use" not in rel  # "user" starts with it but "use" is too short to be a prefix match
+
+
+def test_synonyms_of_the_trade_relate_in_english_only():
+    an = analysis.Analyzer()
+    syn = an.synonyms()
+    delete, remove, erase = (an.word_terms(w)[0] for w in ("delete", "remove", "erase"))
+    assert {remove, erase} <= syn[delete] and delete not in syn[delete]
+    rel = analysis.related_terms([delete], {remove, "other"}, synonyms=syn)
+    assert rel[delete] == {remove: analysis.SYNONYM_MATCH}
+    assert delete not in analysis.related_terms([delete], {remove})  # without synonyms: none
+    assert analysis.Analyzer(language="german").synonyms() == {}

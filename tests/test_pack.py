@@ -698,3 +698,20 @@ def test_prose_formats_are_cut_into_sentences(path):
     first = packed["snippets"][0]
     assert "The quokka feeder opens at dawn." in first["text"] and "cols" in first  # sentences of one line
     assert eng.is_prose(path) and not eng.is_prose("main.py")
+
+
+def test_a_sentence_worded_with_a_synonym_of_the_question_is_packed(monkeypatch):
+    from ragweb import analysis
+    eng = Engine.memory()
+    lines = [f"Entry {i} holds key{i}." for i in range(60)]
+    lines.insert(37, "Call `store.purge()` with no arguments to erase every single entry that the store "
+                     "holds at once, expired or not.")
+    eng.add_document("store.md", "# Store\n\n" + "\n\n".join(lines) + "\n")
+    eng.flush()
+    q = "How do I delete all entries?"
+    packed = eng.pack(q, 40)
+    check_pack(eng, packed, 40)
+    assert "purge" in " ".join(s["text"] for s in packed["snippets"])  # "delete" found "erase"
+    monkeypatch.setattr(analysis, "SYNONYM_MATCH", 0.0)  # off: the question's words alone
+    packed = eng.pack(q, 40)
+    assert "purge" not in " ".join(s["text"] for s in packed["snippets"])

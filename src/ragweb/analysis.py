@@ -8,8 +8,9 @@ with Snowball when enabled. Each distinct raw word is analysed once and memoised
 is what makes pure-Python analysis fast (the stemmer dominates otherwise).
 
 `related_terms` relates terms that say the same in other words: a longer word a term
-starts, its abbreviation, a number word's digits. Packing matches sentences by it, and a
-search looks for a question term the index lacks in its related indexed terms.
+starts, its abbreviation, a number word's digits, a synonym of the trade. Packing matches
+sentences by it (synonyms included), and a search looks for a question term the index
+lacks in its related indexed terms (synonyms left out).
 """
 
 from __future__ import annotations
@@ -92,6 +93,14 @@ class Analyzer:
         self._memo: dict[str, tuple[str, ...]] = {}
         self._stems: dict[str, str] = {}  # identifier parts recur across many raw words
         self._spans: dict[str, tuple[frozenset, int]] = {}  # text -> its term set and word characters
+        self._synonyms: dict[str, frozenset] | None = None
+
+    def synonyms(self) -> dict[str, frozenset]:
+        """Term -> the other terms of its `SYNONYMS` groups, in this analyzer's terms (none
+        unless its language is English)."""
+        if self._synonyms is None:
+            self._synonyms = synonym_groups(self.word_terms) if self.language == "english" else {}
+        return self._synonyms
 
     @property
     def settings(self) -> dict:
@@ -205,6 +214,40 @@ ABBREV_MATCH = 0.5           # match strength of a word abbreviating the term, "
 ABBREV_MIN_QUERY = 5         # ... only for terms of at least this many characters
 
 
+SYNONYM_MATCH = 0.3          # match strength of another word of a `SYNONYMS` group (0..1; 0: off)
+# Words that software documentation and the people asking about it use for the same thing
+# (general English of the trade, not drawn from any question set). Packing matches a
+# sentence by them; search does not (measured: no gain, more noise).
+SYNONYMS = """
+delete remove erase drop purge | create generate | start launch begin spawn | stop halt terminate kill
+run execute invoke | show display print | hide conceal mask | error failure fault exception
+fail crash | limit cap maximum ceiling | minimum lowest | small tiny
+fast quick rapid | slow sluggish | speed performance throughput | memory ram heap
+config configuration settings preferences | change modify alter edit | fetch retrieve obtain
+save store persist | copy duplicate clone | rename move | find search lookup locate
+replace substitute | merge combine concatenate | split divide separate | convert transform cast coerce
+parse decode deserialize | serialize encode stringify | upgrade migrate | old legacy deprecated obsolete
+allow permit | deny forbid prevent reject refuse disallow | disable deactivate | enable activate
+ignore skip exclude omit | check verify validate | wait sleep pause delay | timeout deadline
+retry reattempt | cancel abort | permission privilege | password credential secret
+authentication auth login | concurrent parallel simultaneous
+server backend | automatic automatically auto | manual manually explicitly | quiet silent suppress mute
+directory folder | argument parameter param arg | function method | connection socket
+link url | uninstall remove | empty blank | missing absent | unique distinct
+"""
+
+
+def synonym_groups(word_terms) -> dict[str, frozenset]:
+    """Term -> the other terms of its `SYNONYMS` groups, each word analysed by ``word_terms``
+    (an analyzer's: a stopword or a too-short word gives none)."""
+    out: dict[str, set] = {}
+    for group in SYNONYMS.replace("\n", "|").split("|"):
+        terms = {t for w in group.split() for t in word_terms(w)[:1]}
+        for t in terms:
+            out.setdefault(t, set()).update(terms - {t})
+    return {t: frozenset(v) for t, v in out.items() if v}
+
+
 def _exact_forms(q: str):
     """(term, match strength) of the related forms of ``q`` that are looked up as they are: a
     number word's digits (1) and its alphabetic abbreviations (`ABBREV_MATCH`)."""
@@ -223,14 +266,16 @@ def related_candidates(qterms) -> set[str]:
     return {t for q in qterms for t, _ in _exact_forms(q)}
 
 
-def related_terms(qterms, vocab, longer=None) -> dict[str, dict[str, float]]:
+def related_terms(qterms, vocab, longer=None, synonyms=None) -> dict[str, dict[str, float]]:
     """Query term -> {term: match strength} for terms that are not the query term itself
     but say the same: the digits of a number word ("ten" -> "10", strength 1), a longer word
-    it starts ("time" -> "timeout", `PREFIX_MATCH`), and an alphabetic abbreviation of it
-    ("maximum" -> "max", "argument" -> "arg", `ABBREV_MATCH`). ``vocab`` holds the terms
-    there are (it needs to hold only `related_candidates` and, without ``longer``, the longer
-    words); ``longer(q)``: the terms that start with ``q`` and are longer (default: from
-    ``vocab``). Packing passes the terms of the text it compacts, search the index's."""
+    it starts ("time" -> "timeout", `PREFIX_MATCH`), an alphabetic abbreviation of it
+    ("maximum" -> "max", "argument" -> "arg", `ABBREV_MATCH`) and, given ``synonyms``
+    (`Analyzer.synonyms`), a word of the same group ("delete" -> "remove", `SYNONYM_MATCH`).
+    ``vocab`` holds the terms there are (it needs to hold only `related_candidates`, the
+    synonyms and, without ``longer``, the longer words); ``longer(q)``: the terms that start
+    with ``q`` and are longer (default: from ``vocab``). Packing passes the terms of the text
+    it compacts, search the index's."""
     if longer is None:
         ordered = sorted(vocab)
 
@@ -250,6 +295,10 @@ def related_terms(qterms, vocab, longer=None) -> dict[str, dict[str, float]]:
         if PREFIX_MATCH and len(q) >= PREFIX_MIN:
             for t in longer(q):
                 rel[t] = max(rel.get(t, 0.0), PREFIX_MATCH)
+        if synonyms and SYNONYM_MATCH:
+            for t in synonyms.get(q, ()):
+                if t in vocab:
+                    rel[t] = max(rel.get(t, 0.0), SYNONYM_MATCH)
         if rel:
             out[q] = rel
     return out
