@@ -21,7 +21,9 @@ config). Sets, development split only, in-process engines, budget 1,400:
   development side of a big corpus, where one manual's questions meet the others' words).
 
 Per set: recall with compaction / with ``--lean``; then mean tokens of rq and rd (normal /
-lean), refused unanswerable (U) and refused answerable (A) questions per set. The
+lean), refused unanswerable (U) and refused answerable (A) questions per set, and the mean
+over the sets of the evidence score's AUC (`eval_readme_qa.evidence_auc`: how often an
+answerable question's score is above an unanswerable one's; not in the objective). The
 objective is the mean normal recall + 0.5 x the mean lean recall - 0.002 x the wrong
 refusals: one number to rank candidates by, not a verdict (a quote of one small set is
 worth several points of it; read the per-set figures). The holdout splits, readme-blind and
@@ -102,7 +104,8 @@ class Suite:
         a = self.scorer.score(ds, res)["development"]
         lean = self.scorer.score(ds, lres)["development"]
         rf = er.refusals(cases, packs)
-        return a["recall"], lean["recall"], a["mean_tokens"], lean["mean_tokens"], rf["U_none"], rf["A_none"]
+        return (a["recall"], lean["recall"], a["mean_tokens"], lean["mean_tokens"], rf["U_none"], rf["A_none"],
+                rf["auc"])
 
     def evaluate(self, settings: dict) -> dict:
         cfg = {k: v for k, v in settings.items() if k.startswith("cfg.")}
@@ -127,7 +130,8 @@ class Suite:
                 g = ed.summarize(self.scorer, cases, r, "development", loose)
                 gl = ed.summarize(self.scorer, cases, lr, "development", loose)
                 rf = er.refusals(cases, packs)
-                out[name] = (g["recall"], gl["recall"], g["tokens"], gl["tokens"], rf["U_none"], rf["A_none"])
+                out[name] = (g["recall"], gl["recall"], g["tokens"], gl["tokens"], rf["U_none"], rf["A_none"],
+                             rf["auc"])
         finally:
             er.apply_settings(old)
             for e, c in zip(engines, saved):
@@ -144,9 +148,11 @@ def objective(out: dict) -> float:
 def line(name: str, out: dict, seconds: float) -> str:
     sets = " ".join(f"{k} {100 * v[0]:.1f}/{100 * v[1]:.1f}" for k, v in out.items())
     tokens = " ".join(f"{out[k][2]:.0f}/{out[k][3]:.0f}" for k in ("rq", "rd") if k in out)
+    aucs = [v[6] for v in out.values() if v[6] is not None]
+    auc = f" | ev. AUC {sum(aucs) / len(aucs):.3f}" if aucs else ""
     return (f"{name:<20} obj {objective(out):.4f} | {sets} | tok {tokens} | U "
             + ",".join(str(v[4]) for v in out.values()) + " A "
-            + ",".join(str(v[5]) for v in out.values()) + f" ({seconds:.0f} s)")
+            + ",".join(str(v[5]) for v in out.values()) + auc + f" ({seconds:.0f} s)")
 
 
 def main() -> int:
