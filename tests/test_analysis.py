@@ -99,3 +99,10 @@ def test_synonyms_of_the_trade_relate_in_english_only():
     assert rel[delete] == {remove: analysis.SYNONYM_MATCH}
     assert delete not in analysis.related_terms([delete], {remove})  # without synonyms: none
     assert analysis.Analyzer(language="german").synonyms() == {}
+
+
+def test_synonyms_follow_a_changed_list(monkeypatch):
+    an = analysis.Analyzer()
+    assert an.word_terms("widget")[0] not in an.synonyms()
+    monkeypatch.setattr(analysis, "SYNONYMS", "widget gadget")
+    assert an.synonyms()[an.word_terms("widget")[0]] == {an.word_terms("gadget")[0]}

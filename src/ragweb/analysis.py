@@ -93,14 +93,16 @@ class Analyzer:
         self._memo: dict[str, tuple[str, ...]] = {}
         self._stems: dict[str, str] = {}  # identifier parts recur across many raw words
         self._spans: dict[str, tuple[frozenset, int]] = {}  # text -> its term set and word characters
-        self._synonyms: dict[str, frozenset] | None = None
+        self._synonyms: tuple[str, dict[str, frozenset]] = ("", {})  # (`SYNONYMS` read, its map)
 
     def synonyms(self) -> dict[str, frozenset]:
         """Term -> the other terms of its `SYNONYMS` groups, in this analyzer's terms (none
-        unless its language is English)."""
-        if self._synonyms is None:
-            self._synonyms = synonym_groups(self.word_terms) if self.language == "english" else {}
-        return self._synonyms
+        unless its language is English); made again when `SYNONYMS` changes."""
+        if self.language != "english":
+            return {}
+        if self._synonyms[0] is not SYNONYMS:
+            self._synonyms = (SYNONYMS, synonym_groups(self.word_terms))
+        return self._synonyms[1]
 
     @property
     def settings(self) -> dict:
