@@ -234,6 +234,13 @@ def test_list_item_error_points_at_the_item_line():
     assert msg == "rag.yaml line 4: index.excludes items must be strings (globs), got 42"
 
 
+def test_pack_synonyms_are_groups_of_words():
+    assert parse_config("pack:\n  synonyms: ['k8s kubernetes', 'pg postgres']\n")["pack"]["synonyms"] == \
+        ["k8s kubernetes", "pg postgres"]
+    msg = error_of("pack:\n  synonyms:\n    - k8s kubernetes\n    - [a, b]\n")
+    assert msg == "rag.yaml line 4: pack.synonyms items must be strings of words, got a list"
+
+
 def test_duplicate_key_is_an_error():
     msg = error_of("index:\n  k1: 1\n  k1: 2\n")
     assert msg == "rag.yaml line 3: index.k1 appears twice (first on line 2)"

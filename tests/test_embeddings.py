@@ -113,7 +113,7 @@ def write_root(tmp_path, fake, **embedding):
            "batch_size": 2, **embedding}
     lines = ["embedding:", "  enabled: true"] + [f"  {k}: {json.dumps(v)}" for k, v in cfg.items()]
     (root / ".rag").mkdir()
-    config_file(root).write_text("\n".join(lines) + "\n")  # (not indexed, unlike ROOT/rag.yaml)
+    config_file(root).write_text("\n".join(lines) + "\n")  # (.rag/ is never indexed)
     return root
 
 

@@ -310,3 +310,11 @@ def test_skipped_files_are_remembered_until_they_change(sample_root):
     index_root(sample_root, default_config())
     eng = Engine.open(index_path(sample_root))
     assert eng.skipped_states() == {}
+
+
+def test_the_config_file_is_not_indexed(tmp_path):
+    (tmp_path / "rag.yaml").write_text("pack:\n  synonyms:\n    - k8s kubernetes\n")
+    (tmp_path / "deploy.yaml").write_text("cluster: k8s\n")
+    (tmp_path / "ops.md").write_text("# Ops\n\nThe kubernetes cluster.\n")
+    index_root(tmp_path, default_config())
+    assert set(Engine.open(index_path(tmp_path)).stats()["files"]) == {"deploy.yaml", "ops.md"}

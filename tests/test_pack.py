@@ -715,3 +715,18 @@ def test_a_sentence_worded_with_a_synonym_of_the_question_is_packed(monkeypatch)
     monkeypatch.setattr(analysis, "SYNONYM_MATCH", 0.0)  # off: the question's words alone
     packed = eng.pack(q, 40)
     assert "purge" not in " ".join(s["text"] for s in packed["snippets"])
+
+
+def test_synonyms_of_your_own_from_the_config():
+    config = default_config()
+    eng = Engine.memory(config)
+    lines = [f"Node {i} of the cluster runs pod{i}." for i in range(60)]
+    lines.insert(37, "The orchestrator joins every node to the kubernetes control plane when it boots.")
+    eng.add_document("ops.md", "# Ops\n\n" + "\n\n".join(lines) + "\n")
+    eng.flush()
+    q = "k8s node"
+    assert "orchestrator" not in " ".join(s["text"] for s in eng.pack(q, 40)["snippets"])
+    config["pack"]["synonyms"] = ["k8s kubernetes"]
+    packed = eng.pack(q, 40)
+    check_pack(eng, packed, 40)
+    assert "orchestrator" in " ".join(s["text"] for s in packed["snippets"])

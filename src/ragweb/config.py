@@ -30,6 +30,8 @@ DEFAULT_EXCLUDES = [
     # a documentation build's theme files (Sphinx's _static/: jquery.js, underscore.js,
     # style sheets) and bundled copies of jQuery: library code whose words match every question
     "**/_static/**", "**/jquery*.js",
+    # ragweb's own config: its words (pack.synonyms, globs) are not the documents'
+    "**/rag.yaml",
 ]
 
 # Each entry: key -> (default, type, check, help). `check` is None or (min, max) for
@@ -75,6 +77,7 @@ SCHEMA: dict[str, dict[str, tuple]] = {
         "compact": (True, bool, None, "split top chunks into sentences when they do not fit whole"),
         "lean": (False, bool, None, "trade recall for far fewer tokens"),
         "semantic_weight": (0.5, float, (0.0, 10.0), "with embeddings: how much a sentence's embedding similarity to the question lifts it in a lean pack (0: words only)"),
+        "synonyms": ([], list, None, "more groups of words your documents and questions use for the same thing, each a string: 'k8s kubernetes' (compaction matches a sentence by another word of a question word's group, as by the built-in English ones)"),
     },
     "logging": {
         "level": ("info", str, ("debug", "info", "warning", "error"), "log level"),
@@ -186,7 +189,8 @@ def _validate(doc: yaml.Node | None, loader: yaml.SafeLoader, name: str) -> dict
             if not ok:
                 bad = _bad_list_item(value_node, raw) if SCHEMA[section][key][1] is list else None
                 if bad is not None:
-                    raise fail(bad[0], f"{full} items must be strings (globs), got {_show(bad[1])}")
+                    what = _expected(section, key).replace("a list of ", "")
+                    raise fail(bad[0], f"{full} items must be {what}, got {_show(bad[1])}")
                 raise fail(value_node, _type_message(section, key, raw))
             porter = porter or (full == "index.stemming" and isinstance(raw, str))
             cfg[section][key] = value
@@ -252,7 +256,7 @@ def _expected(section: str, key: str) -> str:
     if section == "index" and key == "language":
         return "one of: " + ", ".join(snowball_languages())
     if typ is list:
-        return "a list of strings (globs)"
+        return "a list of strings of words" if (section, key) == ("pack", "synonyms") else "a list of strings (globs)"
     if typ is bool:
         return "true or false"
     if typ is str:
