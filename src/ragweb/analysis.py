@@ -93,31 +93,17 @@ class Analyzer:
         self._memo: dict[str, tuple[str, ...]] = {}
         self._stems: dict[str, str] = {}  # identifier parts recur across many raw words
         self._spans: dict[str, tuple[frozenset, int]] = {}  # text -> its term set and word characters
-        self._synonyms: tuple[str, dict[str, frozenset]] = ("", {})  # (`SYNONYMS` read, its map)
-        self._user_synonyms: dict[tuple, dict[str, frozenset]] = {}  # the last `synonyms_with`
+        self._synonyms: tuple[tuple, dict[str, frozenset]] = ((), {})  # (what it was made of, the map)
 
-    def synonyms(self) -> dict[str, frozenset]:
-        """Term -> the other terms of its `SYNONYMS` groups, in this analyzer's terms (none
-        unless its language is English); made again when `SYNONYMS` changes."""
-        if self.language != "english":
-            return {}
-        if self._synonyms[0] is not SYNONYMS:
-            self._synonyms = (SYNONYMS, synonym_groups(self.word_terms))
-        return self._synonyms[1]
-
-    def synonyms_with(self, groups: list[str]) -> dict[str, frozenset]:
-        """`synonyms` and a user's ``groups`` (strings of words, any language) together."""
-        if not groups:
-            return self.synonyms()
+    def synonyms(self, groups=()) -> dict[str, frozenset]:
+        """Term -> the other terms of its groups, in this analyzer's terms: the `SYNONYMS`
+        groups (English only) and a user's ``groups`` (strings of words, any language; config
+        ``pack.synonyms``); made again when either changes."""
         key = (SYNONYMS, tuple(groups))
-        hit = self._user_synonyms.get(key)
-        if hit is None:
-            out = {t: set(v) for t, v in self.synonyms().items()}
-            for t, v in synonym_groups(self.word_terms, groups).items():
-                out.setdefault(t, set()).update(v)
-            self._user_synonyms = {key: {t: frozenset(v) for t, v in out.items()}}
-            hit = self._user_synonyms[key]
-        return hit
+        if self._synonyms[0] != key:
+            builtin = SYNONYMS.replace("\n", "|").split("|") if self.language == "english" else []
+            self._synonyms = (key, synonym_groups(self.word_terms, builtin + list(groups)))
+        return self._synonyms[1]
 
     @property
     def settings(self) -> dict:
@@ -254,12 +240,10 @@ link url | uninstall remove | empty blank | missing absent | unique distinct
 """
 
 
-def synonym_groups(word_terms, groups=None) -> dict[str, frozenset]:
-    """Term -> the other terms of its groups (``groups``: strings of words; default the
-    `SYNONYMS` groups), each word analysed by ``word_terms`` (an analyzer's: a stopword or a
-    too-short word gives none)."""
-    if groups is None:
-        groups = SYNONYMS.replace("\n", "|").split("|")
+def synonym_groups(word_terms, groups) -> dict[str, frozenset]:
+    """Term -> the other terms of its groups (strings of words; a word in two groups relates
+    to both), each word analysed by ``word_terms`` (an analyzer's: a stopword or a too-short
+    word gives none)."""
     out: dict[str, set] = {}
     for group in groups:
         terms = {t for w in WORD_RE.findall(group) for t in word_terms(w)[:1]}

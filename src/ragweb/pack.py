@@ -353,7 +353,7 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
         if not units or limit <= 0:
             return whole
     vocab = cp.prepare_units(units, engine.analyzer)
-    synonyms = engine.analyzer.synonyms_with(engine.config["pack"].get("synonyms", []))
+    synonyms = engine.analyzer.synonyms(engine.config["pack"].get("synonyms", []))
     related = related_terms(qterms, vocab, synonyms=synonyms)
     idf = engine.idf_of(sorted(set(qterms) | {t for rel in related.values() for t in rel}))
     idf = cp.blend_local_idf(idf, units)
