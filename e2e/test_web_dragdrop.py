@@ -185,3 +185,48 @@ def test_folder_picker(app, tmp_path):
     app.page.evaluate("window.ragweb.idle()")
     assert app.stats()["files"] == ["chart/docs/guide.md", "chart/main.js"]
     assert json.loads(app.page.evaluate("ragQuery('nautical chart')"))["results"][0]["path"] == "chart/docs/guide.md"
+
+
+def test_a_dropped_folders_rag_yaml_selects_its_files(app):
+    """As `rag index proj` reads proj/rag.yaml: its globs, relative to the folder, decide."""
+    app.page.evaluate(DROP_TREE_JS, {
+        "proj": {
+            "rag.yaml": "index:\n  excludes: ['drafts/**', '**/*.txt']\npack:\n  token_budget: 900\n",
+            "guide.md": "# Guide\nCalibrate the theodolite before each survey.\n",
+            "notes.txt": "theodolite notes\n",
+            "drafts": {"d.md": "a theodolite draft\n"},
+        },
+        "other": {"drafts": {"o.md": "# Other\nA theodolite elsewhere.\n"}, "notes.txt": "theodolite\n"},
+    })
+    assert app.stats()["files"] == ["other/drafts/o.md", "other/notes.txt", "proj/guide.md"]
+    assert app.page.locator("#status").inner_text() == (
+        "Indexed 3 files (3 chunks). proj/rag.yaml applied (not used in the page: pack.token_budget).")
+
+
+def test_a_dropped_folder_with_an_invalid_rag_yaml_is_left_out_with_the_reason(app):
+    app.page.evaluate(DROP_TREE_JS, {
+        "bad": {"rag.yaml": "index:\n  excludes: drafts\n", "guide.md": "# Guide\nLevelling staff.\n"},
+        "good": {"a.md": "# A\nLevelling staff readings.\n"},
+    })
+    assert app.stats()["files"] == ["good/a.md"]
+    banner = app.page.locator("#banner-text").inner_text()
+    assert banner.startswith("A folder was left out: bad/rag.yaml line 2") and "index.excludes" in banner
+    # .rag/config.yaml is read when there is no rag.yaml, as the CLI does
+    app.page.evaluate(DROP_TREE_JS, {
+        "dot": {".rag": {"config.yaml": "index:\n  includes: ['**/*.rst']\n"},
+                "a.md": "# A\nA plumb bob.\n", "b.rst": "B\n=\nA plumb bob.\n"},
+    })
+    assert "dot/b.rst" in app.stats()["files"] and "dot/a.md" not in app.stats()["files"]
+
+
+def test_folder_picker_reads_the_folders_rag_yaml(app, tmp_path):
+    root = tmp_path / "survey"
+    (root / "raw").mkdir(parents=True)
+    (root / "rag.yaml").write_text("index:\n  excludes: ['raw/**']\n")
+    (root / "report.md").write_text("# Report\nThe survey used a total station.\n")
+    (root / "raw" / "points.md").write_text("total station raw points\n")
+    app.page.set_input_files("#pick-folder", str(root))
+    app.wait("JSON.parse(ragStats()).totalDocs >= 1")
+    app.page.evaluate("window.ragweb.idle()")
+    assert app.stats()["files"] == ["survey/report.md"]
+    assert "survey/rag.yaml applied" in app.page.locator("#status").inner_text()

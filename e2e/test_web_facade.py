@@ -294,3 +294,70 @@ def test_check_dir_prunes_excluded_and_ignored_folders():
     assert call(facade.check_dir, "proj/generated")["skip"] == "ignored"
     assert call(facade.check_dir, "other/generated") == {"ok": True, "path": "other/generated"}
     assert call(facade.check_dir, "proj/src")["ok"]
+
+
+def test_a_dropped_folders_rag_yaml_selects_its_files():
+    text = ("index:\n  includes: ['**/*.md', '**/*.py']\n  excludes: ['drafts/**', '**/*_test.py']\n"
+            "  max_file_bytes: 100\n  chunk_tokens: 256\npack:\n  token_budget: 900\n")
+    out = call(facade.config_add, "proj", text)
+    assert out == {"success": True, "folder": "proj",
+                   "applied": ["index.includes", "index.excludes", "index.max_file_bytes"],
+                   "unused": ["index.chunk_tokens", "pack.token_budget"]}
+    assert call(facade.check_path, "proj/a.md", 10)["ok"]
+    assert call(facade.check_path, "proj/src/m.py", 10)["ok"]
+    assert call(facade.check_path, "proj/src/m_test.py", 10)["skip"] == "excluded"
+    assert call(facade.check_path, "proj/notes.txt", 10)["skip"] == "not included"  # its includes replace the defaults
+    assert call(facade.check_path, "proj/drafts/d.md", 10)["skip"] == "excluded"
+    assert call(facade.check_dir, "proj/drafts")["skip"] == "excluded"
+    # its excludes replace the defaults, but rag's own files stay out, as in `rag index`
+    assert call(facade.check_path, "proj/node_modules/x.md", 10)["ok"]
+    assert call(facade.check_dir, "proj/.rag")["skip"] == "excluded"
+    assert call(facade.check_path, "proj/rag.yaml", 10)["skip"] == "excluded"
+    assert call(facade.check_path, "proj/big.md", 101)["skip"].startswith("too large (101 bytes > max_file_bytes 100)")
+    # globs are relative to the folder, and other folders keep the page's rules
+    assert call(facade.check_path, "other/notes.txt", 10)["ok"]
+    assert call(facade.check_path, "other/drafts/d.md", 10)["ok"]
+    assert call(facade.check_dir, "other/drafts")["ok"]
+    assert call(facade.index_bytes, "proj/src/m_test.py", b"def test(): pass\n")["skipped"] == "excluded"
+    assert call(facade.index_bytes, "proj/a.md", b"# A\nhello\n")["success"]
+    # the next drop starts from the page's rules again
+    facade.ignore_reset()
+    assert call(facade.check_path, "proj/notes.txt", 10)["ok"]
+
+
+def test_an_invalid_rag_yaml_is_an_error_naming_its_line_and_changes_nothing():
+    out = call(facade.config_add, "proj", "index:\n  excludes: 5\n")
+    assert "proj/rag.yaml line 2" in out["error"] and "index.excludes" in out["error"]
+    assert call(facade.config_add, "proj", "index: [\n", ".rag/config.yaml")["error"].startswith(
+        "proj/.rag/config.yaml line 2: invalid YAML")
+    assert call(facade.config_add, "proj", "index:\n  exclude: []\n")["error"].count("did you mean 'excludes'")
+    assert call(facade.check_path, "proj/notes.txt", 10)["ok"]  # still the page's rules
+
+
+def test_a_folders_rag_yaml_can_turn_its_ignore_files_off():
+    call(facade.ignore_add, "proj", "secret.md\n")
+    call(facade.ignore_add, "other", "secret.md\n")
+    call(facade.config_add, "proj", "index:\n  gitignore: false\n")
+    assert call(facade.check_path, "proj/secret.md", 10)["ok"]
+    assert call(facade.check_path, "other/secret.md", 10)["skip"] == "ignored"
+
+
+def test_selection_under_a_rag_yaml_matches_the_cli_walker(tmp_path):
+    """A dropped folder with a rag.yaml: the facade's checks against `rag index` of that folder."""
+    from ragweb.config import load_config
+
+    text = "index:\n  includes: ['**/*.md', '**/*.txt', 'build/**/*.py']\n  excludes: ['**/skip/**', 'old*.md']\n"
+    tree = {"rag.yaml": text, "a.md": "x", "b.txt": "x", "c.py": "x", "build/gen.py": "x", "build/g.md": "x",
+            "skip/s.md": "x", "docs/skip/t.md": "x", "old1.md": "x", "docs/old2.md": "x",
+            "node_modules/n.md": "x", ".gitignore": "tmp/\n", "tmp/t.md": "x", ".rag/config.yaml": "index: {}\n"}
+    for rel, body in tree.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(body)
+    cfg = load_config(tmp_path)[0]["index"]
+    cli = sorted(e.path for e in iter_files(tmp_path, cfg["includes"], cfg["excludes"], use_gitignore=True))
+    call(facade.config_add, "proj", text)
+    call(facade.ignore_add, "proj", tree[".gitignore"])
+    page = sorted(rel for rel in tree if call(facade.check_path, f"proj/{rel}", 1).get("ok"))
+    assert page == cli
+    # its excludes replace the defaults (node_modules/ is indexed), a bare glob matches at any depth
+    assert cli == ["a.md", "b.txt", "build/g.md", "build/gen.py", "node_modules/n.md"]

@@ -599,6 +599,17 @@
   }
 
   const IGNORE_FILES = ['.gitignore', '.ragignore'];   // read in this order; later rules win (as the CLI)
+  const CONFIG_FILES = ['rag.yaml', '.rag/config.yaml'];  // a dropped folder's own config: the first found (as the CLI)
+
+  // Apply a dropped folder's config file (text) to what is under it: null when it is valid
+  // (a note of it goes to `notes`), else the reason to leave the folder out.
+  function applyConfig(folder, name, text, notes) {
+    const res = JSON.parse(state.facade.config_add(folder, text, name));
+    if (res.error) return res.error;
+    const unused = res.unused.length ? ` (not used in the page: ${res.unused.join(', ')})` : '';
+    notes.push(`${folder}/${name} applied${unused}`);
+    return null;
+  }
 
   const entryFile = (entry) => new Promise((resolve, reject) => entry.file(resolve, reject));
   const readAll = async (dirEntry) => {
@@ -617,6 +628,8 @@
   async function walkEntries(entries) {
     const out = [];
     out.leftOut = [];  // folders the excludes or ignore files left out (not hidden ones)
+    out.configErrors = [];  // dropped folders left out because their rag.yaml is invalid
+    out.notes = [];  // the config files applied
     const visit = async (entry, prefix) => {
       if (!entry) return;
       if (entry.isFile) {
@@ -629,6 +642,11 @@
           return;
         }
         const children = (await readAll(entry)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+        if (!prefix) {  // a dropped folder is a root: its own config file selects its files
+          const config = await findConfig(children);
+          const error = config && applyConfig(dirPath, config.name, await (await entryFile(config.entry)).text(), out.notes);
+          if (error) { out.configErrors.push(error); out.leftOut.push(`${dirPath}/ (${error})`); return; }
+        }
         for (const name of IGNORE_FILES) {
           const rules = children.find((c) => c.isFile && c.name === name);
           if (rules) state.facade.ignore_add(dirPath, await (await entryFile(rules)).text());
@@ -640,9 +658,36 @@
     return out;
   }
 
-  // Files from a picker: a folder pick gives webkitRelativePath; its ignore files apply.
+  // The first of CONFIG_FILES among a folder's entries: {name, entry}, or null.
+  async function findConfig(children) {
+    const top = children.find((c) => c.isFile && c.name === CONFIG_FILES[0]);
+    if (top) return { name: CONFIG_FILES[0], entry: top };
+    const dot = children.find((c) => c.isDirectory && c.name === '.rag');
+    const inner = dot && (await readAll(dot)).find((c) => c.isFile && c.name === 'config.yaml');
+    return inner ? { name: CONFIG_FILES[1], entry: inner } : null;
+  }
+
+  // Files from a picker: a folder pick gives webkitRelativePath; its config file and ignore
+  // files apply (a folder whose config file is invalid is left out).
   async function pickedItems(files) {
-    const items = Array.from(files, (f) => ({ path: f.webkitRelativePath || f.name, file: f }));
+    let items = Array.from(files, (f) => ({ path: f.webkitRelativePath || f.name, file: f }));
+    items.leftOut = [];
+    items.configErrors = [];
+    items.notes = [];
+    const roots = [...new Set(items.filter((it) => it.path.includes('/')).map((it) => it.path.split('/')[0]))];
+    for (const root of roots) {
+      const name = CONFIG_FILES.find((n) => items.some((it) => it.path === `${root}/${n}`));
+      if (!name) continue;
+      const config = items.find((it) => it.path === `${root}/${name}`);
+      const error = applyConfig(root, name, await config.file.text(), items.notes);
+      if (error) {
+        items.configErrors.push(error);
+        items.leftOut.push(`${root}/ (${error})`);
+        const kept = items.filter((it) => !it.path.startsWith(`${root}/`));
+        Object.assign(kept, { leftOut: items.leftOut, configErrors: items.configErrors, notes: items.notes });
+        items = kept;
+      }
+    }
     const ignoreFiles = items.filter((it) => IGNORE_FILES.includes(it.path.split('/').pop()))
       .sort((a, b) => a.path.split('/').length - b.path.split('/').length ||
         IGNORE_FILES.indexOf(a.path.split('/').pop()) - IGNORE_FILES.indexOf(b.path.split('/').pop()));
@@ -669,10 +714,19 @@
       state.facade.ignore_reset();
       const found = await walkEntries(entries);
       found.push(...await pickedItems(loose));
-      const tally = await indexItems(found);
-      if (tally && !tally.files && !tally.errors.length) setStatus(nothingIndexed(found.leftOut, tally));
-      else if (tally) setStatus(`Indexed ${tally.files} file${tally.files === 1 ? '' : 's'} (${tally.chunks} chunks).`);
+      reportIndexed(found, await indexItems(found));
     });
+  }
+
+  // The status line after a drop or a pick, and a banner for a folder whose config file is invalid.
+  function reportIndexed(found, tally) {
+    if (!tally) return;
+    const notes = found.notes.length ? ` ${found.notes.join('; ')}.` : '';
+    if (!tally.files && !tally.errors.length) setStatus(nothingIndexed(found.leftOut, tally) + notes);
+    else setStatus(`Indexed ${tally.files} file${tally.files === 1 ? '' : 's'} (${tally.chunks} chunks).${notes}`);
+    if (found.configErrors.length) {
+      showBanner(`A folder was left out: ${found.configErrors.join('; ')}`, 'index');
+    }
   }
 
   // A drop that indexed nothing says what was left out, as `rag index` does.
@@ -693,8 +747,8 @@
     return enqueue(async () => {
       if (!state.ready) { setStatus(NOT_READY); return; }
       state.facade.ignore_reset();
-      const tally = await indexItems(await pickedItems(files));
-      if (tally) setStatus(`Indexed ${tally.files} file${tally.files === 1 ? '' : 's'} (${tally.chunks} chunks).`);
+      const found = await pickedItems(files);
+      reportIndexed(found, await indexItems(found));
     });
   }
 

@@ -97,6 +97,13 @@ def default_config() -> dict:
 CONFIG_FILES = ("rag.yaml", ".rag/config.yaml")  # looked up under the root, in this order
 
 
+def is_own_file(rel: str) -> bool:
+    """Whether ``rel`` (relative to a root, ``/``-separated) is one of rag's own files there:
+    a config file (`CONFIG_FILES`) or anything in ``.rag/``. They are never indexed, whatever
+    ``index.excludes`` says (a user's excludes replace the defaults that list them)."""
+    return rel in CONFIG_FILES or rel.startswith(".rag/")
+
+
 def load_config(root: str | Path, path: str | Path | None = None) -> tuple[dict, Path | None]:
     """Load the effective config for ``root``: ``(config, file used or None)``.
 

@@ -15,7 +15,8 @@ engine errors come back as ``{"error": "message"}``. The public shapes (referenc
 
 Calls for the page itself: dropped files go through the CLI's selection rules with
 ``check_dir``/``check_path`` (before reading), ``ignore_reset``/``ignore_add`` (the
-.gitignore/.ragignore files of a dropped folder) and ``index_bytes`` (decoding, binary
+.gitignore/.ragignore files of a dropped folder), ``config_add`` (a dropped folder's own
+``rag.yaml``: its file selection applies under it) and ``index_bytes`` (decoding, binary
 skip); ``search_ui`` adds headings and highlight ranges to hits; ``render_pack`` and
 ``runtime_prompt`` render a packed context for copying.
 """
@@ -29,7 +30,7 @@ import time
 import traceback
 import zlib
 
-from ragweb.config import default_config
+from ragweb.config import default_config, is_own_file
 from ragweb.errors import RagError
 
 DEFAULT_TOP_K = 5
@@ -67,6 +68,7 @@ _engine = None
 _config: dict | None = None
 _globs: tuple | None = None  # (includes GlobSet, excludes GlobSet) of _config
 _ignores: list[tuple[str, list]] = []  # (folder, rules) of the ignore files of the current drop
+_folder_configs: list[tuple[str, dict, tuple]] = []  # (folder, index section, its globs) of the drop's rag.yaml files
 _reread = None  # the steps of a re-read that init(..., stepwise=True) started (`reread_step`)
 _reread_total = 0  # ... and its number of documents
 _dump_crc: int | None = None  # CRC-32 of the bytes the last `dump` gave
@@ -198,6 +200,7 @@ def init(data=None, stepwise=False, crc=None) -> str:
     _config = default_config()
     _globs = None
     _ignores.clear()
+    _folder_configs.clear()
     _stop_reread()
     restored = False
     data = _null(data)
@@ -458,9 +461,56 @@ def check_path(path, size=None) -> str:
 
 @_guard
 def ignore_reset() -> str:
-    """Forget the ignore files of the previous drop."""
+    """Forget the ignore files and ``rag.yaml`` files of the previous drop."""
     _ignores.clear()
+    _folder_configs.clear()
     return _json({"success": True})
+
+
+SELECTION_KEYS = ("includes", "excludes", "gitignore", "max_file_bytes")
+"""The ``index`` keys of a dropped folder's ``rag.yaml`` that the page applies under it."""
+
+
+@_guard
+def config_add(folder, text, name="rag.yaml") -> str:
+    """Apply the config file ``name`` (``rag.yaml`` or ``.rag/config.yaml``) of a dropped
+    folder to what is under it, as `rag index FOLDER` would read it: its file selection
+    (`SELECTION_KEYS`: globs relative to the folder, the size limit, ignore files on or
+    off) decides which of the folder's files are indexed.
+
+    The page keeps one index and one analysis for every file, so the file's other keys are
+    not used; they come back in ``unused``, each one the file sets to a value other than
+    its default. Returns ``{"success": true, "folder", "applied": [keys], "unused": [keys]}``,
+    or ``{"error": ...}`` naming the file, line and key of what is invalid (the caller
+    should then leave the folder out, as the CLI indexes nothing).
+    """
+    from ragweb.config import parse_config
+    from ragweb.files import GlobSet
+
+    base = _clean_path(_need_str(folder, "folder", allow_empty=True)).strip("/")
+    label = f"{base}/{_need_str(name, 'name')}" if base else _need_str(name, "name")
+    cfg = parse_config(_need_str(text, "text", allow_empty=True), label)
+    defaults = default_config()
+    changed = [(section, key) for section, keys in cfg.items() for key, value in keys.items()
+               if value != defaults[section][key]]
+    index = cfg["index"]
+    _folder_configs[:] = [c for c in _folder_configs if c[0] != base]
+    _folder_configs.append((base, index, (GlobSet(index["includes"]), GlobSet(index["excludes"]))))
+    _folder_configs.sort(key=lambda c: -len(c[0]))  # the innermost folder's file decides
+    return _json({"success": True, "folder": base,
+                  "applied": [f"index.{k}" for s, k in changed if s == "index" and k in SELECTION_KEYS],
+                  "unused": [f"{s}.{k}" for s, k in changed if not (s == "index" and k in SELECTION_KEYS)]})
+
+
+def _selection(path: str) -> tuple[str | None, str, dict, tuple]:
+    """``(root, path relative to it, index settings, (includes, excludes))``: a dropped
+    folder's ``rag.yaml`` for a path under it (`config_add`), else the page's (root None)."""
+    for base, index, globs in _folder_configs:
+        if not base:
+            return base, path, index, globs
+        if path.startswith(base + "/"):
+            return base, path[len(base) + 1:], index, globs
+    return None, path, _config_now()["index"], _glob_sets()
 
 
 @_guard
@@ -478,7 +528,7 @@ def ignore_add(folder, text) -> str:
 def _ignored(path: str, is_dir: bool) -> bool:
     """Whether the ignore files of the current drop exclude ``path`` (the CLI's rules)."""
     from ragweb.files import is_ignored
-    return bool(_ignores) and _config_now()["index"]["gitignore"] and is_ignored(_ignores, path, is_dir)
+    return bool(_ignores) and _selection(path)[2]["gitignore"] and is_ignored(_ignores, path, is_dir)
 
 
 def _glob_sets():
@@ -495,26 +545,33 @@ def check_dir(path) -> str:
     """Whether the page should walk into a dropped folder: ``{"ok": true}``, or
     ``{"skip": "excluded"}`` when the excludes cover it (the CLI does not enter it either)."""
     path = _clean_path(_need_str(path, "path")).rstrip("/")
-    if _glob_sets()[1].covers_dir(path):
+    root, rel, _, (_, excludes) = _selection(path)
+    if excludes.covers_dir(rel) or (root is not None and is_own_file(rel + "/")):  # .rag/
         return _json({"skip": "excluded", "path": path})
     if _ignored(path, is_dir=True):
         return _json({"skip": "ignored", "path": path})
     return _json({"ok": True, "path": path})
 
 
+def _folders(path: str) -> list[str]:
+    """The folders ``path`` is in, outermost first (``a/b/c.md``: ``a``, ``a/b``)."""
+    parts = path.split("/")
+    return ["/".join(parts[:i]) for i in range(1, len(parts))]
+
+
 def _skip_reason(path: str, size) -> str | None:
     """Why the CLI would not index ``path`` (a folder of it is pruned, or the file is
     excluded, not included, ignored or too large), or None."""
-    includes, excludes = _glob_sets()
-    parts = path.split("/")
-    folders = ["/".join(parts[:i]) for i in range(1, len(parts))]
-    if any(excludes.covers_dir(d) for d in folders) or excludes.matches(path):
+    root, rel, index, (includes, excludes) = _selection(path)
+    if (any(excludes.covers_dir(d) for d in _folders(rel)) or excludes.matches(rel)
+            or (root is not None and is_own_file(rel))):  # its rag.yaml is not text to index
         return "excluded"
-    if not includes.matches(path):
+    if not includes.matches(rel):
         return "not included"
+    folders = _folders(path)
     if any(_ignored(d, is_dir=True) for d in folders) or _ignored(path, is_dir=False):
         return "ignored"
-    limit = _config_now()["index"]["max_file_bytes"]
+    limit = index["max_file_bytes"]
     if _is_int(size) and size > limit:
         return f"too large ({size} bytes > max_file_bytes {limit})"
     return None

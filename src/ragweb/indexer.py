@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from ragweb.config import is_own_file
 from ragweb.engine import Engine
 from ragweb.files import DECODER_VERSION, LEGACY_REASON, AtomicWrite, FileEntry, LeftOut, iter_files, read_text_file
 
@@ -106,7 +107,7 @@ def scan_changes(engine: Engine, root: str | Path, config: dict,
     seen = set()
     outputs = pack_outputs(root)
     for entry in iter_files(root, ix["includes"], ix["excludes"], use_gitignore, out.problems, out.left_out):
-        if entry.path in outputs:
+        if entry.path in outputs or is_own_file(entry.path):
             continue
         seen.add(entry.path)
         old = states.get(entry.path) or skipped.get(entry.path)
