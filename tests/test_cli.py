@@ -197,6 +197,18 @@ def test_pack_bad_budget_is_a_usage_error(indexed):
     assert r.returncode == 2 and "budget" in r.stderr
 
 
+def test_pack_output_named_like_a_format_is_a_usage_error(indexed, tmp_path):
+    """`-o text` reads as the config's `pack.output: text`; nothing is written, the message
+    names --format, and ./text still writes a file of that name."""
+    work = tmp_path / "work"
+    work.mkdir()
+    r = rag("pack", "-q", "retry", "-d", indexed, "-o", "text", cwd=work)
+    assert r.returncode == 2 and "--format text" in r.stderr and "./text" in r.stderr
+    assert list(work.iterdir()) == []
+    r = rag("pack", "-q", "retry", "-d", indexed, "-o", "./text", "--format", "text", cwd=work)
+    assert r.returncode == 0 and (work / "text").read_text().startswith("[")
+
+
 def test_empty_question_is_a_usage_error(indexed):
     r = rag("query", "-q", "the of and", "-d", indexed)
     assert r.returncode == 2 and "no indexable words" in r.stderr

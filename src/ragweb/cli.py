@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from ragweb.errors import RagError, UsageError
+from ragweb.formats import FORMATS
 from ragweb.files import AtomicWrite
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
@@ -76,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-b", "--budget", type=int, default=None, metavar="TOKENS",
                    help="token budget (default pack.token_budget); tokens = ceil(chars/4)")
     p.add_argument("-o", "--output", metavar="FILE", default=None, help="write to FILE instead of stdout")
-    p.add_argument("--format", choices=("json", "markdown", "xml", "text"), default=None,
+    p.add_argument("--format", choices=FORMATS, default=None,
                    help="output format (default pack.output)")
     p.add_argument("--no-compact", action="store_true", help="pack whole chunks only")
     p.add_argument("--lean", action="store_true", help="trade recall for far fewer tokens")
@@ -378,6 +379,9 @@ def cmd_query(args) -> int:
 def cmd_pack(args) -> int:
     from ragweb.formats import evidence_warning, render
     from ragweb.indexer import note_pack_output
+    if args.output in FORMATS:  # `-o text` reads as the config's `pack.output: text`: say which flag does that
+        raise UsageError(f"-o/--output takes a file name; for the {args.output} format use --format "
+                         f"{args.output} (to write a file named {args.output!r}, give ./{args.output})")
     root = _root(args)
     cfg = _config(args, root)
     fmt = args.format or cfg["pack"]["output"]
