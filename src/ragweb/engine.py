@@ -360,9 +360,8 @@ class Engine:
             if ch.context:  # the headings above say what the chunk is about
                 body = ch.context + "\n" + body
             counts = id_counts(body)
-            tfs = list(counts.values())
-            length = sum(tfs)
-            id_lists.append((cid, list(counts), tfs, length))
+            length = sum(counts.values())
+            id_lists.append((cid, counts, length))
             rows.append((cid, None, ch.start, ch.end, ch.col_start, ch.col_end, span[0], span[1],
                          ch.heading, length, store.ints_to_blob(sorted(counts))))
         self._savepoint_begin()
@@ -372,8 +371,11 @@ class Engine:
                 "INSERT INTO files(path, mtime, size, sha256, text) VALUES(?,?,?,?,?)",
                 (path, mtime, size, sha256, text))
             file_id = cur.lastrowid
-            self.conn.executemany("INSERT INTO chunks VALUES(?,?,?,?,?,?,?,?,?,?,?)",
-                                  [(r[0], file_id) + r[2:] for r in rows])
+            if len(rows) == 1:  # (most files of a big corpus are one chunk; executemany costs more)
+                self.conn.execute("INSERT INTO chunks VALUES(?,?,?,?,?,?,?,?,?,?,?)", (rows[0][0], file_id) + rows[0][2:])
+            else:
+                self.conn.executemany("INSERT INTO chunks VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+                                      [(r[0], file_id) + r[2:] for r in rows])
             if shown is not None:
                 store.put_shown(self.conn, file_id, sha256, shown)
             self._savepoint_end()
@@ -384,9 +386,9 @@ class Engine:
         # to the vocabulary stay; unused ones get df 0, are ignored and purged on merge.)
         post = self._post
         pget = post.get
-        self._pending_ints += 3 * sum(len(t) for _, t, _, _ in id_lists)
-        for cid, tids, tfs, length in id_lists:
-            for tid, tf in zip(tids, tfs):
+        self._pending_ints += 3 * sum(len(c) for _, c, _ in id_lists)
+        for cid, counts, length in id_lists:
+            for tid, tf in counts.items():
                 arr = pget(tid)
                 if arr is None:
                     post[tid] = [cid, tf, length]
@@ -394,7 +396,7 @@ class Engine:
                     arr += (cid, tf, length)
         self.next_chunk = first_id + len(rows)
         self.n_chunks += len(rows)
-        self.total_len += sum(r[3] for r in id_lists)
+        self.total_len += sum(r[2] for r in id_lists)
         self._dirty = True
         if self._pending_ints > FLUSH_INTS:  # bound the buffer's memory on a big corpus
             self.flush()
@@ -404,15 +406,15 @@ class Engine:
         """Term id -> frequency for a text; new terms get ids (memoised per raw word)."""
         memo = self._raw_ids
         words = WORD_RE.findall(text)
+        counts: dict[int, int] = {}
         try:
-            seqs = [memo[w] for w in words]
+            _count_elements(counts, chain.from_iterable(map(memo.__getitem__, words)))  # counted in C
         except KeyError:  # new words get ids in the order they first appear
             for w in dict.fromkeys(words):
                 if w not in memo:
                     memo[w] = tuple(self._term_id(t) for t in self.analyzer.word_terms(w))
-            seqs = [memo[w] for w in words]
-        counts: dict[int, int] = {}
-        _count_elements(counts, chain.from_iterable(seqs))  # counted in C
+            counts.clear()
+            _count_elements(counts, chain.from_iterable(map(memo.__getitem__, words)))
         if self.analyzer.short_terms:
             for t in analysis.number_and_option_terms(text):
                 tid = self._term_id(t)
