@@ -321,6 +321,37 @@ def test_the_same_sentence_is_not_packed_twice():
         (0, repeated), (1, repeated), (1, "Retries wait between attempts.")])
 
 
+def test_a_sentence_of_a_paragraph_packed_from_a_twin_page_is_not_packed_again():
+    # a page's source packs a short paragraph whole; its HTML build cuts the same text into
+    # sentences (AsciiDoc and HTML side by side, as git's docs ship): those sentences are in
+    # the pack already, but a sentence of the same file is not skipped for being part of another
+    para = "- Prune entries older than the time. Skip the reachable ones."  # a list item: one unit
+    pages = {0: ["# a", "", para, "", "Other words."],
+             1: ["# b", "", "Prune entries older than the time.", "",
+                 "Skip the reachable ones.", "", "Entries older than the time are pruned by gc."]}
+    an = Analyzer()
+    units = []
+    for fid, lines in pages.items():
+        for u in cp.split_units(lines, 1, len(lines), True):
+            u.file = fid
+            units.append(u)
+    qterms = an.query_terms("prune old reachable entries time")
+    cp.score_units(units, {t: 1.0 for t in qterms}, an, {})
+    scores = {para: 3.0, "Prune entries older than the time.": 2.0, "Skip the reachable ones.": 1.5}
+    for u in units:
+        u.score = scores.get(u.text, min(u.score, 1.0))
+    chosen = {(u.file, u.text) for u in cp.select_units(units, 1000, pages, 0.0)}
+    assert (0, para) in chosen and (1, "Entries older than the time are pruned by gc.") in chosen
+    assert (1, "Prune entries older than the time.") not in chosen
+    assert (1, "Skip the reachable ones.") not in chosen
+    cp.DEDUP_CONTAINED, old = False, cp.DEDUP_CONTAINED
+    try:
+        chosen = {(u.file, u.text) for u in cp.select_units(units, 1000, pages, 0.0)}
+    finally:
+        cp.DEDUP_CONTAINED = old
+    assert (1, "Prune entries older than the time.") in chosen
+
+
 def test_entity_words():
     q = "What SLA does Redis give on AWS c7g in 2026, and does `onIdle` or GraphQL help? Python too."
     assert cp.entity_words(q) == ["SLA", "Redis", "AWS", "c7g", "2026", "GraphQL"]

@@ -97,6 +97,7 @@ ITEM_WHOLE_TOKENS = 150      # a list item up to this many tokens is one unit, a
 PARAGRAPH_WHOLE_TOKENS = 20  # any paragraph up to this many tokens is one unit (0: always sentences)
 JOIN_BREAKS = 3              # units with only whitespace of at most this many line breaks between them join (`joins`)
 DEDUP_CHARS = 20             # a non-code unit of at least this many characters whose text is packed already is skipped (0: off)
+DEDUP_CONTAINED = True       # ... also when its text is part of a unit packed from another file (a twin page packed it whole)
 MIN_RELATIVE = 0.15          # take no unit scoring below this share of the best unit (0..1)
 LEAN_MIN_RELATIVE = 0.27     # the same in lean mode (0..1)
 LEAN_IDF_POWER = 1.5         # lean mode weighs question terms by IDF ** this (>= 1: rare terms count more)
@@ -691,6 +692,7 @@ def select_units(units: list[Unit], budget: int, lines_of: dict,
     chosen: list[int] = []
     taken: set[int] = set()
     texts: set[str] = set()  # the chosen units' `same_text_key`s
+    packed: dict = {}  # file -> its chosen units' keys joined by "|" (no key holds one)
     used = 0
 
     def add(i: int) -> bool:
@@ -711,8 +713,9 @@ def select_units(units: list[Unit], budget: int, lines_of: dict,
         text = None
         if DEDUP_CHARS and lens[i] >= DEDUP_CHARS and units[i].kind != "code":
             text = same_text_key(units[i].text)
-            if text in texts and first == i == last:  # next to a taken unit it completes a passage
-                return True
+            if first == i == last and (text in texts or (DEDUP_CONTAINED and any(
+                    text in keys for f, keys in packed.items() if f != units[i].file))):
+                return True  # (next to a taken unit it completes a passage: not skipped)
         delta += tokens_of_length(length)
         if used + delta > cap:
             return False
@@ -726,6 +729,7 @@ def select_units(units: list[Unit], budget: int, lines_of: dict,
         taken.add(i)
         if text is not None:
             texts.add(text)
+            packed[units[i].file] = packed.get(units[i].file, "") + "|" + text
         return True
 
     cap = budget
