@@ -18,7 +18,9 @@ config). Sets, development split only, in-process engines, budget 1,400:
   (PostgreSQL's manual, 1,173 pages; in the objective since 2026-12-01, so objectives from
   before that date are not comparable with later ones);
 - only when named in ``--sets``: ``mixed``, the four manuals in one index (2,434 files; the
-  development side of a big corpus, where one manual's questions meet the others' words).
+  development side of a big corpus, where one manual's questions meet the others' words),
+  and ``node-folder`` / ``pydoc-folder``, whole folders where each page has twins (its
+  Markdown or reST source next to its HTML build).
 
 Per set: recall with compaction / with ``--lean``; then mean tokens of rq and rd (normal /
 lean), refused unanswerable (U) and refused answerable (A) questions per set, and the mean
@@ -55,6 +57,7 @@ import eval_readme_qa as er  # noqa: E402
 
 DOC_SETS = ("npm", "node", "cmake", "code")
 HTML_SETS = ("npm-html", "node-html", "pydoc-html", "pydoc-rst", "pg")
+FOLDER_SETS = ("node-folder", "pydoc-folder")  # (pydoc-guide-folder has no development split)
 BUDGET = 1400
 
 
@@ -87,6 +90,7 @@ class Suite:
         names = [n for n in DOC_SETS + HTML_SETS if (only is None and (html or n in DOC_SETS))
                  or (only is not None and n in only)]
         names += [n for n in ed.MIXED_SETS if only is not None and n in only]  # (opt-in: slow to index)
+        names += [n for n in FOLDER_SETS if only is not None and n in only]  # (opt-in)
         self.only = only
         missing = [n for n in names if n not in ed.MIXED_SETS and not ed.SETS[n][1].is_dir()]
         if missing:
@@ -167,7 +171,7 @@ def main() -> int:
     ap.add_argument("--embed-chunks", action="store_true")
     ap.add_argument("--embed-dim", type=int, default=384, help="the --embed model's dimension")
     args = ap.parse_args()
-    known = {"rq", "one", "rd", *DOC_SETS, *HTML_SETS, *ed.MIXED_SETS}
+    known = {"rq", "one", "rd", *DOC_SETS, *HTML_SETS, *ed.MIXED_SETS, *FOLDER_SETS}
     unknown = set(args.sets.split(",")) - known if args.sets else set()
     if unknown:
         ap.error(f"unknown set(s) {', '.join(sorted(unknown))}; known: {', '.join(sorted(known))}")
