@@ -293,19 +293,24 @@ def test_min_relative_drops_weak_units():
     assert all(u.score >= 0.9 * best for u in strong)
 
 
-def test_the_same_sentence_is_not_packed_twice():
-    # two pages repeat an option's description (as generated docs do); a third sentence matches less
-    repeated = "The retries option sets how many times a failed request is retried."
-    pages = {0: ["# a", "", repeated, "", "Unrelated text here."],
-             1: ["# b", "", repeated, "", "Retries wait between attempts."]}
+def _pages_units(pages: dict, question: str) -> list:
+    """The units of several Markdown pages (file id -> lines), scored for ``question``."""
     an = Analyzer()
     units = []
     for fid, lines in pages.items():
         for u in cp.split_units(lines, 1, len(lines), True):
             u.file = fid
             units.append(u)
-    qterms = an.query_terms("how many retries for a failed request")
-    cp.score_units(units, {t: 1.0 for t in qterms}, an, {})
+    cp.score_units(units, {t: 1.0 for t in an.query_terms(question)}, an, {})
+    return units
+
+
+def test_the_same_sentence_is_not_packed_twice():
+    # two pages repeat an option's description (as generated docs do); a third sentence matches less
+    repeated = "The retries option sets how many times a failed request is retried."
+    pages = {0: ["# a", "", repeated, "", "Unrelated text here."],
+             1: ["# b", "", repeated, "", "Retries wait between attempts."]}
+    units = _pages_units(pages, "how many retries for a failed request")
     chosen = cp.select_units(units, 1000, pages, 0.0)
     texts = [u.text for u in chosen]
     assert texts.count(repeated) == 1 and "Retries wait between attempts." in texts
@@ -324,19 +329,12 @@ def test_the_same_sentence_is_not_packed_twice():
 def test_a_sentence_of_a_paragraph_packed_from_a_twin_page_is_not_packed_again():
     # a page's source packs a short paragraph whole; its HTML build cuts the same text into
     # sentences (AsciiDoc and HTML side by side, as git's docs ship): those sentences are in
-    # the pack already, but a sentence of the same file is not skipped for being part of another
+    # the pack already
     para = "- Prune entries older than the time. Skip the reachable ones."  # a list item: one unit
     pages = {0: ["# a", "", para, "", "Other words."],
              1: ["# b", "", "Prune entries older than the time.", "",
                  "Skip the reachable ones.", "", "Entries older than the time are pruned by gc."]}
-    an = Analyzer()
-    units = []
-    for fid, lines in pages.items():
-        for u in cp.split_units(lines, 1, len(lines), True):
-            u.file = fid
-            units.append(u)
-    qterms = an.query_terms("prune old reachable entries time")
-    cp.score_units(units, {t: 1.0 for t in qterms}, an, {})
+    units = _pages_units(pages, "prune old reachable entries time")
     scores = {para: 3.0, "Prune entries older than the time.": 2.0, "Skip the reachable ones.": 1.5}
     for u in units:
         u.score = scores.get(u.text, min(u.score, 1.0))
