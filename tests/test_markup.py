@@ -4,6 +4,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from ragweb.chunking import split_lines
+from ragweb.analysis import Analyzer
 from ragweb.engine import Engine
 from ragweb.tokens import count_tokens
 from ragweb.markup import FILL, is_html, mask_html, pre_lines, show_html, visible
@@ -444,3 +445,27 @@ def test_removing_or_replacing_a_page_forgets_its_kept_shown_text():
     eng.reset()
     assert store.get_shown(eng.conn, fid) is None
     assert not eng.conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'shown'").fetchone()
+
+
+def test_asciidoc_preprocessor_lines_are_not_words():
+    """git's fetch-options.txt names git-pull in ifdef/endif lines: a question about `git
+    pull` must not find it by them; its snippets still show the file's lines as they are."""
+    from ragweb.markup import mask_directives
+
+    text = "ifdef::git-pull[]\n--rebase::\n\tReplay the commits.\nendif::git-pull[]\ninclude::merge-opts.txt[]\n"
+    masked = mask_directives(text)
+    assert len(masked) == len(text) and masked.split("\n")[1:3] == text.split("\n")[1:3]
+    assert "git" not in masked and "merge" not in masked
+    assert mask_directives("Write ifdef::x[] inline, or a::b[c] on its own line.\n").startswith("Write ifdef")
+    eng = Engine.memory()
+    eng.add_document("fetch-options.txt", "ifdef::git-pull[]\n--all::\n\tFetch every remote.\nendif::git-pull[]\n")
+    eng.add_document("git-pull.txt", "git-pull(1)\n===========\n\nFetch from a remote and integrate with a local branch.\n")
+    eng.add_document("notes.md", "Our ifdef::git-pull[] lines are markup.\n")  # not alone on its line: text
+    eng.flush()
+    assert [h.path for h in eng.search("git pull")] == ["git-pull.txt", "notes.md"]
+    hit = eng.search("every remote")[0]  # shown as stored
+    assert (hit.path, hit.text) == ("fetch-options.txt", "ifdef::git-pull[]\n--all::\n\tFetch every remote.\nendif::git-pull[]")
+    # compaction reads the same words: the directive lines add nothing to a unit's terms
+    unit = cp.Unit(1, 0, 2, 11, "ifdef::git-pull[]\n--verbose::", "text")
+    cp.prepare_units([unit], Analyzer())
+    assert unit.all_terms == {"verbos"}

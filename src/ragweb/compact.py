@@ -79,7 +79,7 @@ import re
 from dataclasses import dataclass, field
 
 from ragweb.chunking import ITEM_RE, Outline, code_outline, outline
-from ragweb.markup import FILL, visible
+from ragweb.markup import FILL, mask_directives, visible
 from ragweb.search import bm25_idf
 from ragweb.tokens import CHARS_PER_TOKEN, count_tokens
 
@@ -482,7 +482,7 @@ def prepare_units(units: list[Unit], analyzer) -> set:
     vocab: set = set()
     span_terms = analyzer.span_terms
     for u in units:
-        u.all_terms, u.content = span_terms(u.text)
+        u.all_terms, u.content = span_terms(mask_directives(u.text))
         vocab |= u.all_terms
     return vocab
 

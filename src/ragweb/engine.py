@@ -25,7 +25,7 @@ from collections import _count_elements  # C helper behind Counter.update
 
 from ragweb.analysis import WORD_RE, Analyzer
 from ragweb.chunking import Outline, chunk_lines, code_outline, is_markdown, outline, split_lines
-from ragweb.markup import FILL, is_html, pre_lines, show_html, visible
+from ragweb.markup import FILL, is_html, mask_directives, pre_lines, show_html, visible
 from ragweb.config import default_config
 from ragweb.files import GlobSet
 from ragweb.errors import EmptyQueryError, IndexBusyError, IndexCorruptError, RagError, UsageError
@@ -38,11 +38,12 @@ REPEAT_TERMS = 0.5         # a hit is compared with a better one for repeated te
 RELATED_LONGER = 10        # a question term the index lacks is searched for as up to this many longer terms
 FILE_CACHE = 256           # files whose lines and outline packing keeps in memory ...
 FILE_CACHE_CHARS = 8_000_000  # ... and at most this many characters of them
-MARKUP_VERSION = 6         # how pages are read: HTML through `ragweb.markup` (2: <dt> terms are
+MARKUP_VERSION = 7         # how pages are read: HTML through `ragweb.markup` (2: <dt> terms are
                            # headings), reST entries (3: ".. function::" heads a section), front
                            # matter (4: its "title" is the page's title heading), headings on
                            # one line (5: an HTML heading's blanked tags are one space), the
-                           # kept shown text (6: a line's indentation outside <pre> is markup); an
+                           # kept shown text (6: a line's indentation outside <pre> is markup),
+                           # AsciiDoc's preprocessor lines (7: `markup.mask_directives`); an
                            # index built before (no "markup" setting) reads HTML as plain text,
                            # one of another version chunked some pages otherwise: rebuilt by
                            # `rag index`, re-read from its texts by the browser
@@ -338,7 +339,12 @@ class Engine:
         settings = self.settings
         # terms and chunk boundaries come from what a reader sees: an HTML page's view
         shown = show_html(text) if self.reads_html(path) else None
-        view = text if shown is None else shown.replace(FILL, " ")
+        if shown is not None:
+            view = shown.replace(FILL, " ")
+        elif self.is_prose(path) and settings.get("markup", 0) >= 7:
+            view = mask_directives(text)  # (an index of an older version keeps reading them as it did)
+        else:
+            view = text
         chunks = chunk_lines(view, settings["chunk_tokens"], settings["chunk_overlap"], self.is_prose(path))
         lines = split_lines(text)
         starts = [0] * len(lines)  # character offset of each line in text

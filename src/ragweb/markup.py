@@ -1,4 +1,5 @@
-"""HTML read as text: what a reader sees, every character kept in place.
+"""HTML read as text: what a reader sees, every character kept in place; and the lines of
+AsciiDoc that are instructions to its build (`mask_directives`).
 
 An HTML page is read through two strings as long as its text, line for line and column
 for column, so every offset, line and column is the stored file's own:
@@ -258,3 +259,17 @@ def visible(shown: str) -> str:
     blanks only (the indentation of a line of tags) empty. Line by line, so the visible
     text of a span is the visible text of its lines, joined."""
     return _BLANK_LINE_RE.sub("", shown.replace(FILL, ""))
+
+
+_DIRECTIVE_RE = re.compile(r"^[ \t]*(?:ifdef|ifndef|ifeval|endif|include)::[^\n]*\[[^\n]*\][ \t]*$", re.M)
+
+
+def mask_directives(text: str) -> str:
+    """``text`` with AsciiDoc's preprocessor lines blanked, same length (``ifdef::git-pull[]``,
+    ``endif::[]``, ``include::fetch-options.txt[]``): they tell the build what to take, and
+    the names in them are not what the page says -- git's ``fetch-options.txt`` names
+    ``git-pull`` in forty such lines. Prose files' terms are read from this (the `Engine`,
+    compaction); their snippets are the stored lines, directives and all."""
+    if "::" not in text:
+        return text
+    return _DIRECTIVE_RE.sub(lambda m: " " * len(m.group()), text)
