@@ -154,6 +154,26 @@ def test_changed_files_are_reported(indexed):
     assert r.returncode == 0 and "changed since the last index" in r.stderr
 
 
+def test_index_notes_symlinked_folders_it_did_not_follow_once_and_warns_of_real_problems(tmp_path):
+    """Debian's /usr/share/doc links dozens of folders to others (gcc-12 -> gcc-12-base): each
+    is indexed once, which is no problem to warn of; a broken link still is."""
+    import os
+
+    root = tmp_path / "doc"
+    for name in ("base", "other"):
+        (root / name).mkdir(parents=True)
+        (root / name / "README.md").write_text(f"# {name}\nSome notes.\n")
+    for i in range(5):
+        os.symlink(root / "base", root / f"alias{i}")
+    os.symlink(root / "missing.md", root / "broken.md")
+    r = rag("index", root)
+    assert r.returncode == 0
+    assert r.stderr.count("warning:") == 1 and "warning: broken.md: broken symlink" in r.stderr
+    assert ("note: 5 symlinked folders not followed, being a loop or indexed through another path: "
+            "alias0, alias1, alias2 ...") in r.stderr
+    assert "(1 unreadable, 5 linked folders not followed)" in r.stdout and "2 added" in r.stdout
+
+
 def test_pack_json_within_budget(indexed):
     r = rag("pack", "-q", "how does retry backoff work", "-d", indexed, "-b", "300")
     data = json.loads(r.stdout)

@@ -182,8 +182,17 @@ def _run_index(root: Path, cfg: dict, rebuild=False, use_gitignore=None, quiet=F
         bar.close()
     if report.rebuilt:
         print(f"rebuilt the index ({report.rebuilt})", file=sys.stderr)
-    for path, message in report.problems[:20]:
+    from ragweb.files import is_link_note
+    problems = [(path, message) for path, message in report.problems if not is_link_note(message)]
+    for path, message in problems[:20]:
         print(f"warning: {path}: {message}", file=sys.stderr)
+    if len(problems) > 20:
+        print(f"warning: ... and {len(problems) - 20} more", file=sys.stderr)
+    links = [path for path, message in report.problems if is_link_note(message)]
+    if links:  # (a folder reached twice is indexed once: nothing to fix, one line says so)
+        print(f"note: {len(links)} symlinked folder{'' if len(links) == 1 else 's'} not followed, being a loop or "
+              f"indexed through another path: {', '.join(links[:3])}{' ...' if len(links) > 3 else ''}",
+              file=sys.stderr)
     print(f"indexed {root}: {report.summary()}")
     if report.total_chunks == 0 and report.left_out.hint():
         print(f"note: nothing is indexed: {report.left_out.hint()}", file=sys.stderr)

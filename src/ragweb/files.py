@@ -198,6 +198,16 @@ class LeftOut:
         return "; ".join(parts)
 
 
+NOT_FOLLOWED = "; not followed"
+"""How the walk's note on a symlinked folder it left out ends (a loop, or a folder it reaches
+another way): nothing is lost, unlike with the other problems it reports."""
+
+
+def is_link_note(message: str) -> bool:
+    """Whether a problem `iter_files` reported is only a symlinked folder not followed."""
+    return message.endswith(NOT_FOLLOWED)
+
+
 def iter_files(root: str | os.PathLike, includes: list[str], excludes: list[str],
                use_gitignore: bool = True, problems: list | None = None,
                left_out: LeftOut | None = None) -> Iterator[FileEntry]:
@@ -270,7 +280,7 @@ class _Walker:
             real = os.path.realpath(entry.path)
             problem = self._link_problem(real)
             if problem:
-                self.problems.append((path, problem + "; not followed"))
+                self.problems.append((path, problem + NOT_FOLLOWED))
                 return
             self.linked[real] = path
         else:  # a plain directory's real path is its parent's (being walked) plus its name

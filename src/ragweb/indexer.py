@@ -18,7 +18,8 @@ from typing import Callable
 
 from ragweb.config import is_own_file
 from ragweb.engine import Engine
-from ragweb.files import DECODER_VERSION, LEGACY_REASON, AtomicWrite, FileEntry, LeftOut, iter_files, read_text_file
+from ragweb.files import (DECODER_VERSION, LEGACY_REASON, AtomicWrite, FileEntry, LeftOut, is_link_note, iter_files,
+                          read_text_file)
 
 INDEX_DIR = ".rag"
 INDEX_FILE = "index.db"
@@ -180,8 +181,11 @@ class IndexReport:
             detail.append(f"{self.too_large} too large")
         if self.minified:
             detail.append(f"{self.minified} minified")
-        if self.problems:
-            detail.append(f"{len(self.problems)} unreadable")
+        links = sum(1 for _, message in self.problems if is_link_note(message))
+        if len(self.problems) > links:
+            detail.append(f"{len(self.problems) - links} unreadable")
+        if links:
+            detail.append(f"{links} linked folder{'' if links == 1 else 's'} not followed")
         text = ", ".join(parts)
         if detail:
             text += f" ({', '.join(detail)})"
