@@ -51,6 +51,7 @@ bench-docs: setup browser-deps node_modules/.installed
 	$(PY) bench/bench_docs.py --browser
 
 eval: setup
+	$(PY) -m pip install -q bm25s  # its README is one of bench/readme-dev-qa's sources
 	$(PY) bench/eval_readme_qa.py
 	$(PY) bench/eval_readme_qa.py --one-index
 	$(PY) bench/eval_readme_qa.py --set readme-dev
