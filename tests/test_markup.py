@@ -296,6 +296,11 @@ def test_block_tags_keep_words_apart_and_inline_tags_do_not():
     assert visible(show_html("<!-- <b>c</b> --><p>Start</p><p>Next</p>")) == "Start Next"
     assert visible(show_html("<SCRIPT>var a = 1</SCRIPT><div>Go</div>")) == "Go"
     assert visible(show_html("Word<script>x</script><p>Next")) == "Word Next"
+    # the second block opening with inline tags (DocBook, AsciiDoc): one space, from its last block tag
+    assert visible(show_html("<p>build files).</p><p><code class=\"literal\">ninja -h</code> prints</p>")) == (
+        "build files). ninja -h prints")
+    assert visible(show_html("a</td><td><span><b>b</b></span></td>")) == "a b"
+    assert visible(show_html("end</p>\n<p><code>x</code></p>")) == "end\nx"
 
 
 _PIECES = ["<p>", "</p>", "<h2>", "</h2>", "<h5 id='x'>", "<li>", "</li>", "<ul>", "<pre><code>", "</code></pre>",

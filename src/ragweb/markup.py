@@ -96,7 +96,10 @@ def _shown(m: re.Match) -> str:
         # a block's tag between two words keeps them apart ("<h2>Title</h2><p>Text" reads
         # "Title Text"); an inline tag ("<b>", "<code>") and a tag at a line end do not
         text, b = m.string, m.end()
-        if b < len(text) and text[b] not in "\n<" and _BLOCK_TAG_RE.match(s):
+        # (an opening block tag before inline ones -- "<p><code>ninja" -- leaves the space too)
+        nxt = text[b] if b < len(text) else "\n"
+        if (nxt != "\n" and (nxt != "<" or s[1] != "/") and _BLOCK_TAG_RE.match(s)
+                and (nxt != "<" or (not _BLOCK_TAG_RE.match(text, b) and _text_after(text, b)))):
             a = m.start()
             if a > 0 and _text_before(text, a):
                 return " " + (_FILLS[n - 1] if n <= 256 else FILL * (n - 1))
@@ -113,6 +116,28 @@ def _shown(m: re.Match) -> str:
                 return _blank(s[:cut]) + _mark(m, n - cut)
         return _blank(s)
     return _mark(m, n)  # a heading, a term or a list item
+
+
+def _text_after(text: str, at: int, tags: int = 8) -> bool:
+    """Whether words follow the block tag that ends at ``at`` on its line, with no other block
+    tag first: then that tag is the last between two blocks and leaves their space
+    ("files).</p><p><code>ninja" reads "files). ninja"; "</p><p>Text": only the ``<p>``)."""
+    n = len(text)
+    for _ in range(tags):
+        c = text[at]
+        if c != "<":
+            return c != "\n"
+        if at + 1 < n and not (text[at + 1].isalpha() or text[at + 1] in "/!?"):
+            return True  # a lone "<" is text
+        if _BLOCK_TAG_RE.match(text, at):
+            return False
+        end = text.find(">", at)
+        if end < 0 or "\n" in text[at:end]:
+            return False
+        at = end + 1
+        if at >= n:
+            return False
+    return False
 
 
 def _text_before(text: str, at: int, tags: int = 8, reach: int = 400, raw_reach: int = 20_000) -> bool:
