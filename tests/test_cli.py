@@ -174,6 +174,20 @@ def test_index_notes_symlinked_folders_it_did_not_follow_once_and_warns_of_real_
     assert "(1 unreadable, 5 linked folders not followed)" in r.stdout and "2 added" in r.stdout
 
 
+def test_index_names_the_files_too_large_to_index_and_the_key_that_allows_them(tmp_path):
+    (tmp_path / "rag.yaml").write_text("index:\n  max_file_bytes: 1000\n")
+    (tmp_path / "small.md").write_text("# Small\nA short page.\n")
+    for name in ("all.html", "big.md", "huge.txt", "more.md"):
+        (tmp_path / name).write_text("words " * 400)
+    r = rag("index", tmp_path)
+    assert r.returncode == 0 and "(4 too large)" in r.stdout
+    assert ("note: 4 files were larger than index.max_file_bytes (1000 bytes) and left out: "
+            "all.html, big.md, huge.txt ...; raise it in rag.yaml to index them") in r.stderr
+    (tmp_path / "rag.yaml").write_text("index:\n  max_file_bytes: 10000\n")
+    r = rag("index", tmp_path)
+    assert "4 added" in r.stdout and "note:" not in r.stderr
+
+
 def test_pack_json_within_budget(indexed):
     r = rag("pack", "-q", "how does retry backoff work", "-d", indexed, "-b", "300")
     data = json.loads(r.stdout)

@@ -175,6 +175,22 @@ def test_binary_and_large_files_are_skipped_and_counted(sample_root):
     assert "blob.txt" not in eng.stats()["files"] and "huge.txt" not in eng.stats()["files"]
 
 
+def test_a_new_size_limit_applies_to_files_already_seen(sample_root):
+    """Raising index.max_file_bytes indexes the files it refused (unchanged since); lowering it
+    removes the indexed ones now over it: as a fresh index with that limit would hold."""
+    (sample_root / "huge.txt").write_text("walrus " * 3000)
+    cfg = default_config()
+    cfg["index"]["max_file_bytes"] = 10_000
+    assert index_root(sample_root, cfg).too_large == 1
+    cfg["index"]["max_file_bytes"] = 100_000
+    r = index_root(sample_root, cfg)
+    assert r.added == 1 and search_paths(sample_root, "walrus")[0][0] == "huge.txt"
+    cfg["index"]["max_file_bytes"] = 10_000
+    r = index_root(sample_root, cfg)
+    assert r.removed == 1 and r.too_large == 1 and search_paths(sample_root, "walrus") == []
+    assert index_root(sample_root, cfg).too_large == 0  # remembered: not read again
+
+
 def test_minified_scripts_and_generated_search_indexes_are_skipped_and_counted(sample_root):
     words = " ".join(f"term{i}" for i in range(60))
     (sample_root / "searchindex.js").write_text('Search.setIndex({"terms": "' + words * 20 + '"})')

@@ -194,6 +194,12 @@ def _run_index(root: Path, cfg: dict, rebuild=False, use_gitignore=None, quiet=F
               f"indexed through another path: {', '.join(links[:3])}{' ...' if len(links) > 3 else ''}",
               file=sys.stderr)
     print(f"indexed {root}: {report.summary()}")
+    if report.too_large:  # text the includes asked for, left out whole: say which, and the key
+        more = " ..." if report.too_large > len(report.too_large_paths) else ""
+        print(f"note: {report.too_large} file{' was' if report.too_large == 1 else 's were'} larger than "
+              f"index.max_file_bytes ({cfg['index']['max_file_bytes']} bytes) and left out: "
+              f"{', '.join(report.too_large_paths)}{more}; raise it in rag.yaml to index "
+              f"{'it' if report.too_large == 1 else 'them'}", file=sys.stderr)
     if report.total_chunks == 0 and report.left_out.hint():
         print(f"note: nothing is indexed: {report.left_out.hint()}", file=sys.stderr)
     if cfg["embedding"]["enabled"]:

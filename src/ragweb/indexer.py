@@ -115,7 +115,8 @@ def scan_changes(engine: Engine, root: str | Path, config: dict,
         if old is None:
             out.new.append(entry)
         elif (old[0] == entry.mtime and old[1] == entry.size
-              and not _refused_by_older_decoder(old[2])):  # (a skipped file's reason; else a hash)
+              and not _refused_by_older_decoder(old[2])  # (a skipped file's reason; else a hash)
+              and _too_large(old[2]) == (entry.size > ix["max_file_bytes"])):  # (the limit may have moved)
             if entry.path in beyond and _reads_otherwise(entry, old[2], ix["max_file_bytes"]):
                 out.reread.append(entry)
             else:
@@ -148,6 +149,11 @@ def _refused_by_older_decoder(reason: str | None) -> bool:
     return bool(reason) and reason.startswith("not UTF-8") and reason != LEGACY_REASON
 
 
+def _too_large(reason: str | None) -> bool:
+    """Whether a file's stored state says it was skipped for its size (a hash never does)."""
+    return bool(reason) and reason.startswith("too large")
+
+
 @dataclass
 class IndexReport:
     """What one `rag index` run did."""
@@ -158,6 +164,7 @@ class IndexReport:
     unchanged: int = 0
     binary: int = 0
     too_large: int = 0
+    too_large_paths: list[str] = field(default_factory=list)  # (the first few, for the CLI's note)
     minified: int = 0
     chunks: int = 0
     total_chunks: int = 0
@@ -274,6 +281,8 @@ def _index_one(engine: Engine, entry: FileEntry, old, max_bytes: int, report: In
             report.binary += 1
         elif reason.startswith("too large"):
             report.too_large += 1
+            if len(report.too_large_paths) < 3:
+                report.too_large_paths.append(entry.path)
         elif reason.startswith("minified"):
             report.minified += 1
         else:
