@@ -230,3 +230,15 @@ def test_folder_picker_reads_the_folders_rag_yaml(app, tmp_path):
     app.page.evaluate("window.ragweb.idle()")
     assert app.stats()["files"] == ["survey/report.md"]
     assert "survey/rag.yaml applied" in app.page.locator("#status").inner_text()
+
+
+def test_folder_picker_leaves_out_a_folder_whose_rag_yaml_is_invalid(app, tmp_path):
+    root = tmp_path / "level"
+    root.mkdir()
+    (root / "rag.yaml").write_text("index:\n  includes: 7\n")
+    (root / "notes.md").write_text("# Notes\nA spirit level.\n")
+    app.page.set_input_files("#pick-folder", str(root))
+    app.page.evaluate("window.ragweb.idle()")
+    assert app.stats()["files"] == []
+    banner = app.page.locator("#banner-text").inner_text()
+    assert banner.startswith("A folder was left out: level/rag.yaml line 2") and "index.includes" in banner

@@ -670,24 +670,16 @@
   // Files from a picker: a folder pick gives webkitRelativePath; its config file and ignore
   // files apply (a folder whose config file is invalid is left out).
   async function pickedItems(files) {
-    let items = Array.from(files, (f) => ({ path: f.webkitRelativePath || f.name, file: f }));
-    items.leftOut = [];
-    items.configErrors = [];
-    items.notes = [];
-    const roots = [...new Set(items.filter((it) => it.path.includes('/')).map((it) => it.path.split('/')[0]))];
+    const all = Array.from(files, (f) => ({ path: f.webkitRelativePath || f.name, file: f }));
+    const report = { leftOut: [], configErrors: [], notes: [] };
+    const failed = new Set();
+    const roots = new Set(all.filter((it) => it.path.includes('/')).map((it) => it.path.split('/')[0]));
     for (const root of roots) {
-      const name = CONFIG_FILES.find((n) => items.some((it) => it.path === `${root}/${n}`));
-      if (!name) continue;
-      const config = items.find((it) => it.path === `${root}/${name}`);
-      const error = applyConfig(root, name, await config.file.text(), items.notes);
-      if (error) {
-        items.configErrors.push(error);
-        items.leftOut.push(`${root}/ (${error})`);
-        const kept = items.filter((it) => !it.path.startsWith(`${root}/`));
-        Object.assign(kept, { leftOut: items.leftOut, configErrors: items.configErrors, notes: items.notes });
-        items = kept;
-      }
+      const config = CONFIG_FILES.map((n) => all.find((it) => it.path === `${root}/${n}`)).find(Boolean);
+      const error = config && applyConfig(root, config.path.slice(root.length + 1), await config.file.text(), report.notes);
+      if (error) { failed.add(root); report.configErrors.push(error); report.leftOut.push(`${root}/ (${error})`); }
     }
+    const items = Object.assign(all.filter((it) => !it.path.includes('/') || !failed.has(it.path.split('/')[0])), report);
     const ignoreFiles = items.filter((it) => IGNORE_FILES.includes(it.path.split('/').pop()))
       .sort((a, b) => a.path.split('/').length - b.path.split('/').length ||
         IGNORE_FILES.indexOf(a.path.split('/').pop()) - IGNORE_FILES.indexOf(b.path.split('/').pop()));

@@ -182,13 +182,12 @@ def _run_index(root: Path, cfg: dict, rebuild=False, use_gitignore=None, quiet=F
         bar.close()
     if report.rebuilt:
         print(f"rebuilt the index ({report.rebuilt})", file=sys.stderr)
-    from ragweb.files import is_link_note
-    problems = [(path, message) for path, message in report.problems if not is_link_note(message)]
+    problems = report.warnings
     for path, message in problems[:20]:
         print(f"warning: {path}: {message}", file=sys.stderr)
     if len(problems) > 20:
         print(f"warning: ... and {len(problems) - 20} more", file=sys.stderr)
-    links = [path for path, message in report.problems if is_link_note(message)]
+    links = report.links_not_followed
     if links:  # (a folder reached twice is indexed once: nothing to fix, one line says so)
         print(f"note: {len(links)} symlinked folder{'' if len(links) == 1 else 's'} not followed, being a loop or "
               f"indexed through another path: {', '.join(links[:3])}{' ...' if len(links) > 3 else ''}",

@@ -175,6 +175,16 @@ class IndexReport:
     problems: list[tuple[str, str]] = field(default_factory=list)
     left_out: LeftOut = field(default_factory=LeftOut)  # what the globs passed over
 
+    @property
+    def warnings(self) -> list[tuple[str, str]]:
+        """The problems worth a warning: files or folders that could not be read."""
+        return [(path, message) for path, message in self.problems if not is_link_note(message)]
+
+    @property
+    def links_not_followed(self) -> list[str]:
+        """Symlinked folders the walk left out (loops, folders reached another way): nothing lost."""
+        return [path for path, message in self.problems if is_link_note(message)]
+
     def summary(self) -> str:
         skipped = self.unchanged + self.binary + self.too_large + self.minified
         parts = [f"{self.added} added", f"{self.updated} updated", f"{self.removed} removed",
@@ -188,7 +198,7 @@ class IndexReport:
             detail.append(f"{self.too_large} too large")
         if self.minified:
             detail.append(f"{self.minified} minified")
-        links = sum(1 for _, message in self.problems if is_link_note(message))
+        links = len(self.links_not_followed)
         if len(self.problems) > links:
             detail.append(f"{len(self.problems) - links} unreadable")
         if links:
@@ -279,7 +289,7 @@ def _index_one(engine: Engine, entry: FileEntry, old, max_bytes: int, report: In
         log.debug("skipped %s: %s", entry.path, reason)
         if reason == "binary":
             report.binary += 1
-        elif reason.startswith("too large"):
+        elif _too_large(reason):
             report.too_large += 1
             if len(report.too_large_paths) < 3:
                 report.too_large_paths.append(entry.path)
