@@ -193,3 +193,15 @@ def test_front_matter_variants_and_look_alikes():
     assert title("Intro.\n\n---\ntitle: a thematic break, not front matter\n---\n") == set()
     assert title("---\ntitle:\n---\n") == set()
     assert not outline(split_lines("---\ntitle: x\n---\n"), False).heads  # code: no outline
+
+
+def test_a_bare_or_numbered_heading_takes_the_line_below_as_its_title_only_when_it_stands_alone():
+    lines = ["# ", "Manual Page", "", "## 4.1.", "  Composite Keys", "", "text",
+             "## API", "First line", "", "# ", "two", "lines", "", "## 2.", "- an item", ""]
+    heads = outline(lines, True).heads
+    assert heads[0] == (1, "Manual Page", 0, 1) and heads[3] == (2, "4.1. Composite Keys", 3, 4)
+    assert heads[7] == (2, "API", 7, 7)        # a real title keeps its line
+    assert heads[10] == (1, "", 10, 10)        # a paragraph below is not a title
+    assert heads[14] == (2, "2.", 14, 14)      # nor is a list item
+    headings, starts, _ = line_headings(lines, markdown=True)
+    assert headings[6] == "4.1. Composite Keys" and 4 not in starts

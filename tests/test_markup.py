@@ -3,7 +3,7 @@
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from ragweb.chunking import split_lines
+from ragweb.chunking import outline, split_lines
 from ragweb.analysis import Analyzer
 from ragweb.engine import Engine
 from ragweb.tokens import count_tokens
@@ -60,6 +60,24 @@ def test_a_bare_short_heading_tag_keeps_a_mark_and_tags_after_it_make_room():
     lines = split_lines(mask_html("<h5>Bare</h5>\n<h5><code>roomy()</code></h5>\n"))
     assert lines[0].split() == ["###", "Bare"]  # "<h5>" holds "### " at most
     assert lines[1].split() == ["#####", "roomy()"]
+
+
+def test_a_heading_whose_text_starts_on_the_line_below_its_tag_is_one_heading():
+    # pretty-printed and generated pages (npm's, git's, SQLite's) break a heading after its tag
+    page = ("<h1 id='folders'>\n    <span>Folders</span>\n</h1>\n<p>Where npm puts things.</p>\n"
+            "<h1>\ngit-cat-file(1) Manual Page\n</h1>\n<p>Show objects.</p>\n"
+            "<h2 id='fk_enable'><span>2. </span>\n  Enabling Foreign Key Support\n</h2>\n<p>Run a pragma.</p>\n")
+    view = split_lines(mask_html(page))
+    assert view[1].split() == ["#", "Folders"]  # room in the next line's tags: marked there
+    assert view[4].split() == ["#"] and view[5] == "git-cat-file(1) Manual Page"  # no room: on the tag's line
+    heads = outline(view, True).heads
+    assert [h[:2] for h in heads.values()] == [(1, "Folders"), (1, "git-cat-file(1) Manual Page"),
+                                               (2, "2. Enabling Foreign Key Support")]
+    units = cp.split_units(view, 1, len(view), True)
+    assert [u.text.split() for u in units if u.kind == "heading"][-1] == ["##", "2.", "Enabling", "Foreign",
+                                                                           "Key", "Support"]
+    assert next(u for u in units if "pragma" in u.text).headings == ("git-cat-file(1) Manual Page",
+                                                                    "2. Enabling Foreign Key Support")
 
 
 def test_headings_and_list_items_get_markdown_marks():

@@ -17,6 +17,9 @@ from ragweb.tokens import CHARS_PER_TOKEN, count_tokens
 # (greedy to the line end, then `_title`: a lazy title before optional closing marks would
 # backtrack over every space of a long line -- an HTML view's heading is mostly spaces)
 _HEADING_RE = re.compile(r" {0,3}(#{1,6})[ \t]+(.*)")
+# a heading with no title, or a section number only: its title may be the line below it
+_BARE_TITLE_RE = re.compile(r"(?:(?:[0-9]{1,3}|[A-Z])(?:\.[0-9]{1,3})*\.|[0-9]{1,3}(?:\.[0-9]{1,3})*)?$")
+_JOIN_TITLE_CHARS = 100
 # an AsciiDoc section title: "== Title" (optionally closed by "=" marks), at the line start
 _ADOC_HEADING_RE = re.compile(r"(={1,6})[ \t]+(\S.*)")
 # a reStructuredText (Sphinx) object description: ".. function:: name(args)", one API entry
@@ -79,7 +82,9 @@ class Outline:
     punctuation adornment at least as long as the title, optionally also above it). An
     ATX or AsciiDoc heading's level is its number of ``#`` or ``=``; an adornment style's level is its order of
     first appearance in the file, as reStructuredText defines it (``=`` before ``-`` gives
-    Markdown's 1 and 2). A front matter block's ``title`` (`front_matter_title`) is a heading
+    Markdown's 1 and 2). An ATX heading with no title or a section number only ("# 2.")
+    followed by one line standing alone is titled by that line: an HTML page's heading whose
+    text goes on below its tag (`ragweb.markup`). A front matter block's ``title`` (`front_matter_title`) is a heading
     of level 0, above every other: the page's title, which such pages do not repeat."""
 
     heads: dict = field(default_factory=dict)   # title line -> (level, text, first line, last line)
@@ -207,7 +212,18 @@ def outline(lines: list[str], markdown: bool) -> Outline:
         elif c == "#" or c == "=":
             m = (_HEADING_RE if c == "#" else _ADOC_HEADING_RE).match(line)
             if m:
-                out.heads[i] = (len(m.group(1)), _title(m.group(2), c), i, i)
+                title = _title(m.group(2), c)
+                if (c == "#" and i < last and _BARE_TITLE_RE.match(title) and lines[i + 1].strip()
+                        and (i + 1 == last or not lines[i + 2].strip())):
+                    nxt = lines[i + 1]
+                    first = nxt.lstrip(" ")[:1]
+                    if first not in "#`~|" and not ITEM_RE.match(nxt) and len(nxt.strip()) <= _JOIN_TITLE_CHARS:
+                        # an HTML heading whose text goes on the next line ("<h1>" / "git-cat(1)" /
+                        # "</h1>"; "<h1><span>2. </span>" / "Enabling ...": the view keeps lines)
+                        out.heads[i] = (len(m.group(1)), _one_line(title + " " + nxt), i, i + 1)
+                        out.adorn[i + 1] = i
+                        continue
+                out.heads[i] = (len(m.group(1)), title, i, i)
         elif c == ".":
             m = _ENTRY_RE.match(line)
             if m:

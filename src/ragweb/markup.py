@@ -11,7 +11,9 @@ for column, so every offset, line and column is the stored file's own:
   becomes the character it names followed by `FILL`; a block tag between two words leaves
   one space; some tags leave a mark the Markdown reading understands: a heading tag that
   starts a line's text becomes ``#`` marks (``<section><h2>`` -> ``## ``), so pages have
-  sections; a definition list's term (``<dt>``, first on its line or alone on it, as
+  sections (a heading whose text starts on the next line, "<h1>" / "  <span>Title", is marked
+  there when that line's indentation and tags leave room, else on the tag's line, and
+  `chunking.outline` takes the line below as its title); a definition list's term (``<dt>``, first on its line or alone on it, as
   Sphinx writes an API entry's signature) becomes ``###### ``, so each entry is a section
   under the page's headings; and a list item tag that starts a line's text becomes ``- ``,
   so short items stay whole.
@@ -41,7 +43,7 @@ FILL = "\x01"  # a character of markup in the shown text (dropped from the visib
 _MARKUP_RE = re.compile(
     r"(?P<head>^(?:[ \t]*</?[A-Za-z][^<>\n]*>)*?[ \t]*"        # a heading, or a term of a definition list
     r"<(?:h(?P<level>[1-6])\b|title\b|(?P<dt>dt)\b(?![^<>\n]*\bfield-))[^<>\n]*>"  # (not a field list's)
-    r"(?(dt)(?:[ \t]*\n)?)"                                      # (a term may start on the next line)
+    r"(?:[ \t]*\n[ \t]*)?"                                        # (its text may start on the next line)
     r"(?:<[A-Za-z][^<>\n]*>)*)"                                 # (with the tags opening its text: room for its mark)
     r"|(?P<item>^(?:[ \t]*</?[A-Za-z][^<>\n]*>)*?[ \t]*<li\b[^<>\n]*>)"  # a list item (both first on their line)
     r"|<!--.*?(?:-->|\Z)"                                       # a comment (an unclosed one runs to the end)
@@ -110,10 +112,13 @@ def _shown(m: re.Match) -> str:
         char = html.unescape(s).translate(_NOT_TEXT)
         return char + FILL * (n - len(char)) if len(char) < n else s
     if "\n" in s:
-        if kind == "head" and m.group("dt"):  # a term whose text starts on the next line
+        if kind == "head":  # a heading or term whose text starts on the next line ("<h1>\n  Title")
             cut = s.rindex("\n") + 1
-            if n - cut >= 3:
+            if n - cut >= (3 if m.group("dt") else 2 + int(m.group("level") or 1)):
                 return _blank(s[:cut]) + _mark(m, n - cut)
+            if not m.group("dt"):  # no room there: marked on the tag's line (`chunking.outline` joins them)
+                cut = s.index("\n")
+                return _mark(m, cut) + _blank(s[cut:]) if cut >= 2 else _blank(s)
         return _blank(s)
     return _mark(m, n)  # a heading, a term or a list item
 
