@@ -80,6 +80,15 @@ def test_a_heading_whose_text_starts_on_the_line_below_its_tag_is_one_heading():
                                                                     "2. Enabling Foreign Key Support")
 
 
+def test_controls_are_not_text_unless_left_open():
+    page = ('<pre><code>x = 1\n</code><button class="copy-button">copy</button></pre>\n'
+            '<p>Pick <select><option>Search Changelog</option></select> a page.</p>\n'
+            '<p>An unclosed <button>stays text.</p>\n')
+    text = visible(show_html(page))
+    assert "copy" not in text and "Changelog" not in text and "Pick  a page." in text
+    assert "stays text." in text  # (no closing tag: not cut to the end of the page)
+
+
 def test_headings_and_list_items_get_markdown_marks():
     lines = split_lines(mask_html(PAGE))
     heading = next(line for line in lines if "Retries" in line)

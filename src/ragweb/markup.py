@@ -5,7 +5,8 @@ An HTML page is read through two strings as long as its text, line for line and 
 for column, so every offset, line and column is the stored file's own:
 
 - `show_html`: each character of markup -- tags, comments, ``<script>``, ``<style>`` and
-  ``<template>`` elements, a heading's permalink (a link within the page whose text is
+  ``<template>`` elements, controls (``<button>``, ``<select>``: a code block's "copy", a
+  version menu; closed within 2,000 characters), a heading's permalink (a link within the page whose text is
   one sign, Sphinx's "¶", Node's "#"), and navigation (``<nav>``, ``role="navigation"``: the site
   menu and table of contents every page repeats) -- becomes `FILL`; a character reference
   becomes the character it names followed by `FILL`; a block tag between two words leaves
@@ -48,6 +49,7 @@ _MARKUP_RE = re.compile(
     r"|(?P<item>^(?:[ \t]*</?[A-Za-z][^<>\n]*>)*?[ \t]*<li\b[^<>\n]*>)"  # a list item (both first on their line)
     r"|<!--.*?(?:-->|\Z)"                                       # a comment (an unclosed one runs to the end)
     r"|<(?P<raw>script|style|template)\b.*?(?:</(?P=raw)\s*>|\Z)"  # elements whose content is not text
+    r"|<(?P<ui>button|select)\b[^<>]*>.{0,2000}?</(?P=ui)\s*>"   # controls: "copy", "Hide", a version menu
     r"|<a\b[^<>]*\bhref=[\"']#[^<>]*>[ \t]*[^\w\s<][ \t]*</a\s*>"  # a heading's permalink: "¶", "#"
     r"|<[!?/]?[A-Za-z][^<>]*>"                                  # any other tag, doctype or processing instruction
     r"|(?P<ref>&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);)",  # a character reference
@@ -91,7 +93,7 @@ _FILLS = [FILL * n for n in range(256)]  # (most tags are short: their fill is m
 def _shown(m: re.Match) -> str:
     kind = m.lastgroup  # None for a comment or a tag without a mark
     s = m.group()
-    if kind is None or kind == "raw":  # most matches: checked first, in as few steps
+    if kind is None or kind == "raw" or kind == "ui":  # most matches: checked first, in as few steps
         if "\n" in s:
             return _blank(s)
         n = len(s)
