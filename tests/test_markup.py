@@ -7,7 +7,7 @@ from ragweb.chunking import outline, split_lines
 from ragweb.analysis import Analyzer
 from ragweb.engine import Engine
 from ragweb.tokens import count_tokens
-from ragweb.markup import FILL, is_html, mask_html, pre_lines, show_html, visible
+from ragweb.markup import FILL, is_html, mask_html, pre_lines, readable, show_html, visible
 from ragweb import compact as cp
 
 PAGE = """<!DOCTYPE html>
@@ -131,7 +131,8 @@ def test_an_html_page_is_found_by_its_text_not_its_markup():
     hit = eng.search("widget retries upload")[0]
     shown = split_lines(show_html(eng.file_text(hit.path)))
     assert hit.visible and hit.to_json()["visible"] is True
-    assert hit.text == visible("\n".join(shown[hit.start_line - 1:hit.end_line]))  # what a reader sees
+    assert hit.text == readable(visible("\n".join(shown[hit.start_line - 1:hit.end_line])))  # what a reader sees
+    assert "\n\n\n" not in hit.text and not hit.text.startswith("\n")  # (the page head: no empty lines)
     assert "The widget retries a failed upload" in hit.text and "<p>" not in hit.text
     wide = eng.widen(hit, 2)
     assert wide.visible and "<" not in wide.text.replace("<5>", "")
@@ -151,7 +152,7 @@ def check_html_pack(eng, packed, budget):
         span = "\n".join(lines[a - 1:b])
         if "cols" in s:
             span = span[s["cols"][0]:len(span) - (len(lines[b - 1]) - s["cols"][1])]
-        assert s["text"] == (visible(span) if page else span)
+        assert s["text"] == (readable(visible(span)) if page else span)
         assert s["text"].strip()
 
 
@@ -163,6 +164,7 @@ def test_a_packed_html_page_is_its_visible_text_at_the_cited_lines():
         check_html_pack(eng, packed, budget)
     text = "\n".join(s["text"] for s in packed["snippets"])
     assert "Default: 2" in text and "<code>" not in text
+    assert "\n\n\n" not in text and not text.startswith("\n")  # the head's lines of tags: not paid for
     assert packed["evidence"] == "sufficient"
 
 

@@ -25,7 +25,7 @@ from collections import _count_elements  # C helper behind Counter.update
 
 from ragweb.analysis import WORD_RE, Analyzer
 from ragweb.chunking import Outline, chunk_lines, code_outline, is_markdown, outline, split_lines
-from ragweb.markup import FILL, is_html, mask_directives, pre_lines, show_html, visible
+from ragweb.markup import FILL, is_html, mask_directives, pre_lines, readable, show_html, visible
 from ragweb.config import default_config
 from ragweb.files import GlobSet
 from ragweb.errors import EmptyQueryError, IndexBusyError, IndexCorruptError, RagError, UsageError
@@ -932,7 +932,7 @@ class Engine:
         for h in hits:
             a, b, h.text = spans[h.chunk_id]
             if h.chunk_id in pages:  # the same span of the shown text: what a reader sees of it
-                h.text = visible(self.shown_text(h.file_id)[a:b])
+                h.text = readable(visible(self.shown_text(h.file_id)[a:b]))
                 h.visible = True
 
     def widen(self, hit: Hit, context: int) -> Hit:
@@ -942,7 +942,8 @@ class Engine:
         lines = self.file_visible(hit.file_id, hit.path, lines)
         start = max(1, hit.start_line - context)
         end = min(len(lines), hit.end_line + context)
-        return Hit(hit.path, start, end, hit.score, "\n".join(lines[start - 1:end]), hit.heading,
+        text = "\n".join(lines[start - 1:end])
+        return Hit(hit.path, start, end, hit.score, readable(text) if hit.visible else text, hit.heading,
                    hit.terms, hit.bm25, hit.path_boost, hit.chunk_id, hit.file_id, mtime=hit.mtime,
                    visible=hit.visible)
 

@@ -293,6 +293,16 @@ def visible(shown: str) -> str:
     return _BLANK_LINE_RE.sub("", shown.replace(FILL, ""))
 
 
+_BLANK_RUN_RE = re.compile(r"\n{3,}")
+
+
+def readable(text: str) -> str:
+    """Visible text as a pack or a hit gives it: a run of empty lines (where a page's head,
+    menus and lines of tags were) one empty line, none at either end. The words and their
+    order are the visible text's; only its line count differs."""
+    return _BLANK_RUN_RE.sub("\n\n", text).strip("\n")
+
+
 _DIRECTIVE_RE = re.compile(r"^[ \t]*(?:ifdef|ifndef|ifeval|endif|include)::[^\n]*\[[^\n]*\][ \t]*$", re.M)
 
 

@@ -47,8 +47,8 @@
      of line ``e``; without ``cols`` it is the whole lines. So ``text`` can always be
      checked against the file: it is ``"\n".join(lines[s-1:e])[c0 : len - (len(line e) - c1)]``;
    - for an HTML page the snippet has ``"visible": true`` and ``text`` is the visible text
-     of that same span (`ragweb.markup`: its shown lines with the markup dropped), here and
-     in every other kind of snippet; units are cut and scored in the page's view, and
+     of that same span (`ragweb.markup`: its shown lines with the markup dropped, `readable`:
+     a run of empty lines as one), here and in every other kind of snippet; units are cut and scored in the page's view, and
      their costs are those of the visible text, so the budget stays exact;
    - snippets of one file are in document order (units keep their order); files are in
      order of their best unit's score; ``why`` names the units and matched terms
@@ -93,7 +93,7 @@ from dataclasses import dataclass, field
 
 from ragweb import compact as cp
 from ragweb.analysis import related_terms
-from ragweb.markup import visible
+from ragweb.markup import readable, visible
 from ragweb.errors import UsageError
 from ragweb.search import bm25_idf
 from ragweb.tokens import count_tokens
@@ -138,6 +138,10 @@ class Snippet:
     col_end: int | None = None
     visible: bool = False  # an HTML page's: text is the visible text of the range (`ragweb.markup`)
 
+    def __post_init__(self):
+        if self.visible:
+            self.text = readable(self.text)
+
     @property
     def tokens(self) -> int:
         return count_tokens(self.text)
@@ -166,16 +170,18 @@ def _merge(group: list[Snippet], lines: list[str]) -> list[Snippet]:
             last.score = max(last.score, s.score)
             last.terms = sorted(set(last.terms) | set(s.terms))
             last.text = "\n".join(lines[last.start - 1:last.end])
+            if last.visible:
+                last.text = readable(last.text)
         else:
             out.append(Snippet(s.path, s.start, s.end, s.score, s.text, s.file_id, s.why,
-                               list(s.terms), s.col_start, s.col_end))
+                               list(s.terms), s.col_start, s.col_end, s.visible))
     return out
 
 
 def _whole(h, why: str) -> Snippet:
     """A hit as a whole-chunk snippet."""
     return Snippet(h.path, h.start_line, h.end_line, h.score, h.text, h.file_id, why,
-                   list(h.terms), h.col_start, h.col_end)
+                   list(h.terms), h.col_start, h.col_end, h.visible)
 
 
 def _fill_whole(hits, limit: int, lines_of, why: str, stop_at_miss: bool) -> list[Snippet]:
@@ -387,7 +393,8 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
                    f"best score {score:.2f}, terms: {', '.join(terms) or '(context)'}")
             text = r.text if shown is None else visible(cp.span_text(shown, r.start, r.col_start, r.end, r.col_end))
             snippets.append(Snippet(paths[fid], r.start, r.end, score, text, fid, why, terms,
-                                    r.col_start if partial else None, r.col_end if partial else None))
+                                    r.col_start if partial else None, r.col_end if partial else None,
+                                    shown is not None))
             file_rank[fid] = max(file_rank.get(fid, 0.0), score)
     snippets.sort(key=lambda s: (-file_rank[s.file_id], s.path, s.start, s.col_start or 0))
     return whole + snippets
@@ -412,11 +419,13 @@ def whole_pages(hits, limit: int, lines_of: dict[int, list[str]]) -> list[Snippe
             continue
         start, end = filled[0] + 1, filled[-1] + 1
         text = "\n".join(lines[start - 1:end])
+        if h.visible:
+            text = readable(text)
         tokens = count_tokens(text)
         if tokens <= WHOLE_PAGE_TOKENS and tokens <= room:
             room -= tokens
             pages.append(Snippet(h.path, start, end, h.score, text, h.file_id,
-                                 f"BM25 score: {h.score:.2f} (whole page)", list(h.terms)))
+                                 f"BM25 score: {h.score:.2f} (whole page)", list(h.terms), visible=h.visible))
     return pages
 
 
