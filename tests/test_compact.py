@@ -350,6 +350,20 @@ def test_a_sentence_of_a_paragraph_packed_from_a_twin_page_is_not_packed_again()
     assert (1, "Prune entries older than the time.") in chosen
 
 
+def test_a_heading_named_in_a_sentence_packed_from_another_page_is_still_packed():
+    # the settings page titles the answer "### SESSION_COOKIE_AGE"; the sessions page's
+    # "Defaults to SESSION_COOKIE_AGE." holds its letters, but is no twin of the heading
+    pages = {0: ["# Sessions", "", "Defaults to SESSION_COOKIE_AGE."],
+             1: ["# Settings", "", "### SESSION_COOKIE_AGE", "", "Default: 1209600 (2 weeks, in seconds)"]}
+    units = _pages_units(pages, "default SESSION_COOKIE_AGE")
+    scores = {"Defaults to SESSION_COOKIE_AGE.": 3.0, "### SESSION_COOKIE_AGE": 2.0,
+              "Default: 1209600 (2 weeks, in seconds)": 1.5}
+    for u in units:
+        u.score = scores.get(u.text, 0.0)
+    chosen = {u.text for u in cp.select_units(units, 1000, pages, 0.0)}
+    assert set(scores) <= chosen
+
+
 def test_entity_words():
     q = "What SLA does Redis give on AWS c7g in 2026, and does `onIdle` or GraphQL help? Python too."
     assert cp.entity_words(q) == ["SLA", "Redis", "AWS", "c7g", "2026", "GraphQL"]

@@ -97,7 +97,7 @@ ITEM_WHOLE_TOKENS = 150      # a list item up to this many tokens is one unit, a
 PARAGRAPH_WHOLE_TOKENS = 20  # any paragraph up to this many tokens is one unit (0: always sentences)
 JOIN_BREAKS = 3              # units with only whitespace of at most this many line breaks between them join (`joins`)
 DEDUP_CHARS = 20             # a non-code unit of at least this many characters whose text is packed already is skipped (0: off)
-DEDUP_CONTAINED = True       # ... also when its text is part of a unit packed from another file (a twin page packed it whole)
+DEDUP_CONTAINED = True       # ... also when its text (not a heading's) is part of a unit packed from another file (a twin page packed it whole)
 MIN_RELATIVE = 0.15          # take no unit scoring below this share of the best unit (0..1)
 LEAN_MIN_RELATIVE = 0.27     # the same in lean mode (0..1)
 LEAN_IDF_POWER = 1.5         # lean mode weighs question terms by IDF ** this (>= 1: rare terms count more)
@@ -713,8 +713,11 @@ def select_units(units: list[Unit], budget: int, lines_of: dict,
         text = None
         if DEDUP_CHARS and lens[i] >= DEDUP_CHARS and units[i].kind != "code":
             text = same_text_key(units[i].text)
-            if first == i == last and (text in texts or (DEDUP_CONTAINED and any(
-                    text in keys for f, keys in packed.items() if f != units[i].file))):
+            # (a heading titles its section: "### SESSION_COOKIE_AGE" is not a repeat of
+            # "Defaults to SESSION_COOKIE_AGE." on another page)
+            if first == i == last and (text in texts or (
+                    DEDUP_CONTAINED and units[i].kind != "heading" and any(
+                        text in keys for f, keys in packed.items() if f != units[i].file))):
                 return True  # (next to a taken unit it completes a passage: not skipped)
         delta += tokens_of_length(length)
         if used + delta > cap:
