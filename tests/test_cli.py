@@ -385,3 +385,64 @@ def test_an_index_built_by_an_older_version_is_named_so_and_rebuilt(indexed):
     assert r.returncode == 0 and "rebuilt the index (built by an older version)" in r.stderr
     r = rag("query", "-q", "retry backoff", "-d", indexed, "--no-auto-index")
     assert r.returncode == 0 and "note:" not in r.stderr
+
+
+@pytest.fixture
+def read_only(monkeypatch):
+    """Make folders read-only for this process: the immutable attribute where the file system
+    and our rights allow it (root ignores permission bits), else `os.access` answers for them
+    as for a read-only folder -- the check `ragweb.store` makes before it writes (a container
+    lacks CAP_LINUX_IMMUTABLE); undone after the test."""
+    import os
+    frozen, fake = [], []
+    real_access = os.access
+
+    def freeze(*paths):
+        for p in paths:
+            try:
+                ok = subprocess.run(["chattr", "+i", str(p)], capture_output=True).returncode == 0
+            except FileNotFoundError:
+                ok = False
+            if ok:
+                frozen.append(p)
+            else:
+                fake.append(str(Path(p).resolve()))
+        if fake:
+            monkeypatch.setattr(os, "access", lambda p, mode, **kw: not (
+                mode & os.W_OK and str(Path(p).resolve()) in fake) and real_access(p, mode, **kw))
+    yield freeze
+    for p in frozen:
+        subprocess.run(["chattr", "-i", str(p)])
+
+
+def test_an_index_in_a_read_only_folder_is_queried_as_it_is_and_not_written(indexed, read_only, capsys):
+    from ragweb.cli import main
+    rag_dir = indexed / ".rag"
+    before = sorted(p.name for p in rag_dir.iterdir())
+    read_only(indexed, rag_dir)
+    assert main(["query", "-d", str(indexed), "-q", "retry backoff", "-k", "1", "--no-auto-index"]) == 0
+    assert "retry" in capsys.readouterr().out.lower()
+    assert main(["pack", "-d", str(indexed), "-q", "retry backoff", "-b", "200"]) == 0
+    assert json.loads(capsys.readouterr().out)["snippets"]
+    assert sorted(p.name for p in rag_dir.iterdir()) == before  # no -wal, no -shm
+    # indexing it says why it cannot and what to do instead (not "damaged, rebuild it")
+    assert main(["index", str(indexed)]) == 1
+    err = capsys.readouterr().err
+    assert "cannot write the index" in err and "ln -s" in err and "rebuild" not in err
+
+
+def test_indexing_a_read_only_folder_without_an_index_says_how_to_index_it(sample_root, read_only, capsys):
+    from ragweb.cli import main
+    read_only(sample_root)
+    assert main(["index", str(sample_root)]) == 1
+    err = capsys.readouterr().err
+    assert f"ln -s {sample_root.resolve()} mydocs/" in err
+    assert not (sample_root / ".rag").exists()
+
+
+def test_a_read_only_index_a_writer_left_unmerged_is_not_read_half_merged(indexed, read_only, capsys):
+    from ragweb.cli import main
+    (indexed / ".rag" / "index.db-wal").write_bytes(b"frames not merged")
+    read_only(indexed, indexed / ".rag")
+    assert main(["query", "-d", str(indexed), "-q", "retry backoff", "--no-auto-index"]) == 1
+    assert "index.db-wal" in capsys.readouterr().err

@@ -21,6 +21,10 @@ class IndexMissingError(RagError):
     """There is no index where one was expected."""
 
 
+class IndexReadOnlyError(RagError):
+    """The index cannot be written where it lives (a read-only folder or medium)."""
+
+
 class IndexBusyError(RagError):
     """Another process is writing the index."""
 

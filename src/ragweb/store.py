@@ -7,13 +7,14 @@ Posting blobs are little-endian int32 triples ``(chunk_id, tf, chunk_len)``.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import sys
 import zlib
 from array import array
 from pathlib import Path
 
-from ragweb.errors import IndexBusyError, IndexCorruptError
+from ragweb.errors import IndexBusyError, IndexCorruptError, IndexReadOnlyError
 
 FORMAT_VERSION = 1
 APPLICATION_ID = 0x52414757  # "RAGW": marks the database file as ours
@@ -173,6 +174,14 @@ def check_format(conn: sqlite3.Connection, where: str, deep: bool = False) -> bo
     return True
 
 
+def _read_only_message(path: Path, err: OSError | None) -> str:
+    root = path.parent.parent.resolve()
+    why = f" ({err.strerror})" if err is not None and err.strerror else ""
+    return (f"cannot write the index in {path.parent}{why}: the index of a folder is kept in its "
+            f".rag folder. To index a folder you cannot write to, index a folder of your own that "
+            f"links to it: mkdir mydocs && ln -s {root} mydocs/ && rag index mydocs")
+
+
 def open_file(path: Path, create: bool = True, timeout: float = 0.0) -> sqlite3.Connection:
     """Open (and create when asked) the index file at ``path``.
 
@@ -181,16 +190,35 @@ def open_file(path: Path, create: bool = True, timeout: float = 0.0) -> sqlite3.
     """
     path = Path(path)
     if create:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        folder = path.parent
+        if not os.access(folder if folder.is_dir() else folder.parent, os.W_OK):
+            raise IndexReadOnlyError(_read_only_message(path, None))
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise IndexReadOnlyError(_read_only_message(path, e)) from None
+    # an index on read-only media (or in a folder this user cannot write: /usr/share/doc)
+    # is read as it is: SQLite's WAL mode needs to write beside the file even to read it
+    read_only = not create and path.is_file() and not os.access(path.parent, os.W_OK)
+    if read_only:
+        wal = path.with_name(path.name + "-wal")
+        if wal.is_file() and wal.stat().st_size > 0:  # (read without it, the file may be half-merged)
+            raise IndexReadOnlyError(
+                f"{path} has writes not yet merged into it ({wal.name}), and its folder cannot be "
+                f"written: open it once where it can be (any `rag query` merges them)")
     try:
-        conn = _configure(sqlite3.connect(str(path), timeout=timeout))
+        if read_only:
+            conn = _configure(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True))
+        else:
+            conn = _configure(sqlite3.connect(str(path), timeout=timeout))
         if not check_format(conn, str(path)):
             if not create:
                 raise IndexCorruptError(f"{path} is empty; run `rag index` first")
             conn.execute("PRAGMA journal_mode=WAL")
             create_schema(conn)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
+        if not read_only:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
     except sqlite3.OperationalError as e:
         if "locked" in str(e) or "busy" in str(e):
             raise IndexBusyError(f"{path} is being written by another rag process; try again") from e
