@@ -446,3 +446,16 @@ def test_a_read_only_index_a_writer_left_unmerged_is_not_read_half_merged(indexe
     read_only(indexed, indexed / ".rag")
     assert main(["query", "-d", str(indexed), "-q", "retry backoff", "--no-auto-index"]) == 1
     assert "index.db-wal" in capsys.readouterr().err
+
+
+def test_query_and_pack_from_a_subfolder_use_the_index_above_it(indexed):
+    sub = indexed / "notes" / "deep"
+    sub.mkdir(parents=True)
+    r = rag("query", "-q", "retry backoff", "-k", "1", "--no-auto-index", cwd=sub)
+    assert r.returncode == 0, r.stderr
+    assert f"using the index of {indexed.resolve()}" in r.stderr and "retry" in r.stdout.lower()
+    r = rag("pack", "-q", "retry backoff", "-b", "100", cwd=sub)
+    assert r.returncode == 0 and json.loads(r.stdout)["snippets"], r.stderr
+    # -d names the root: no looking up
+    r = rag("query", "-d", ".", "-q", "retry backoff", "--no-auto-index", cwd=sub)
+    assert r.returncode == 1 and "no index" in r.stderr

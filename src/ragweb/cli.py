@@ -26,7 +26,8 @@ EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 # --- argument parsing -------------------------------------------------------------------
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("-d", "--dir", metavar="ROOT", default=None,
-                   help="root directory of the index (default: current directory)")
+                   help="root directory of the index (default: current directory; query and pack: "
+                        "the nearest folder at or above it that has an index)")
     p.add_argument("--config", metavar="FILE", default=None,
                    help="config file (default: ROOT/rag.yaml, then ROOT/.rag/config.yaml)")
     p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
@@ -113,6 +114,22 @@ def _root(args) -> Path:
     root = Path(getattr(args, "root", None) or args.dir or ".")
     if not root.is_dir():
         raise UsageError(f"not a directory: {root}")
+    return root
+
+
+def _reading_root(args) -> Path:
+    """`_root`, except that with no ``-d`` and no index in the current folder the nearest
+    folder above it that has one is the root (as git finds a repository from a subfolder)."""
+    root = _root(args)
+    if args.dir is None and not getattr(args, "root", None):
+        from ragweb.indexer import index_path
+        if not index_path(root).is_file():
+            here = root.resolve()
+            for folder in here.parents:
+                if index_path(folder).is_file():
+                    sys.stderr.write(f"note: using the index of {folder} (run `rag index` here for "
+                                     f"an index of this folder alone)\n")
+                    return folder
     return root
 
 
@@ -341,7 +358,7 @@ def _question(args, command: str) -> str | None:
 
 
 def cmd_query(args) -> int:
-    root = _root(args)
+    root = _reading_root(args)
     cfg = _config(args, root)
     if args.semantic and not cfg["embedding"]["enabled"]:
         raise RagError("--semantic ranks by embeddings: set embedding.enabled: true in rag.yaml "
@@ -396,7 +413,7 @@ def cmd_pack(args) -> int:
     if args.output in FORMATS:  # `-o text` reads as the config's `pack.output: text`: say which flag does that
         raise UsageError(f"-o/--output takes a file name; for the {args.output} format use --format "
                          f"{args.output} (to write a file named {args.output!r}, give ./{args.output})")
-    root = _root(args)
+    root = _reading_root(args)
     cfg = _config(args, root)
     fmt = args.format or cfg["pack"]["output"]
     args.query = _question(args, "pack")
