@@ -75,6 +75,8 @@ eval: setup
 	$(PY) bench/eval_docs_qa.py --set mixed --split all --cli
 	@test -d /usr/share/doc/postgresql-doc-15/html || { apt-get update && apt-get install -y postgresql-doc-15; }
 	$(PY) bench/eval_docs_qa.py --set pg --split all --cli
+	@test -d /usr/share/doc/python-django-doc/html || { apt-get update && apt-get install -y python-django-doc; }
+	$(PY) bench/eval_docs_qa.py --set django --split all --cli
 
 clean:
 	rm -rf site build dist .pytest_cache

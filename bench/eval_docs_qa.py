@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """docs-qa: required-evidence recall of packing over real multi-file documentation sets.
 
-    .venv/bin/python bench/eval_docs_qa.py [--set npm|node|cmake|code|npm-html|node-html|pydoc-html|pydoc-rst|pydoc-guide|pg|node-folder|pydoc-folder|pydoc-guide-folder|mixed]
+    .venv/bin/python bench/eval_docs_qa.py [--set npm|node|cmake|code|npm-html|node-html|pydoc-html|pydoc-rst|pydoc-guide|pg|django|node-folder|pydoc-folder|pydoc-guide-folder|mixed]
                                            [--docs DIR] [--budget 1400]
                                            [--split all|development|holdout] [--cases] [--cli]
 
@@ -51,6 +51,11 @@ from there (never copied into this repository):
   programs; PostgreSQL Licence); questions in ``bench/pg-docs-qa``, matched `loose`ly, each
   case's split its own (drawn at random within each file, so development and holdout
   cover the same chapters);
+- ``django``: Django 3.2's docs as Debian's ``python-django-doc`` installs them,
+  ``/usr/share/doc/python-django-doc/html``, the whole folder as ``rag index`` takes it (692
+  Sphinx pages -- reference, topic guides, how-tos, some 300 release notes that mention
+  every feature again -- and the highlighted source under ``_modules``; BSD licence);
+  questions in ``bench/django-docs-qa``, matched `loose`ly, each case's split its own;
 - ``code``: not docs but a program: the running interpreter's standard library (the 734
   ``.py`` files the native benchmark indexes), with questions about the behaviour of some
   modules in ``bench/code-qa`` (each case names its split).
@@ -137,6 +142,11 @@ FOLDER_SETS = {
 }
 for _name, (_base, _folder) in FOLDER_SETS.items():
     SETS[_name] = (SETS[_base][0], _folder, SETS[_base][2], "folder")
+# Django 3.2's docs as Debian's python-django-doc installs them, the whole html folder as
+# `rag index` takes it (692 Sphinx pages: the reference, topic guides, how-tos, 300 release
+# notes, the highlighted source under _modules); questions of its own, each case its split
+SETS["django"] = (REPO / "bench" / "django-docs-qa", Path("/usr/share/doc/python-django-doc/html"),
+                  {"cases-ref.json": None, "cases-topics.json": None}, "folder")
 # Several sets in ONE index (each set's folder under its name, through symbolic links in a
 # temporary folder, `mixed_root`), each asked its own questions: a corpus of unrelated
 # manuals, where one manual's questions meet the others' words.
@@ -145,7 +155,7 @@ for _name in MIXED_SETS:
     SETS[_name] = (None, None, {}, "mixed")
 # sets whose quotes are matched `loose`ly in what a reader sees; how a case's "file" names
 # the set's own file
-LOOSE_SETS = set(HTML_SETS) | set(FOLDER_SETS) | set(MIXED_SETS) | {"pydoc-html", "pydoc-guide", "pg"}
+LOOSE_SETS = set(HTML_SETS) | set(FOLDER_SETS) | set(MIXED_SETS) | {"pydoc-html", "pydoc-guide", "pg", "django"}
 FILE_OF = {**{name: (lambda f: f[:-3] + ".html") for name in HTML_SETS},
            "pydoc-rst": lambda f: f[:-5] + ".rst.txt"}
 _TAG = re.compile(r"<!--.*?-->|<(script|style)\b.*?</\1\s*>|<[^>]*>", re.S | re.I)

@@ -19,8 +19,9 @@ config). Sets, development split only, in-process engines, budget 1,400:
   before that date are not comparable with later ones);
 - only when named in ``--sets``: ``mixed``, the four manuals in one index (2,434 files; the
   development side of a big corpus, where one manual's questions meet the others' words),
-  and ``node-folder`` / ``pydoc-folder``, whole folders where each page has twins (its
-  Markdown or reST source next to its HTML build).
+  ``node-folder`` / ``pydoc-folder``, whole folders where each page has twins (its
+  Markdown or reST source next to its HTML build), and ``django`` (Django's whole docs
+  folder, written 2026-12-01 after every weight was set: a check, not a set to tune on).
 
 Per set: recall with compaction / with ``--lean``; then mean tokens of rq and rd (normal /
 lean), refused unanswerable (U) and refused answerable (A) questions per set, and the mean
@@ -57,7 +58,7 @@ import eval_readme_qa as er  # noqa: E402
 
 DOC_SETS = ("npm", "node", "cmake", "code")
 HTML_SETS = ("npm-html", "node-html", "pydoc-html", "pydoc-rst", "pg")
-FOLDER_SETS = ("node-folder", "pydoc-folder")  # (pydoc-guide-folder has no development split)
+FOLDER_SETS = ("node-folder", "pydoc-folder", "django")  # (pydoc-guide-folder has no development split)
 BUDGET = 1400
 
 
