@@ -18,6 +18,7 @@ from typing import Callable
 
 from ragweb.config import is_own_file
 from ragweb.engine import Engine
+from ragweb.errors import IndexReadOnlyError
 from ragweb.files import (DECODER_VERSION, LEGACY_REASON, AtomicWrite, FileEntry, LeftOut, is_link_note, iter_files,
                           read_text_file)
 
@@ -232,7 +233,13 @@ def index_root(root: str | Path, config: dict, rebuild: bool = False,
         target = db.with_name(INDEX_FILE + ".rebuild")
         _remove_db(target)
         report.rebuilt = "requested"
-    engine = Engine.open(target, config, timeout=wait)
+    try:
+        engine = Engine.open(target, config, timeout=wait)
+    except IndexReadOnlyError as e:
+        raise IndexReadOnlyError(
+            f"{e}: the index of a folder is kept in its .rag folder. To index a folder you cannot "
+            f"write to, index a folder of your own that links to it: mkdir mydocs && "
+            f"ln -s {root.resolve()} mydocs/ && rag index mydocs") from None
     max_bytes = config["index"]["max_file_bytes"]
     was_enabled = gc.isenabled()
     gc.disable()  # millions of small objects: the cyclic GC would cost a third of the run

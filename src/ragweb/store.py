@@ -174,12 +174,9 @@ def check_format(conn: sqlite3.Connection, where: str, deep: bool = False) -> bo
     return True
 
 
-def _read_only_message(path: Path, err: OSError | None) -> str:
-    root = path.parent.parent.resolve()
+def _cannot_write(folder: Path, err: OSError | None) -> IndexReadOnlyError:
     why = f" ({err.strerror})" if err is not None and err.strerror else ""
-    return (f"cannot write the index in {path.parent}{why}: the index of a folder is kept in its "
-            f".rag folder. To index a folder you cannot write to, index a folder of your own that "
-            f"links to it: mkdir mydocs && ln -s {root} mydocs/ && rag index mydocs")
+    return IndexReadOnlyError(f"cannot write the index in {folder}{why}")
 
 
 def open_file(path: Path, create: bool = True, timeout: float = 0.0) -> sqlite3.Connection:
@@ -192,11 +189,11 @@ def open_file(path: Path, create: bool = True, timeout: float = 0.0) -> sqlite3.
     if create:
         folder = path.parent
         if not os.access(folder if folder.is_dir() else folder.parent, os.W_OK):
-            raise IndexReadOnlyError(_read_only_message(path, None))
+            raise _cannot_write(folder, None)
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as e:
-            raise IndexReadOnlyError(_read_only_message(path, e)) from None
+            raise _cannot_write(folder, e) from None
     # an index on read-only media (or in a folder this user cannot write: /usr/share/doc)
     # is read as it is: SQLite's WAL mode needs to write beside the file even to read it
     read_only = not create and path.is_file() and not os.access(path.parent, os.W_OK)
