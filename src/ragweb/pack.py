@@ -418,14 +418,12 @@ def whole_pages(hits, limit: int, lines_of: dict[int, list[str]]) -> list[Snippe
         if not filled:
             continue
         start, end = filled[0] + 1, filled[-1] + 1
-        text = "\n".join(lines[start - 1:end])
-        if h.visible:
-            text = readable(text)
-        tokens = count_tokens(text)
+        page = Snippet(h.path, start, end, h.score, "\n".join(lines[start - 1:end]), h.file_id,
+                       f"BM25 score: {h.score:.2f} (whole page)", list(h.terms), visible=h.visible)
+        tokens = page.tokens  # (of its readable text)
         if tokens <= WHOLE_PAGE_TOKENS and tokens <= room:
             room -= tokens
-            pages.append(Snippet(h.path, start, end, h.score, text, h.file_id,
-                                 f"BM25 score: {h.score:.2f} (whole page)", list(h.terms), visible=h.visible))
+            pages.append(page)
     return pages
 
 
