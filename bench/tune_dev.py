@@ -21,7 +21,8 @@ config). Sets, development split only, in-process engines, budget 1,400:
   development side of a big corpus, where one manual's questions meet the others' words),
   ``node-folder`` / ``pydoc-folder``, whole folders where each page has twins (its
   Markdown or reST source next to its HTML build), and ``django`` (Django's whole docs
-  folder, written 2026-12-01 after every weight was set: a check, not a set to tune on).
+  folder, written 2026-12-01 after every weight was set; its holdout split is the check
+  that nothing was fitted to it).
 
 Per set: recall with compaction / with ``--lean``; then mean tokens of rq and rd (normal /
 lean), refused unanswerable (U) and refused answerable (A) questions per set, and the mean

@@ -139,8 +139,11 @@ class Snippet:
     visible: bool = False  # an HTML page's: text is the visible text of the range (`ragweb.markup`)
 
     def __post_init__(self):
-        if self.visible:
-            self.text = readable(self.text)
+        self.set_text(self.text)
+
+    def set_text(self, text: str) -> None:
+        """Set the text: an HTML page's as `readable` gives it."""
+        self.text = readable(text) if self.visible else text
 
     @property
     def tokens(self) -> int:
@@ -169,9 +172,7 @@ def _merge(group: list[Snippet], lines: list[str]) -> list[Snippet]:
             last.end = max(last.end, s.end)
             last.score = max(last.score, s.score)
             last.terms = sorted(set(last.terms) | set(s.terms))
-            last.text = "\n".join(lines[last.start - 1:last.end])
-            if last.visible:
-                last.text = readable(last.text)
+            last.set_text("\n".join(lines[last.start - 1:last.end]))
         else:
             out.append(Snippet(s.path, s.start, s.end, s.score, s.text, s.file_id, s.why,
                                list(s.terms), s.col_start, s.col_end, s.visible))
