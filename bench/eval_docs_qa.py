@@ -193,12 +193,12 @@ def doc_files(docs: Path, which: str) -> list[str]:
         return [corpus.rel_path(p, docs) for p in corpus.stdlib_files(docs)]
     if which in MIXED_SETS:
         return [f"{m}/{rel}" for m in MIXED_SETS[which] for rel in doc_files(docs / m, m)]
-    if SETS[which][3] == "folder":  # what `rag index` would take, UTF-8 text only
+    if SETS[which][3] == "folder":  # what `rag index` takes (not binary, too large or minified)
         from ragweb.config import default_config
-        from ragweb.files import iter_files
+        from ragweb.files import iter_files, read_text_file
         ix = default_config()["index"]
         return [e.path for e in iter_files(docs, ix["includes"], ix["excludes"])
-                if e.size <= ix["max_file_bytes"] and _utf8(Path(e.abspath))]
+                if read_text_file(e.abspath, ix["max_file_bytes"]).text is not None]
     if which in HTML_SETS:  # the pages that have a Markdown twin (not npm's aliases or Node's all.html)
         md_set = HTML_SETS[which][0]
         return [rel[:-3] + ".html" for rel in doc_files(SETS[md_set][1], md_set)
@@ -283,12 +283,13 @@ def mixed_root(which: str) -> Path:
     return root
 
 
-def _utf8(path: Path) -> bool:
-    try:
-        path.read_bytes().decode("utf-8")
-        return True
-    except UnicodeDecodeError:
-        return False
+def doc_text(path: Path) -> str:
+    """A documentation file's text as `rag index` reads it (decoded as it decodes, a BOM dropped)."""
+    from ragweb.files import read_text_file
+    text = read_text_file(path, path.stat().st_size).text
+    if text is None:
+        raise SystemExit(f"{path}: not a text file rag index would read")
+    return text
 
 
 def twin(path: str) -> str:
@@ -340,7 +341,7 @@ def main() -> int:
     files = doc_files(args.docs, args.set)
 
     t0 = time.perf_counter()
-    docs = [(rel, rel, (args.docs / rel).read_text(encoding="utf-8")) for rel in files]
+    docs = [(rel, rel, doc_text(args.docs / rel)) for rel in files]
     rows = [("baseline_bm25 (shared)", baseline_over(args.eval_dir, docs, cases, args.budget), None)]
     base_s = time.perf_counter() - t0
     with tempfile.TemporaryDirectory(prefix="ragweb-docs-qa-") as tmp:
@@ -356,7 +357,7 @@ def main() -> int:
             from ragweb.engine import Engine
             target, work = Engine.memory(), None
             for rel in files:
-                target.add_document(rel, (args.docs / rel).read_text(encoding="utf-8"))
+                target.add_document(rel, doc_text(args.docs / rel))
             target.flush()
         index_s = time.perf_counter() - t0
         for name, flags in SYSTEMS:

@@ -70,7 +70,7 @@ def doc_engine(name: str):
     cases = [c for c in ed.load_cases(docs, name)[0] if c["split"] == "development"]
     eng = Engine.memory()
     for rel in ed.doc_files(docs, name):
-        eng.add_document(rel, (docs / rel).read_text(encoding="utf-8"))
+        eng.add_document(rel, ed.doc_text(docs / rel))
     eng.flush()
     return eng, cases
 
