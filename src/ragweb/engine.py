@@ -38,7 +38,7 @@ REPEAT_TERMS = 0.5         # a hit is compared with a better one for repeated te
 RELATED_LONGER = 10        # a question term the index lacks is searched for as up to this many longer terms
 FILE_CACHE = 256           # files whose lines and outline packing keeps in memory ...
 FILE_CACHE_CHARS = 8_000_000  # ... and at most this many characters of them
-MARKUP_VERSION = 10        # how pages are read: HTML through `ragweb.markup` (2: <dt> terms are
+MARKUP_VERSION = 11        # how pages are read: HTML through `ragweb.markup` (2: <dt> terms are
                            # headings), reST entries (3: ".. function::" heads a section), front
                            # matter (4: its "title" is the page's title heading), headings on
                            # one line (5: an HTML heading's blanked tags are one space), the
@@ -47,7 +47,8 @@ MARKUP_VERSION = 10        # how pages are read: HTML through `ragweb.markup` (2
                            # space between two blocks whose second opens with inline tags
                            # (8: "files).</p><p><code>ninja"), a heading whose text starts
                            # on the line below its tag (9: "<h1>" / "Title" / "</h1>"), controls
-                           # (10: a <button>'s "copy", a <select>'s options); an
+                           # (10: a <button>'s "copy", a <select>'s options), Sphinx's
+                           # viewcode links (11: "[source]" after a signature); an
                            # index built before (no "markup" setting) reads HTML as plain text,
                            # one of another version chunked some pages otherwise: rebuilt by
                            # `rag index`, re-read from its texts by the browser

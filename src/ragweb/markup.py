@@ -7,7 +7,8 @@ for column, so every offset, line and column is the stored file's own:
 - `show_html`: each character of markup -- tags, comments, ``<script>``, ``<style>`` and
   ``<template>`` elements, controls (``<button>``, ``<select>``: a code block's "copy", a
   version menu; closed within 2,000 characters), a heading's permalink (a link within the page whose text is
-  one sign, Sphinx's "¶", Node's "#"), and navigation (``<nav>``, ``role="navigation"``: the site
+  one sign, Sphinx's "¶", Node's "#"), Sphinx's "[source]" and "[docs]" links between an API
+  entry and its highlighted source, and navigation (``<nav>``, ``role="navigation"``: the site
   menu and table of contents every page repeats) -- becomes `FILL`; a character reference
   becomes the character it names followed by `FILL`; a block tag between two words leaves
   one space; some tags leave a mark the Markdown reading understands: a heading tag that
@@ -51,6 +52,8 @@ _MARKUP_RE = re.compile(
     r"|<(?P<raw>script|style|template)\b.*?(?:</(?P=raw)\s*>|\Z)"  # elements whose content is not text
     r"|<(?P<ui>button|select)\b[^<>]*>.{0,2000}?</(?P=ui)\s*>"   # controls: "copy", "Hide", a version menu
     r"|<a\b[^<>]*\bhref=[\"']#[^<>]*>[ \t]*[^\w\s<][ \t]*</a\s*>"  # a heading's permalink: "¶", "#"
+    r"|<(?P<vc>span|a)\b[^<>]*\bclass=[\"']viewcode-(?:link|back)[\"'][^<>]*>(?:<span\b[^<>]*>)?"
+    r"\[(?:source|docs)\](?:</span\s*>)?</(?P=vc)\s*>"     # Sphinx's links between a page and its source
     r"|<[!?/]?[A-Za-z][^<>]*>"                                  # any other tag, doctype or processing instruction
     r"|(?P<ref>&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);)",  # a character reference
     re.S | re.I | re.M,
@@ -93,7 +96,7 @@ _FILLS = [FILL * n for n in range(256)]  # (most tags are short: their fill is m
 def _shown(m: re.Match) -> str:
     kind = m.lastgroup  # None for a comment or a tag without a mark
     s = m.group()
-    if kind is None or kind == "raw" or kind == "ui":  # most matches: checked first, in as few steps
+    if kind is None or kind == "raw" or kind == "ui" or kind == "vc":  # most matches: checked first, in as few steps
         if "\n" in s:
             return _blank(s)
         n = len(s)
