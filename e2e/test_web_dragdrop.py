@@ -1,6 +1,7 @@
 """Drag and drop (synthetic DataTransfer), folders (recursive), the file pickers, the CLI's
 include/exclude, binary and size rules, and the progress bar."""
 
+import gzip
 import json
 
 DROP_FILES_JS = """async (files) => {
@@ -56,12 +57,14 @@ def test_drop_files(app):
         ["photo.png", [137, 80, 78, 71, 13, 10, 26, 10, 0, 0]],        # not included
         ["data.txt", [0, 1, 2, 3, 0, 255, 0, 7, 0, 0, 1, 2, 3, 4]],    # binary
         ["searchindex.js", 'Search.setIndex({"terms":"' + "fog signal " * 40 + '"})'],  # minified
+        ["guide.md.gz", list(gzip.compress(b"# Guide\nSound the fog signal twice.\n"))],  # as Debian ships docs
     ])
-    assert app.stats()["files"] == ["notes.md", "script.py"]
+    assert app.stats()["files"] == ["guide.md.gz", "notes.md", "script.py"]
     hits = app.query("fog signal")["results"]
-    assert {h["path"] for h in hits} == {"notes.md", "script.py"}
+    assert {h["path"] for h in hits} == {"guide.md.gz", "notes.md", "script.py"}
+    assert next(h["text"] for h in hits if h["path"] == "guide.md.gz") == "# Guide\nSound the fog signal twice."
     text = progress_text(app)
-    assert "Indexed 2 of 5 files" in text and "3 skipped" in text
+    assert "Indexed 3 of 6 files" in text and "3 skipped" in text
     bar = app.page.evaluate("[document.getElementById('progress-bar').value, document.getElementById('progress-bar').max]")
     assert bar[0] == bar[1]
 

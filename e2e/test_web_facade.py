@@ -1,6 +1,7 @@
 """`ragweb.facade` natively (no browser): the JSON contract the page relies on, and the
 CLI's file-selection rules applied to dropped paths."""
 
+import gzip
 import json
 import zlib
 
@@ -258,10 +259,14 @@ def test_index_bytes_rules():
     soup = b'Search.setIndex({"docnames":["index"],"terms":{"alpha":[0,1]' + b',"x":0' * 300 + b"}})"
     assert call(facade.index_bytes, "_build/searchindex.js", soup)["skipped"].startswith("minified")
     assert call(facade.index_bytes, "notes.txt", soup)["success"]  # prose may have long lines
+    assert call(facade.index_bytes, "guide.md.gz", gzip.compress(b"# Guide\nturn the dial\n"))["success"]
+    assert call(facade.index_bytes, "bad.md.gz", b"# Guide\n")["skipped"].startswith("unreadable: not gzip data")
+    assert call(facade.index_bytes, "changelog.gz", gzip.compress(b"x"))["skipped"] == "not included"
     limit = default_config()["index"]["max_file_bytes"]
     assert call(facade.check_path, "big.txt", limit + 1)["skip"].startswith("too large")
     assert call(facade.check_path, "ok.txt", limit) == {"ok": True, "path": "ok.txt"}
-    assert call(facade.stats)["files"] == ["a.md", "e.txt", "el.txt", "jp.txt", "notes.txt", "zh.txt"]
+    assert call(facade.stats)["files"] == ["a.md", "e.txt", "el.txt", "guide.md.gz", "jp.txt", "notes.txt", "zh.txt"]
+    assert call(facade.query, "dial", 1)["results"][0]["text"] == "# Guide\nturn the dial"
 
 
 def test_selection_matches_the_cli_walker(tmp_path):
@@ -274,6 +279,7 @@ def test_selection_matches_the_cli_walker(tmp_path):
         ".gitignore": "gen/\n*.log.md\n!keep.log.md\n/top.md\n",
         "gen/g.md": "x", "x.log.md": "x", "keep.log.md": "x", "top.md": "x", "sub/top.md": "x",
         "sub/.ragignore": "secret.md\n", "sub/secret.md": "x", "sub/open.md": "x",
+        "docs/z.md.gz": "x", "docs/z.min.js.gz": "x", "docs/changelog.gz": "x",
     }
     for rel, text in tree.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -285,6 +291,7 @@ def test_selection_matches_the_cli_walker(tmp_path):
     page = sorted(rel for rel in tree if call(facade.check_path, rel, 1).get("ok"))
     assert page == cli
     assert "keep.log.md" in cli and "sub/top.md" in cli and "top.md" not in cli
+    assert "docs/z.md.gz" in cli and "docs/z.min.js.gz" not in cli
 
 
 def test_check_dir_prunes_excluded_and_ignored_folders():

@@ -188,6 +188,32 @@ def test_index_names_the_files_too_large_to_index_and_the_key_that_allows_them(t
     assert "4 added" in r.stdout and "note:" not in r.stderr
 
 
+def test_gzip_compressed_docs_are_indexed_and_cited_by_their_lines(tmp_path):
+    import gzip
+    gz, plain = tmp_path / "gz", tmp_path / "plain"
+    gz.mkdir()
+    text = ("# Tuning\n\nIntro words.\n\n## Flow control\n\nThe paint dries in an hour on most walls of the old house. "
+            "Set the window to 64 kB for a slow uplink. Other filler about colours of paint and brushes follows here.\n")
+    (gz / "tuning.md.gz").write_bytes(gzip.compress(text.encode()))  # as Debian ships docs
+    (gz / "broken.md.gz").write_bytes(b"# not gzip\n")
+    r = rag("index", gz)
+    assert r.returncode == 0 and "1 added" in r.stdout, r.stdout + r.stderr
+    assert "broken.md.gz: unreadable: not gzip data" in r.stderr
+    r = rag("pack", "-q", "what window for a slow uplink", "-d", gz, "-b", "200")
+    snippet = json.loads(r.stdout)["snippets"][0]
+    lines = text.splitlines()
+    first, last = snippet["range"][1:].partition("-")[::2]
+    first, last = int(first), int(last or first)
+    assert snippet["path"] == "tuning.md.gz" and "64 kB" in snippet["text"]
+    assert "\n".join(lines[first - 1:last]).startswith(snippet["text"])  # the uncompressed text's lines
+    plain.mkdir()  # read as the Markdown file it compresses: the same pack
+    (plain / "tuning.md").write_text(text)
+    rag("index", plain)
+    question = ["-q", "flow control window", "-b", "30"]  # (prose: one sentence of the line)
+    packs = [json.loads(rag("pack", *question, "-d", d).stdout)["snippets"] for d in (gz, plain)]
+    assert [dict(s, path="") for s in packs[0]] == [dict(s, path="") for s in packs[1]]
+
+
 def test_pack_json_within_budget(indexed):
     r = rag("pack", "-q", "how does retry backoff work", "-d", indexed, "-b", "300")
     data = json.loads(r.stdout)

@@ -552,6 +552,27 @@ def test_size_limit(tmp_path):
     assert read(tmp_path, b"x" * 50, max_bytes=50).text == "x" * 50
 
 
+def test_a_gzip_file_is_read_as_the_file_it_compresses(tmp_path):
+    import gzip
+    for rel, text in {"guide.md.gz": "# Guide\nturn the dial\n", "a/app.min.js.gz": "var a=1;\n",
+                      "changelog.Debian.gz": "entries\n", "b/notes.txt": "x\n", "site.tar.gz": "x"}.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_bytes(gzip.compress(text.encode()))
+    # selected by the name it goes by: an included suffix, and not an excluded one
+    assert paths_of(tmp_path, includes=DEFAULT_INCLUDES, excludes=DEFAULT_EXCLUDES) == ["b/notes.txt", "guide.md.gz"]
+    assert GlobSet(["**/*.md"]).matches_file("x/guide.md.GZ") and not GlobSet(["**/*.md"]).matches_file("x.gz")
+    assert read_text_file(tmp_path / "guide.md.gz", 100).text == "# Guide\nturn the dial\n"
+    # uncompressed size counts; a broken or mislabelled file is a reason, not a crash
+    big = tmp_path / "big.txt.gz"
+    big.write_bytes(gzip.compress(b"a" * 5000))
+    assert read_text_file(big, 1000).skipped == "too large (over 1000 bytes uncompressed > max_file_bytes)"
+    for name, data in [("plain.md.gz", b"# not compressed\n"), ("cut.md.gz", gzip.compress(b"x" * 500)[:-12])]:
+        (tmp_path / name).write_bytes(data)
+        assert read_text_file(tmp_path / name, 1000).skipped.startswith("unreadable: not gzip data ("), name
+    (tmp_path / "lib.js.gz").write_bytes(gzip.compress(b"x" * 900))
+    assert read_text_file(tmp_path / "lib.js.gz", 1000).skipped.startswith("minified")
+
+
 def test_unreadable_file(tmp_path):
     result = read_text_file(tmp_path / "missing", 100)
     assert result == DecodeResult(None, "unreadable: No such file or directory")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ragweb.files import plain_name
 from ragweb.tokens import CHARS_PER_TOKEN, count_tokens
 
 # (greedy to the line end, then `_title`: a lazy title before optional closing marks would
@@ -62,7 +63,8 @@ class Chunk:
 
 
 def is_markdown(path: str) -> bool:
-    return path.lower().endswith(MARKDOWN_SUFFIXES)
+    """True for a Markdown file's path (or a gzip-compressed one's: ``README.md.gz``)."""
+    return plain_name(path).lower().endswith(MARKDOWN_SUFFIXES)
 
 
 def split_lines(text: str) -> list[str]:

@@ -695,7 +695,7 @@ class Engine:
         allowed = None
         if path_glob:
             globs = GlobSet([path_glob])  # the same glob rules as file selection
-            allowed = {fid for fid, p in self.conn.execute("SELECT id, path FROM files") if globs.matches(p)}
+            allowed = {fid for fid, p in self.conn.execute("SELECT id, path FROM files") if globs.matches_file(p)}
             if not allowed:
                 return []
         if allowed is not None:

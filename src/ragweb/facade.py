@@ -563,10 +563,10 @@ def _skip_reason(path: str, size) -> str | None:
     """Why the CLI would not index ``path`` (a folder of it is pruned, or the file is
     excluded, not included, ignored or too large), or None."""
     root, rel, index, (includes, excludes) = _selection(path)
-    if (any(excludes.covers_dir(d) for d in _folders(rel)) or excludes.matches(rel)
+    if (any(excludes.covers_dir(d) for d in _folders(rel)) or excludes.matches_file(rel)
             or (root is not None and is_own_file(rel))):  # its rag.yaml is not text to index
         return "excluded"
-    if not includes.matches(rel):
+    if not includes.matches_file(rel):
         return "not included"
     folders = _folders(path)
     if any(_ignored(d, is_dir=True) for d in folders) or _ignored(path, is_dir=False):
@@ -590,10 +590,8 @@ def index_bytes(path, data, mtime=None) -> str:
     raw = _to_bytes(data)
     reason = _skip_reason(path, len(raw))
     if reason is None:
-        decoded = files.decode(raw)
+        decoded = files.decode_file(path, raw, _selection(path)[2]["max_file_bytes"])
         text, reason = decoded.text, decoded.skipped
-        if text is not None:
-            reason = files.minified_reason(path, text)
     if reason:
         return _json({"skipped": reason, "filename": path})
     mtime = _null(mtime)

@@ -19,10 +19,13 @@ whose text reads as its language, else a clear refusal), newlines to `\\n`.
 from __future__ import annotations
 
 import functools
+import gzip
 import hashlib
+import io
 import os
 import re
 import stat
+import zlib
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterator
@@ -37,6 +40,7 @@ SNIFF_BYTES = 8192  # binary detection looks at this many leading bytes
 # past 110 characters; this is more lenient.)
 MINIFIED_SUFFIXES = (".js", ".mjs", ".cjs", ".css", ".json", ".map")
 MINIFIED_LINE_CHARS = 200
+COMPRESSED_SUFFIX = ".gz"  # a gzip-compressed file is read as the file it compresses
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,12 @@ class DecodeResult:
 
     text: str | None
     skipped: str | None = None
+
+
+def plain_name(path: str) -> str:
+    """``path`` without its ``.gz`` suffix: the name a gzip-compressed file's text goes by
+    (Debian ships most documentation so: ``config.md.gz`` is read as ``config.md``)."""
+    return path[:-len(COMPRESSED_SUFFIX)] if path[-len(COMPRESSED_SUFFIX):].lower() == COMPRESSED_SUFFIX else path
 
 
 # ---------------------------------------------------------------------------- globs
@@ -154,6 +164,12 @@ class GlobSet:
         if self._any and self._any.fullmatch(path):
             return True
         return bool(is_dir and self._dirs and self._dirs.fullmatch(path))
+
+    def matches_file(self, path: str) -> bool:
+        """True when a glob matches the file ``path`` or, for a ``.gz`` file, the name of the
+        file it compresses (`plain_name`): ``**/*.md`` takes ``config.md.gz``."""
+        plain = plain_name(path)
+        return self.matches(path) or (plain != path and self.matches(plain))
 
     def covers_dir(self, path: str) -> bool:
         """True when the directory itself or everything inside it matches (prune it)."""
@@ -264,8 +280,8 @@ class _Walker:
                     yield from self._walk_dir(entry, path, ignores)
                 elif self.left_out is not None and not entry.name.startswith("."):
                     self.left_out.dirs.append(path)  # (not .git, .rag: nobody means to index those)
-            elif self.includes.matches(path):
-                if not self.excludes.matches(path):
+            elif self.includes.matches_file(path):
+                if not self.excludes.matches_file(path):
                     entry_out = self._file(entry, path)
                     if entry_out:
                         yield entry_out
@@ -380,16 +396,31 @@ def read_text_file(abspath: str | os.PathLike, max_bytes: int) -> DecodeResult:
         return DecodeResult(None, f"unreadable: {e.strerror or e}")
     if len(data) > max_bytes:  # grew since fstat
         return DecodeResult(None, f"too large ({len(data)}+ bytes > max_file_bytes {max_bytes})")
+    return decode_file(str(abspath), data, max_bytes)
+
+
+def decode_file(path: str, data: bytes, max_bytes: int) -> DecodeResult:
+    """A selected file's bytes as text, or why not (the CLI's and the page's one rule): a
+    ``.gz`` file uncompressed first (at most ``max_bytes`` of it: a small file can hold
+    gigabytes), then `decode`, then `minified_reason` by its `plain_name`."""
+    if plain_name(path) != path:
+        try:
+            with gzip.GzipFile(fileobj=io.BytesIO(data)) as f:
+                data = f.read(max_bytes + 1)
+        except (OSError, EOFError, zlib.error) as e:  # (gzip.BadGzipFile is an OSError)
+            return DecodeResult(None, f"unreadable: not gzip data ({e})")
+        if len(data) > max_bytes:
+            return DecodeResult(None, f"too large (over {max_bytes} bytes uncompressed > max_file_bytes)")
     result = decode(data)
     if result.text is None:
         return result
-    minified = minified_reason(str(abspath), result.text)
+    minified = minified_reason(path, result.text)
     return DecodeResult(None, minified) if minified else result
 
 
 def minified_reason(path: str, text: str) -> str | None:
     """"minified (...)" for a script, style sheet or JSON file of machine text (`MINIFIED_LINE_CHARS`), else None."""
-    if not path.lower().endswith(MINIFIED_SUFFIXES):
+    if not plain_name(path).lower().endswith(MINIFIED_SUFFIXES):
         return None
     lines = text.count("\n") + (not text.endswith("\n"))
     average = (len(text) - text.count("\n")) / max(lines, 1)

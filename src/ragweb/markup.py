@@ -37,6 +37,8 @@ from __future__ import annotations
 import html
 import re
 
+from ragweb.files import plain_name
+
 HTML_SUFFIXES = (".html", ".htm", ".xhtml")
 FILL = "\x01"  # a character of markup in the shown text (dropped from the visible text)
 
@@ -74,8 +76,8 @@ def _blank(s: str) -> str:
 
 
 def is_html(path: str) -> bool:
-    """True for a path that names an HTML page."""
-    return path.lower().endswith(HTML_SUFFIXES)
+    """True for a path that names an HTML page (or a gzip-compressed one: ``index.html.gz``)."""
+    return plain_name(path).lower().endswith(HTML_SUFFIXES)
 
 
 def _mark(m: re.Match, room: int) -> str:
