@@ -372,6 +372,17 @@ def test_stray_angle_brackets_stay_text():
     assert visible(show_html("x <nav and <pre then <h2 tail")) == "x <nav and <pre then <h2 tail"
 
 
+def test_a_quoted_angle_bracket_stays_in_its_tag_and_an_entity_permalink_is_markup():
+    # Apache's manual: an arrow image's alt text, and "&para;" links after each heading
+    page = ('<div class="up"><a href="./index.html"><img title="<-" alt="<-" src="left.gif"></a></div>\n'
+            '<h2><a name="Listen" id="Listen">Listen</a> Directive <a title="Permanent link" href="#listen" '
+            'class="permalink">&para;</a></h2>\n<p>Say x <b>&gt;</b> 2 <a href="#n">&amp;</a> more.</p>\n')
+    lines = [line.rstrip() for line in split_lines(visible(show_html(page)))]
+    assert lines == ["", "## Listen Directive", "Say x > 2 & more."]  # (a link "&" is no permalink)
+    text = 'a <img alt="' + "<" * 1200 + '"> b'  # (a quoted value is bounded: past that, text)
+    assert visible(show_html(text)) == text
+
+
 SPHINX = """<h1>shelf — Keep things<a class="headerlink" href="#x">¶</a></h1>
 <p>The module defines the following functions:</p>
 <dl class="py function">

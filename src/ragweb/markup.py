@@ -37,13 +37,13 @@ from __future__ import annotations
 import html
 import re
 
-from ragweb.files import plain_name
+from ragweb.files import HTML_SUFFIXES, plain_name
 
-HTML_SUFFIXES = (".html", ".htm", ".xhtml")
 FILL = "\x01"  # a character of markup in the shown text (dropped from the visible text)
 
-# A tag never spans a "<" ([^<>]): so a stray "<" without its ">" costs a scan to the next
-# "<", not to the end of the page (which made many of them quadratic).
+# A tag never spans a "<" ([^<>]) but in a quoted value of at most 1,000 characters: so a stray
+# "<" without its ">" costs a scan to the next "<", not to the end of the page (which made
+# many of them quadratic).
 _MARKUP_RE = re.compile(
     r"(?P<head>^(?:[ \t]*</?[A-Za-z][^<>\n]*>)*?[ \t]*"        # a heading, or a term of a definition list
     r"<(?:h(?P<level>[1-6])\b|title\b|(?P<dt>dt)\b(?![^<>\n]*\bfield-))[^<>\n]*>"  # (not a field list's)
@@ -53,10 +53,12 @@ _MARKUP_RE = re.compile(
     r"|<!--.*?(?:-->|\Z)"                                       # a comment (an unclosed one runs to the end)
     r"|<(?P<raw>script|style|template)\b.*?(?:</(?P=raw)\s*>|\Z)"  # elements whose content is not text
     r"|<(?P<ui>button|select)\b[^<>]*>.{0,2000}?</(?P=ui)\s*>"   # controls: "copy", "Hide", a version menu
-    r"|<a\b[^<>]*\bhref=[\"']#[^<>]*>[ \t]*[^\w\s<][ \t]*</a\s*>"  # a heading's permalink: "¶", "#"
+    r"|<a\b[^<>]*\bhref=[\"']#[^<>]*>[ \t]*(?:&(?:para|sect|#182|#[xX][bB]6);|[^\w\s<])[ \t]*</a\s*>"  # a permalink: "¶", "#"
     r"|<(?P<vc>span|a)\b[^<>]*\bclass=[\"']viewcode-(?:link|back)[\"'][^<>]*>(?:<span\b[^<>]*>)?"
     r"\[(?:source|docs)\](?:</span\s*>)?</(?P=vc)\s*>"     # Sphinx's links between a page and its source
     r"|<[!?/]?[A-Za-z][^<>]*>"                                  # any other tag, doctype or processing instruction
+    r"|<[A-Za-z](?:[^<>\"']|\"[^\"]{0,1000}\"|'[^']{0,1000}')*>"  # (one with a "<" or ">" in a quoted value:
+    # Apache's <img alt="<-">; tried only where the form above fails, and each value is bounded)
     r"|(?P<ref>&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);)",  # a character reference
     re.S | re.I | re.M,
 )
