@@ -285,8 +285,9 @@ def mixed_root(which: str) -> Path:
 
 def doc_text(path: Path) -> str:
     """A documentation file's text as `rag index` reads it (decoded as it decodes, a BOM dropped)."""
+    from ragweb.config import DEFAULTS
     from ragweb.files import read_text_file
-    text = read_text_file(path, path.stat().st_size).text
+    text = read_text_file(path, max(path.stat().st_size, DEFAULTS["index"]["max_file_bytes"])).text
     if text is None:
         raise SystemExit(f"{path}: not a text file rag index would read")
     return text

@@ -554,14 +554,19 @@ def test_size_limit(tmp_path):
 
 def test_a_gzip_file_is_read_as_the_file_it_compresses(tmp_path):
     import gzip
-    for rel, text in {"guide.md.gz": "# Guide\nturn the dial\n", "a/app.min.js.gz": "var a=1;\n",
-                      "changelog.Debian.gz": "entries\n", "b/notes.txt": "x\n", "site.tar.gz": "x"}.items():
+    for rel, text in {"guide.md.gz": "# Guide\nturn the dial\n", "api/fs.json.gz": '{"desc": "x"}\n',
+                      "changelog.Debian.gz": "entries\n", "b/notes.txt": "x\n", "site.tar.gz": "x",
+                      "build/page.html.gz": "<p>x</p>"}.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_bytes(gzip.compress(text.encode()))
-    # selected by the name it goes by: an included suffix, and not an excluded one
+    # a compressed document is selected by the name it goes by (an included suffix, and not
+    # an excluded place); compressed data and programs are not documents
     assert paths_of(tmp_path, includes=DEFAULT_INCLUDES, excludes=DEFAULT_EXCLUDES) == ["b/notes.txt", "guide.md.gz"]
     assert GlobSet(["**/*.md"]).matches_file("x/guide.md.GZ") and not GlobSet(["**/*.md"]).matches_file("x.gz")
+    assert not GlobSet(["**/*.json"]).matches_file("fs.json.gz")
     assert read_text_file(tmp_path / "guide.md.gz", 100).text == "# Guide\nturn the dial\n"
+    assert paths_of(tmp_path, includes=["**/*.json.gz"], excludes=[]) == ["api/fs.json.gz"]  # named: read
+    assert read_text_file(tmp_path / "api/fs.json.gz", 100).text == '{"desc": "x"}\n'
     # uncompressed size counts; a broken or mislabelled file is a reason, not a crash
     big = tmp_path / "big.txt.gz"
     big.write_bytes(gzip.compress(b"a" * 5000))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ragweb.files import plain_name
+from ragweb.files import PROSE_SUFFIXES, plain_name
 from ragweb.tokens import CHARS_PER_TOKEN, count_tokens
 
 # (greedy to the line end, then `_title`: a lazy title before optional closing marks would
@@ -40,7 +40,6 @@ _ADORN_RE = re.compile(r"^ {0,3}([=\-~^\"'#*+:._])\1{2,}[ \t]*$")
 _ADORN_CHARS = frozenset("=-~^\"'#*+:._")
 _ADORN_START = _ADORN_CHARS | {" "}
 ITEM_RE = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+")
-MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc", ".asciidoc", ".org")  # read as prose
 
 
 @dataclass(frozen=True)
@@ -64,7 +63,7 @@ class Chunk:
 
 def is_markdown(path: str) -> bool:
     """True for a Markdown file's path (or a gzip-compressed one's: ``README.md.gz``)."""
-    return plain_name(path).lower().endswith(MARKDOWN_SUFFIXES)
+    return plain_name(path).lower().endswith(PROSE_SUFFIXES)
 
 
 def split_lines(text: str) -> list[str]:

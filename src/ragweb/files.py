@@ -40,7 +40,9 @@ SNIFF_BYTES = 8192  # binary detection looks at this many leading bytes
 # past 110 characters; this is more lenient.)
 MINIFIED_SUFFIXES = (".js", ".mjs", ".cjs", ".css", ".json", ".map")
 MINIFIED_LINE_CHARS = 200
-COMPRESSED_SUFFIX = ".gz"  # a gzip-compressed file is read as the file it compresses
+PROSE_SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc", ".asciidoc", ".org")  # `chunking.is_markdown`
+HTML_SUFFIXES = (".html", ".htm", ".xhtml")  # `markup.is_html`
+COMPRESSED_SUFFIX = ".gz"  # a gzip-compressed document is read as the document it compresses (`plain_name`)
 
 
 @dataclass(frozen=True)
@@ -62,9 +64,16 @@ class DecodeResult:
 
 
 def plain_name(path: str) -> str:
-    """``path`` without its ``.gz`` suffix: the name a gzip-compressed file's text goes by
-    (Debian ships most documentation so: ``config.md.gz`` is read as ``config.md``)."""
-    return path[:-len(COMPRESSED_SUFFIX)] if path[-len(COMPRESSED_SUFFIX):].lower() == COMPRESSED_SUFFIX else path
+    """The name a file's text goes by: a gzip-compressed document's without its ``.gz``
+    (Debian ships most documentation so: ``config.md.gz`` is selected and read as
+    ``config.md``), else ``path``. Only prose and HTML pages: compressed data and programs
+    are machine-made twins or datasets (Node's ``fs.json.gz`` beside ``fs.md`` and
+    ``fs.html``, Docker's seventeen ``v1.NN.yaml.gz`` API specifications)."""
+    if path[-len(COMPRESSED_SUFFIX):].lower() == COMPRESSED_SUFFIX:
+        inner = path[:-len(COMPRESSED_SUFFIX)]
+        if inner.lower().endswith(PROSE_SUFFIXES + HTML_SUFFIXES):
+            return inner
+    return path
 
 
 # ---------------------------------------------------------------------------- globs
@@ -166,8 +175,8 @@ class GlobSet:
         return bool(is_dir and self._dirs and self._dirs.fullmatch(path))
 
     def matches_file(self, path: str) -> bool:
-        """True when a glob matches the file ``path`` or, for a ``.gz`` file, the name of the
-        file it compresses (`plain_name`): ``**/*.md`` takes ``config.md.gz``."""
+        """True when a glob matches the file ``path`` or, for a compressed document, the name
+        of the document (`plain_name`): ``**/*.md`` takes ``config.md.gz``."""
         plain = plain_name(path)
         return self.matches(path) or (plain != path and self.matches(plain))
 
@@ -402,8 +411,8 @@ def read_text_file(abspath: str | os.PathLike, max_bytes: int) -> DecodeResult:
 def decode_file(path: str, data: bytes, max_bytes: int) -> DecodeResult:
     """A selected file's bytes as text, or why not (the CLI's and the page's one rule): a
     ``.gz`` file uncompressed first (at most ``max_bytes`` of it: a small file can hold
-    gigabytes), then `decode`, then `minified_reason` by its `plain_name`."""
-    if plain_name(path) != path:
+    gigabytes), then `decode`, then `minified_reason`."""
+    if path[-len(COMPRESSED_SUFFIX):].lower() == COMPRESSED_SUFFIX:
         try:
             with gzip.GzipFile(fileobj=io.BytesIO(data)) as f:
                 data = f.read(max_bytes + 1)
@@ -420,7 +429,7 @@ def decode_file(path: str, data: bytes, max_bytes: int) -> DecodeResult:
 
 def minified_reason(path: str, text: str) -> str | None:
     """"minified (...)" for a script, style sheet or JSON file of machine text (`MINIFIED_LINE_CHARS`), else None."""
-    if not plain_name(path).lower().endswith(MINIFIED_SUFFIXES):
+    if not path.lower().removesuffix(COMPRESSED_SUFFIX).endswith(MINIFIED_SUFFIXES):
         return None
     lines = text.count("\n") + (not text.endswith("\n"))
     average = (len(text) - text.count("\n")) / max(lines, 1)
