@@ -383,6 +383,15 @@ def test_a_quoted_angle_bracket_stays_in_its_tag_and_an_entity_permalink_is_mark
     assert visible(show_html(text)) == text
 
 
+def test_a_texinfo_node_header_is_navigation_and_another_header_is_text():
+    page = ('<p>Bash is quite portable.</p>\n<hr>\n<div class="header">\n<p>\nNext: <a href="#Defs" accesskey="n" '
+            'rel="next">Definitions</a>, Previous: <a href="#What" rel="prev">What is Bash?</a>, Up: <a href="#Intro" '
+            'rel="up">Introduction</a> &nbsp; [<a href="#SEC_Contents" rel="contents">Contents</a>]</p>\n</div>\n'
+            '<h3 class="section">1.2 What is a shell?</h3>\n<div class="header"><p>Release notes</p></div>\n')
+    lines = [line for line in split_lines(visible(show_html(page))) if line.strip()]
+    assert lines == ["Bash is quite portable.", "### 1.2 What is a shell?", "Release notes"]
+
+
 SPHINX = """<h1>shelf — Keep things<a class="headerlink" href="#x">¶</a></h1>
 <p>The module defines the following functions:</p>
 <dl class="py function">

@@ -48,7 +48,8 @@ MARKUP_VERSION = 11        # how pages are read: HTML through `ragweb.markup` (2
                            # (8: "files).</p><p><code>ninja"), a heading whose text starts
                            # on the line below its tag (9: "<h1>" / "Title" / "</h1>"), controls
                            # (10: a <button>'s "copy", a <select>'s options), Sphinx's
-                           # viewcode links, "&para;" permalinks, a "<" in a quoted value
+                           # viewcode links, "&para;" permalinks, a "<" in a quoted value,
+                           # Texinfo's node headers
                            # (11: "[source]", Apache's <img alt="<-">); an
                            # index built before (no "markup" setting) reads HTML as plain text,
                            # one of another version chunked some pages otherwise: rebuilt by

@@ -9,7 +9,8 @@ for column, so every offset, line and column is the stored file's own:
   version menu; closed within 2,000 characters), a heading's permalink (a link within the page whose text is
   one sign, Sphinx's "¶", Node's "#"), Sphinx's "[source]" and "[docs]" links between an API
   entry and its highlighted source, and navigation (``<nav>``, ``role="navigation"``: the site
-  menu and table of contents every page repeats) -- becomes `FILL`; a character reference
+  menu and table of contents every page repeats; a GNU manual's "Next: ..., Previous: ...,
+  Up: ..." above each node, Texinfo's ``<div class="header">`` with links to those nodes) -- becomes `FILL`; a character reference
   becomes the character it names followed by `FILL`; a block tag between two words leaves
   one space; some tags leave a mark the Markdown reading understands: a heading tag that
   starts a line's text becomes ``#`` marks (``<section><h2>`` -> ``## ``), so pages have
@@ -185,20 +186,25 @@ def _text_before(text: str, at: int, tags: int = 8, reach: int = 400, raw_reach:
 _RAW_END_RE = re.compile(r"</(script|style|template)\s*>", re.I)
 
 
-_NAV_START_RE = re.compile(r"<(nav)\b[^<>]*>|<([A-Za-z][\w-]*)\b[^<>]*\brole\s*=\s*[\"']?navigation\b[^<>]*>", re.I)
+_NAV_START_RE = re.compile(r"<(nav)\b[^<>]*>|<([A-Za-z][\w-]*)\b[^<>]*\brole\s*=\s*[\"']?navigation\b[^<>]*>"
+                           r"|<(div)\b[^<>]*\bclass\s*=\s*[\"']?(?:nav-panel|header)(?=[\"'\s>])[^<>]*>", re.I)
+# Texinfo's node header ("Next: ..., Previous: ..., Up: ... [Contents][Index]" above each
+# section of a GNU manual): a <div class="header"> (Texinfo 6) or "nav-panel" (7) whose links
+# go to the neighbouring nodes. (Only with such links: "header" is a common class name.)
+_NODE_LINK_RE = re.compile(r"\brel\s*=\s*[\"']?(?:next|prev|up)\b", re.I)
 
 
 def _nav_starts(text: str) -> list[int]:
     """Where a navigation element's start tag may begin: each "<nav", and the "<" of each
-    tag holding "navigation" (`_NAV_START_RE` decides). Found with str.find in the
+    tag holding "navigation", "nav-panel" or 'class="header"' (`_NAV_START_RE` decides). Found with str.find in the
     lowercased text (matching every tag against the pattern was slow), or, when
     lowercasing changes the length (a few letters lowercase to two), with a regex."""
     low = text.lower()
     if len(low) != len(text):
-        hints = [m.start() for m in re.finditer(r"<nav|navigation", text, re.I)]
+        hints = [m.start() for m in re.finditer(r'<nav|navigation|nav-panel|class="header"', text, re.I)]
     else:
         hints = []
-        for word in ("<nav", "navigation"):
+        for word in ("<nav", "navigation", "nav-panel", "class=\"header\""):
             i = low.find(word)
             while i >= 0:
                 hints.append(i)
@@ -216,7 +222,7 @@ def _nav_starts(text: str) -> list[int]:
 
 def _without_navigation(text: str) -> str:
     """``text`` with each navigation element (``<nav>``, ``role="navigation"``: site menus,
-    tables of contents) as `FILL`, nested elements of the same name included."""
+    tables of contents; Texinfo's node header) as `FILL`, nested elements of the same name included."""
     out, pos = [], 0
     for at in _nav_starts(text):
         if at < pos:
@@ -224,7 +230,7 @@ def _without_navigation(text: str) -> str:
         m = _NAV_START_RE.match(text, at)
         if m is None:
             continue
-        name = m.group(1) or m.group(2)
+        name = m.group(1) or m.group(2) or m.group(3)
         depth, end = 1, len(text)
         for t in re.compile(rf"<(/?){re.escape(name)}\b[^<>]*?(/?)>", re.I).finditer(text, m.end()):
             if t.group(1):
@@ -234,6 +240,8 @@ def _without_navigation(text: str) -> str:
             if depth == 0:
                 end = t.end()
                 break
+        if m.group(3) and not _NODE_LINK_RE.search(text, m.end(), end):
+            continue  # a page header, not a node's links
         out.append(text[pos:m.start()])
         out.append(_blank(text[m.start():end]))
         pos = end
