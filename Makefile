@@ -77,6 +77,8 @@ eval: setup
 	$(PY) bench/eval_docs_qa.py --set pg --split all --cli
 	@test -d /usr/share/doc/python-django-doc/html || { apt-get update && apt-get install -y python-django-doc; }
 	$(PY) bench/eval_docs_qa.py --set django --split all --cli
+	@test -d /usr/share/doc/apache2-doc/manual/en || { apt-get update && apt-get install -y apache2-doc; }
+	$(PY) bench/eval_docs_qa.py --set apache --split all --cli
 
 clean:
 	rm -rf site build dist .pytest_cache

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """docs-qa: required-evidence recall of packing over real multi-file documentation sets.
 
-    .venv/bin/python bench/eval_docs_qa.py [--set npm|node|cmake|code|npm-html|node-html|pydoc-html|pydoc-rst|pydoc-guide|pg|django|node-folder|pydoc-folder|pydoc-guide-folder|mixed]
+    .venv/bin/python bench/eval_docs_qa.py [--set npm|node|cmake|code|npm-html|node-html|pydoc-html|pydoc-rst|pydoc-guide|pg|django|apache|node-folder|pydoc-folder|pydoc-guide-folder|mixed]
                                            [--docs DIR] [--budget 1400]
                                            [--split all|development|holdout] [--cases] [--cli]
 
@@ -56,6 +56,11 @@ from there (never copied into this repository):
   Sphinx pages -- reference, topic guides, how-tos, some 300 release notes that mention
   every feature again -- and the highlighted source under ``_modules``; BSD licence);
   questions in ``bench/django-docs-qa``, matched `loose`ly, each case's split its own;
+- ``apache``: the Apache HTTP Server 2.4 manual as Debian's ``apache2-doc`` installs it, its
+  English pages, ``/usr/share/doc/apache2-doc/manual/en``, the whole folder as ``rag index``
+  takes it (244 HTML pages: the module and directive reference, guides, programs, FAQ;
+  Apache licence); questions in ``bench/apache-docs-qa``, written after every weight was
+  set, matched `loose`ly, each case's split its own;
 - ``code``: not docs but a program: the running interpreter's standard library (the 734
   ``.py`` files the native benchmark indexes), with questions about the behaviour of some
   modules in ``bench/code-qa`` (each case names its split).
@@ -147,6 +152,10 @@ for _name, (_base, _folder) in FOLDER_SETS.items():
 # notes, the highlighted source under _modules); questions of its own, each case its split
 SETS["django"] = (REPO / "bench" / "django-docs-qa", Path("/usr/share/doc/python-django-doc/html"),
                   {"cases-ref.json": None, "cases-topics.json": None}, "folder")
+# Apache httpd 2.4's manual as Debian's apache2-doc installs it, the English pages as `rag
+# index` takes them (module reference, guides, programs); questions of its own, each case its split
+SETS["apache"] = (REPO / "bench" / "apache-docs-qa", Path("/usr/share/doc/apache2-doc/manual/en"),
+                  {"cases-mod.json": None, "cases-guides.json": None}, "folder")
 # Several sets in ONE index (each set's folder under its name, through symbolic links in a
 # temporary folder, `mixed_root`), each asked its own questions: a corpus of unrelated
 # manuals, where one manual's questions meet the others' words.
@@ -155,7 +164,7 @@ for _name in MIXED_SETS:
     SETS[_name] = (None, None, {}, "mixed")
 # sets whose quotes are matched `loose`ly in what a reader sees; how a case's "file" names
 # the set's own file
-LOOSE_SETS = set(HTML_SETS) | set(FOLDER_SETS) | set(MIXED_SETS) | {"pydoc-html", "pydoc-guide", "pg", "django"}
+LOOSE_SETS = set(HTML_SETS) | set(FOLDER_SETS) | set(MIXED_SETS) | {"pydoc-html", "pydoc-guide", "pg", "django", "apache"}
 FILE_OF = {**{name: (lambda f: f[:-3] + ".html") for name in HTML_SETS},
            "pydoc-rst": lambda f: f[:-5] + ".rst.txt"}
 _TAG = re.compile(r"<!--.*?-->|<(script|style)\b.*?</\1\s*>|<[^>]*>", re.S | re.I)
@@ -333,7 +342,8 @@ def main() -> int:
     args.docs = args.docs or (mixed_root(args.set) if args.set in MIXED_SETS else SETS[args.set][1])
     if not args.docs.is_dir():
         raise SystemExit(f"no docs at {args.docs}: install Debian's nodejs (npm, node), cmake-data (cmake), "
-                         "python3-doc (pydoc-*) or postgresql-doc-15 (pg), which ship these docs, or pass --docs")
+                         "python3-doc (pydoc-*), postgresql-doc-15 (pg), python-django-doc (django) or "
+                         "apache2-doc (apache), which ship these docs, or pass --docs")
     scorer = load_scorer(args.eval_dir.resolve())
     cases, problems = load_cases(args.docs, args.set, scorer.normalize)
     for p in problems:
