@@ -370,6 +370,9 @@ def test_entity_words():
     # the asker's own names, written as code, are not names the docs should know
     q = "I did set(MyFlag ON) and ${MYFLAG} is empty; -DOUT_DIR=/tmp and HAVE_ZLIB too, unlike Redis."
     assert cp.entity_words(q) == ["Redis"]
+    # ... nor are the asker's addresses and networks (a version or a port is a number the docs may state)
+    q = "Why does Require not ip 203.0.113.0/24 or 2001:db8::/32 block 192.168.1.10? Fixed in 2.4.58 on port 8080?"
+    assert cp.entity_words(q) == ["Require", "2", "4", "58", "8080"]
 
 
 def test_evidence_weights_rank_unknown_names_over_seen_terms_over_absent_words():

@@ -120,6 +120,9 @@ _WORD_RE = re.compile(r"\w+")
 # A Markdown link reference definition, "[label]: destination" (CommonMark 4.7).
 _LINK_DEF_RE = re.compile(r" {0,3}\[[^\]]+\]:[ \t]*\S")
 _CODE_SPAN_RE = re.compile(r"`([^`]+)`")
+# An address in a question (IPv4 or IPv6, a network's "/24" too): the asker's own value
+_ADDRESS_RE = re.compile(r"(?<![\w:])(?<!\w\.)(?:\d{1,3}(?:\.\d{1,3}){3}|(?=[0-9A-Fa-f:]*\d)[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7})"
+                         r"(?:/\d{1,3})?(?!\w|[.:]\w)")
 _ABBREV = frozenset("e.g i.e etc vs cf approx no fig al resp incl".split())
 
 
@@ -833,10 +836,11 @@ def entity_words(question: str) -> list[str]:
     """Words of a question that name something: with a digit ("c7g", "2026"), in capitals
     ("SLA"), with an inner capital ("GraphQL"), capitalised but not first in a sentence
     ("Redis") -- but not words written as code (in backticks, with an underscore, inside
-    code punctuation: "set(MyFlag ON)", "-DOUT_DIR=..."): in a question those are mostly
-    the asker's own names, which no documentation mentions."""
+    code punctuation: "set(MyFlag ON)", "-DOUT_DIR=...") or in an address ("203.0.113.0/24",
+    "2001:db8::1"): in a question those are mostly the asker's own names and values, which
+    no documentation mentions."""
     out = []
-    code = [m.span() for m in _CODE_SPAN_RE.finditer(question)]
+    code = [m.span() for rx in (_CODE_SPAN_RE, _ADDRESS_RE) for m in rx.finditer(question)]
     for m in _WORD_RE.finditer(question):
         w = m.group()
         if _in_code(question, m.start(), m.end(), w) or any(a <= m.start() < b for a, b in code):
