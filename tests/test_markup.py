@@ -92,12 +92,12 @@ def test_controls_are_not_text_unless_left_open():
 def test_sphinx_viewcode_links_are_not_text():
     page = ('<dl><dt class="sig">ModelAdmin.get_urls()<a class="reference internal" href="../_modules/a.html#M">'
             '<span class="viewcode-link"><span class="pre">[source]</span></span></a></dt>\n'
-            '<dd><p>Returns the <span class="viewcode-link">URLs</span> [source] of this admin.</p></dd></dl>\n'
+            '<dd><p>Returns the <span class="pre">URLs</span> [source] of this admin.</p></dd></dl>\n'
             '<pre><span class="k">def</span> <span class="nf">get_urls</span>():<a class="viewcode-back" '
             'href="../ref/a.html#M">[docs]</a>\n</pre>\n')
     lines = split_lines(visible(show_html(page)))
     assert lines[0] == "###### ModelAdmin.get_urls()"
-    assert "Returns the URLs [source] of this admin." in lines[1]  # only the link is markup
+    assert "Returns the URLs [source] of this admin." in lines[1]  # only the links are markup
     assert lines[2] == "def get_urls():"
 
 

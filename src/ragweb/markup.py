@@ -55,8 +55,6 @@ _MARKUP_RE = re.compile(
     r"|<(?P<raw>script|style|template)\b.*?(?:</(?P=raw)\s*>|\Z)"  # elements whose content is not text
     r"|<(?P<ui>button|select)\b[^<>]*>.{0,2000}?</(?P=ui)\s*>"   # controls: "copy", "Hide", a version menu
     r"|<a\b[^<>]*\bhref=[\"']#[^<>]*>[ \t]*(?:&(?:para|sect|#182|#[xX][bB]6);|[^\w\s<])[ \t]*</a\s*>"  # a permalink: "¶", "#"
-    r"|<(?P<vc>span|a)\b[^<>]*\bclass=[\"']viewcode-(?:link|back)[\"'][^<>]*>(?:<span\b[^<>]*>)?"
-    r"\[(?:source|docs)\](?:</span\s*>)?</(?P=vc)\s*>"     # Sphinx's links between a page and its source
     r"|<[!?/]?[A-Za-z][^<>]*>"                                  # any other tag, doctype or processing instruction
     r"|<[A-Za-z](?:[^<>\"']|\"[^\"]{0,1000}\"|'[^']{0,1000}')*>"  # (one with a "<" or ">" in a quoted value:
     # Apache's <img alt="<-">; tried only where the form above fails, and each value is bounded)
@@ -101,7 +99,7 @@ _FILLS = [FILL * n for n in range(256)]  # (most tags are short: their fill is m
 def _shown(m: re.Match) -> str:
     kind = m.lastgroup  # None for a comment or a tag without a mark
     s = m.group()
-    if kind is None or kind == "raw" or kind == "ui" or kind == "vc":  # most matches: checked first, in as few steps
+    if kind is None or kind == "raw" or kind == "ui":  # most matches: checked first, in as few steps
         if "\n" in s:
             return _blank(s)
         n = len(s)
@@ -187,7 +185,9 @@ _RAW_END_RE = re.compile(r"</(script|style|template)\s*>", re.I)
 
 
 _NAV_START_RE = re.compile(r"<(nav)\b[^<>]*>|<([A-Za-z][\w-]*)\b[^<>]*\brole\s*=\s*[\"']?navigation\b[^<>]*>"
-                           r"|<(div)\b[^<>]*\bclass\s*=\s*[\"']?(?:nav-panel|header)(?=[\"'\s>])[^<>]*>", re.I)
+                           r"|<(div)\b[^<>]*\bclass\s*=\s*[\"']?(?:nav-panel|header)(?=[\"'\s>])[^<>]*>"
+                           # Sphinx's "[source]" after a signature, "[docs]" in highlighted source
+                           r"|<(span|a)\b[^<>]*\bclass\s*=\s*[\"']?viewcode-(?:link|back)\b[^<>]*>", re.I)
 # Texinfo's node header ("Next: ..., Previous: ..., Up: ... [Contents][Index]" above each
 # section of a GNU manual): a <div class="header"> (Texinfo 6) or "nav-panel" (7) whose links
 # go to the neighbouring nodes. (Only with such links: "header" is a common class name.)
@@ -196,15 +196,15 @@ _NODE_LINK_RE = re.compile(r"\brel\s*=\s*[\"']?(?:next|prev|up)\b", re.I)
 
 def _nav_starts(text: str) -> list[int]:
     """Where a navigation element's start tag may begin: each "<nav", and the "<" of each
-    tag holding "navigation", "nav-panel" or 'class="header"' (`_NAV_START_RE` decides). Found with str.find in the
+    tag holding "navigation", "nav-panel", 'class="header"' or "viewcode-" (`_NAV_START_RE` decides). Found with str.find in the
     lowercased text (matching every tag against the pattern was slow), or, when
     lowercasing changes the length (a few letters lowercase to two), with a regex."""
     low = text.lower()
     if len(low) != len(text):
-        hints = [m.start() for m in re.finditer(r'<nav|navigation|nav-panel|class="header"', text, re.I)]
+        hints = [m.start() for m in re.finditer(r'<nav|navigation|nav-panel|class="header"|viewcode-', text, re.I)]
     else:
         hints = []
-        for word in ("<nav", "navigation", "nav-panel", "class=\"header\""):
+        for word in ("<nav", "navigation", "nav-panel", "class=\"header\"", "viewcode-"):
             i = low.find(word)
             while i >= 0:
                 hints.append(i)
@@ -222,7 +222,8 @@ def _nav_starts(text: str) -> list[int]:
 
 def _without_navigation(text: str) -> str:
     """``text`` with each navigation element (``<nav>``, ``role="navigation"``: site menus,
-    tables of contents; Texinfo's node header) as `FILL`, nested elements of the same name included."""
+    tables of contents; Texinfo's node header; Sphinx's viewcode links) as `FILL`, nested
+    elements of the same name included."""
     out, pos = [], 0
     for at in _nav_starts(text):
         if at < pos:
@@ -230,7 +231,7 @@ def _without_navigation(text: str) -> str:
         m = _NAV_START_RE.match(text, at)
         if m is None:
             continue
-        name = m.group(1) or m.group(2) or m.group(3)
+        name = m.group(1) or m.group(2) or m.group(3) or m.group(4)
         depth, end = 1, len(text)
         for t in re.compile(rf"<(/?){re.escape(name)}\b[^<>]*?(/?)>", re.I).finditer(text, m.end()):
             if t.group(1):
