@@ -390,3 +390,22 @@ def test_numpy_is_loaded_only_for_work_that_pays_for_it_and_ragweb_numpy_0_turns
         got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                              env={**os.environ, "RAGWEB_NUMPY": value}, check=True).stdout.strip()
         assert got == out, value
+
+
+def test_file_caches_drop_the_least_recently_used_files(monkeypatch):
+    monkeypatch.setattr(engine_mod, "FILE_CACHE", 3)
+    eng = Engine.memory()
+    for name in "abcd":
+        eng.add_document(f"{name}.md", f"# {name}\n\nthe {name} page\n")
+    eng.flush()
+    fid = {p: i for i, p in eng.conn.execute("SELECT id, path FROM files")}
+    a, b, c, d = (fid[f"{n}.md"] for n in "abcd")
+    eng.file_lines([a, b, c])
+    outline = eng.file_outline(a, eng.file_lines([a])[a], True)  # a: used last of the three
+    eng.file_lines([d])                                           # one must go: b, the least recent
+    assert set(eng._lines) == {c, a, d} and eng._outlines.get(a) is outline
+    monkeypatch.setattr(engine_mod, "FILE_CACHE_CHARS", len("# d\n\nthe d page\n") * 2)
+    eng.file_lines([b])                                           # by characters too: c and a go
+    assert set(eng._lines) == {d, b} and a not in eng._outlines
+    assert eng._lines_size == sum(len(eng.file_text(f"{n}.md")) for n in "db")
+    assert eng.file_lines([a, b, c, d])[c] == ["# c", "", "the c page"]  # (a request larger than the cache is whole)

@@ -193,6 +193,7 @@ class Engine:
         self._shown: dict[int, str] = {}         # file id -> an HTML page's shown text
         self._lines: dict[int, list[str]] = {}   # file id -> its lines (packing reads them per pack)
         self._lines_size = 0                     # characters in _lines
+        self._lines_chars: dict[int, int] = {}   # file id -> characters of its text in _lines
         self._vectors = None                     # (chunk ids, unit vectors, their numpy matrix or None) for vector search
         self._reset_pending()
 
@@ -459,12 +460,7 @@ class Engine:
         if row is None:
             return False
         file_id = row[0]
-        self._outlines.pop(file_id, None)  # SQLite may give a later file this id again
-        self._views.pop(file_id, None)
-        self._shown.pop(file_id, None)
-        lines = self._lines.pop(file_id, None)
-        if lines is not None:
-            self._lines_size -= sum(map(len, lines)) + len(lines) - 1
+        self._forget_file(file_id)  # SQLite may give a later file this id again
         df = self._df_delta
         dead_rows = []
         for cid, length, blob in self.conn.execute(
@@ -832,24 +828,39 @@ class Engine:
             "c.terms, f.path, f.mtime FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN", ids)
 
     def file_lines(self, file_ids) -> dict[int, list[str]]:
-        """file id -> stored lines, for the given files (the lists are shared: read only)."""
+        """file id -> stored lines, for the given files (the lists are shared: read only).
+
+        Kept for later packs, with what is made from them (outline, an HTML page's views),
+        for at most `FILE_CACHE` files of `FILE_CACHE_CHARS` characters: the files used
+        least recently are dropped first (pages every question of a topic reads stay)."""
         ids = set(file_ids)
-        cache = self._lines
-        out = {fid: cache[fid] for fid in ids if fid in cache}
+        cache = self._lines  # (in order of use: the least recent first)
+        out = {}
+        for fid in ids & cache.keys():
+            out[fid] = cache[fid] = cache.pop(fid)
         missing = sorted(ids - out.keys())
         if missing:
             rows = self._select_in("SELECT id, text FROM files WHERE id IN", missing)
             size = sum(len(text) for _, text in rows)
-            if len(cache) + len(missing) > FILE_CACHE or self._lines_size + size > FILE_CACHE_CHARS:
-                cache.clear()
-                self._outlines.clear()
-                self._views.clear()
-                self._shown.clear()
-                self._lines_size = 0
+            old = iter([fid for fid in cache if fid not in ids])
+            while len(cache) + len(rows) > FILE_CACHE or self._lines_size + size > FILE_CACHE_CHARS:
+                fid = next(old, None)
+                if fid is None:
+                    break
+                self._forget_file(fid)
             for fid, text in rows:
                 out[fid] = cache[fid] = split_lines(text)
+                self._lines_chars[fid] = len(text)
             self._lines_size += size
         return out
+
+    def _forget_file(self, file_id: int) -> None:
+        """Drop what the file caches hold of one file."""
+        self._outlines.pop(file_id, None)
+        self._views.pop(file_id, None)
+        self._shown.pop(file_id, None)
+        if self._lines.pop(file_id, None) is not None:
+            self._lines_size -= self._lines_chars.pop(file_id)
 
     def reads_html(self, path: str) -> bool:
         """True when ``path`` is an HTML page this index reads through its view (`file_view`)."""
