@@ -406,6 +406,10 @@ def test_file_caches_drop_the_least_recently_used_files(monkeypatch):
     assert set(eng._lines) == {c, a, d} and eng._outlines.get(a) is outline
     monkeypatch.setattr(engine_mod, "FILE_CACHE_CHARS", len("# d\n\nthe d page\n") * 2)
     eng.file_lines([b])                                           # by characters too: c and a go
-    assert set(eng._lines) == {d, b} and a not in eng._outlines
+    assert set(eng._lines) == {d, b}
+    assert eng._outlines.get(a) is outline  # (an outline stays: small, and slow to make again)
+    eng.add_document("a.md", "# a\n\nthe a page, changed\n")   # ... until its file changes
+    eng.flush()
+    assert a not in eng._outlines
     assert eng._lines_size == sum(len(eng.file_text(f"{n}.md")) for n in "db")
     assert eng.file_lines([a, b, c, d])[c] == ["# c", "", "the c page"]  # (a request larger than the cache is whole)

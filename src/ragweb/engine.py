@@ -38,6 +38,7 @@ REPEAT_TERMS = 0.5         # a hit is compared with a better one for repeated te
 RELATED_LONGER = 10        # a question term the index lacks is searched for as up to this many longer terms
 FILE_CACHE = 256           # files whose lines and outline packing keeps in memory ...
 FILE_CACHE_CHARS = 8_000_000  # ... and at most this many characters of them
+OUTLINE_CACHE = 1024       # outlines kept (of files whose lines were dropped too: small, slow to make)
 MARKUP_VERSION = 11        # how pages are read: HTML through `ragweb.markup` (2: <dt> terms are
                            # headings), reST entries (3: ".. function::" heads a section), front
                            # matter (4: its "title" is the page's title heading), headings on
@@ -847,16 +848,18 @@ class Engine:
                 fid = next(old, None)
                 if fid is None:
                     break
-                self._forget_file(fid)
+                self._forget_file(fid, keep_outline=True)
             for fid, text in rows:
                 out[fid] = cache[fid] = split_lines(text)
                 self._lines_chars[fid] = len(text)
             self._lines_size += size
         return out
 
-    def _forget_file(self, file_id: int) -> None:
-        """Drop what the file caches hold of one file."""
-        self._outlines.pop(file_id, None)
+    def _forget_file(self, file_id: int, keep_outline: bool = False) -> None:
+        """Drop what the file caches hold of one file (but its outline, small and slow to
+        make again, when ``keep_outline``: it is dropped when the file changes)."""
+        if not keep_outline:
+            self._outlines.pop(file_id, None)
         self._views.pop(file_id, None)
         self._shown.pop(file_id, None)
         if self._lines.pop(file_id, None) is not None:
@@ -926,8 +929,8 @@ class Engine:
         cached per file until the file is replaced or removed."""
         ol = self._outlines.get(file_id)
         if ol is None:
-            if len(self._outlines) >= FILE_CACHE:
-                self._outlines.clear()
+            if len(self._outlines) >= OUTLINE_CACHE:  # the least recently made first
+                del self._outlines[next(iter(self._outlines))]
             ol = outline(lines, markdown) if markdown else code_outline(lines)
             if self.reads_html(path):
                 stored = self.file_lines([file_id])[file_id]
