@@ -10,7 +10,8 @@ for column, so every offset, line and column is the stored file's own:
   one sign, Sphinx's "¶", Node's "#"), Sphinx's "[source]" and "[docs]" links between an API
   entry and its highlighted source, and navigation (``<nav>``, ``role="navigation"``: the site
   menu and table of contents every page repeats; a GNU manual's "Next: ..., Previous: ...,
-  Up: ..." above each node, Texinfo's ``<div class="header">`` with links to those nodes) -- becomes `FILL`; a character reference
+  Up: ..." above each node, Texinfo's ``<div class="header">`` with links to those nodes)
+  -- becomes `FILL`; a character reference
   becomes the character it names followed by `FILL`; a block tag between two words leaves
   one space; some tags leave a mark the Markdown reading understands: a heading tag that
   starts a line's text becomes ``#`` marks (``<section><h2>`` -> ``## ``), so pages have
@@ -196,9 +197,10 @@ _NODE_LINK_RE = re.compile(r"\brel\s*=\s*[\"']?(?:next|prev|up)\b", re.I)
 
 def _nav_starts(text: str) -> list[int]:
     """Where a navigation element's start tag may begin: each "<nav", and the "<" of each
-    tag holding "navigation", "nav-panel", 'class="header"' or "viewcode-" (`_NAV_START_RE` decides). Found with str.find in the
-    lowercased text (matching every tag against the pattern was slow), or, when
-    lowercasing changes the length (a few letters lowercase to two), with a regex."""
+    tag holding "navigation", "nav-panel", 'class="header"' or "viewcode-" (`_NAV_START_RE`
+    decides). Found with str.find in the lowercased text (matching every tag against the
+    pattern was slow), or, when lowercasing changes the length (a few letters lowercase to
+    two), with a regex."""
     low = text.lower()
     if len(low) != len(text):
         hints = [m.start() for m in re.finditer(r'<nav|navigation|nav-panel|class="header"|viewcode-', text, re.I)]
