@@ -69,7 +69,7 @@ def plain_name(path: str) -> str:
     ``config.md``), else ``path``. Only prose and HTML pages: compressed data and programs
     are machine-made twins or datasets (Node's ``fs.json.gz`` beside ``fs.md`` and
     ``fs.html``, Docker's seventeen ``v1.NN.yaml.gz`` API specifications)."""
-    if path[-len(COMPRESSED_SUFFIX):].lower() == COMPRESSED_SUFFIX:
+    if path[-1:] in "zZ" and path[-len(COMPRESSED_SUFFIX):].lower() == COMPRESSED_SUFFIX:  # (asked per file read)
         inner = path[:-len(COMPRESSED_SUFFIX)]
         if inner.lower().endswith(PROSE_SUFFIXES + HTML_SUFFIXES):
             return inner
