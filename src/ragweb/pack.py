@@ -415,10 +415,14 @@ def whole_pages(hits, limit: int, lines_of: dict[int, list[str]]) -> list[Snippe
             continue
         seen.add(h.file_id)
         lines = lines_of[h.file_id]
-        filled = [i for i, line in enumerate(lines) if line.strip()]
-        if not filled:
+        start = next((i for i, line in enumerate(lines, 1) if line.strip()), 0)
+        if not start:
             continue
-        start, end = filled[0] + 1, filled[-1] + 1
+        end = next(i for i in range(len(lines), 0, -1) if lines[i - 1].strip())
+        # (its text keeps every character of these lines but some line breaks: a page
+        # longer than that is not read into one)
+        if cp.tokens_of_length(sum(map(len, lines[start - 1:end]))) > min(WHOLE_PAGE_TOKENS, room):
+            continue
         page = Snippet(h.path, start, end, h.score, "\n".join(lines[start - 1:end]), h.file_id,
                        f"BM25 score: {h.score:.2f} (whole page)", list(h.terms), visible=h.visible)
         tokens = page.tokens  # (of its readable text)
