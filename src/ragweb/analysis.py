@@ -18,6 +18,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import _count_elements  # C helper behind Counter.update
+from itertools import chain
 
 import snowballstemmer
 
@@ -160,11 +161,11 @@ class Analyzer:
         hit = self._spans.get(text)
         if hit is None:
             words = WORD_RE.findall(text)
-            terms: set = set()
-            memo = self._memo
-            for raw in set(words):
-                t = memo.get(raw)
-                terms.update(self.word_terms(raw) if t is None else t)
+            distinct = set(words)
+            try:  # (every word seen before, the usual case: no Python loop)
+                terms = set(chain.from_iterable(map(self._memo.__getitem__, distinct)))
+            except KeyError:
+                terms = set(chain.from_iterable(map(self.word_terms, distinct)))
             if self.short_terms:
                 terms.update(number_and_option_terms(text))
             if len(self._spans) >= SPAN_MEMO:

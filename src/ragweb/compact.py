@@ -490,26 +490,29 @@ def prepare_units(units: list[Unit], analyzer) -> set:
     return vocab
 
 
-def unit_terms(analyzer, text: str, weights: dict[str, float],
-               related: dict[str, dict[str, float]] | None = None,
-               counts: set | None = None) -> dict[str, float]:
-    """Query term -> match strength in ``text``: 1 for the term itself, else the best
-    strength of its `analysis.related_terms` found in the text. ``counts``: the text's terms
-    (`Analyzer.span_terms`)."""
-    if counts is None:
-        counts = analyzer.span_terms(text)[0]
-    out = {t: 1.0 for t in weights if t in counts}  # few question terms: look each up
-    if related and len(out) < len(weights):
-        for q, rel in related.items():
-            if q in out or q not in weights:
-                continue
-            best = 0.0
-            for t, m in rel.items():
-                if m > best and t in counts:
-                    best = m
-            if best:
-                out[q] = best
-    return out
+def term_matcher(weights: dict[str, float], related: dict[str, dict[str, float]] | None = None):
+    """A function of a text's terms (a set, `Analyzer.span_terms`) to its match: query term
+    -> match strength, 1 for the term itself, else the best strength of its
+    `analysis.related_terms` found in the text."""
+    wanted = list(weights)
+    rel_of = [(q, rel) for q, rel in (related or {}).items() if q in weights]
+    rel_any = frozenset(t for _, rel in rel_of for t in rel)
+
+    def match(counts) -> dict[str, float]:
+        out = {t: 1.0 for t in wanted if t in counts}  # few question terms: look each up
+        # (related forms looked for only in a text that holds one: this runs for every unit)
+        if rel_of and len(out) < len(wanted) and not rel_any.isdisjoint(counts):
+            for q, rel in rel_of:
+                if q in out:
+                    continue
+                best = 0.0
+                for t, m in rel.items():
+                    if m > best and t in counts:
+                        best = m
+                if best:
+                    out[q] = best
+        return out
+    return match
 
 
 def score_units(units: list[Unit], weights: dict[str, float], analyzer,
@@ -522,15 +525,16 @@ def score_units(units: list[Unit], weights: dict[str, float], analyzer,
     if any(u.all_terms is None for u in units):
         prepare_units(units, analyzer)
     head_cache: dict[str, dict] = {}
+    match = term_matcher(weights, related)
 
     def head_terms(text: str) -> dict:
         t = head_cache.get(text)
         if t is None:
-            t = head_cache[text] = unit_terms(analyzer, text, weights, related)
+            t = head_cache[text] = match(analyzer.span_terms(text)[0])
         return t
 
     for u in units:
-        u.match = unit_terms(analyzer, u.text, weights, related, u.all_terms)
+        u.match = match(u.all_terms)
         u.terms = frozenset(u.match)
     avg = sum(len(u.text) for u in units) / len(units) if units else 1.0
     content_w = []
