@@ -3,6 +3,7 @@
 import hashlib
 import os
 import random
+import re
 
 import pytest
 from hypothesis import assume, given
@@ -10,7 +11,7 @@ from hypothesis import strategies as st
 
 from ragweb.config import DEFAULT_EXCLUDES, DEFAULT_INCLUDES
 from ragweb.errors import UsageError
-from ragweb.files import (DecodeResult, FileEntry, GlobSet, decode, file_sha256,
+from ragweb.files import (DecodeResult, FileEntry, GlobSet, decode, file_sha256, glob_to_regex,
                           iter_files, parse_ignore, read_text_file)
 
 ALL = ["**"]
@@ -78,6 +79,18 @@ def paths_of(root, **kw):
 ])
 def test_glob_matching(pattern, path, expected):
     assert GlobSet([pattern]).matches(path) is expected
+
+
+@pytest.mark.parametrize("pattern", ["**/*.md", "**/*.d.ts", "**/*.MD", "**/build/**", "**/.rag/**"])
+def test_globs_tested_as_strings_match_as_their_regex(pattern):
+    # "**/*.md" and "**/build/**" are tested with endswith / in, not a regex: the same answers
+    regex = re.compile(glob_to_regex(pattern), re.DOTALL)
+    globs = GlobSet([pattern])
+    assert not globs._any  # (the fast path is what is under test)
+    for path in ["a.md", "x/a.md", ".md", "a/.md", "a.md/b", "a.mdx", "a\nb.md", "f.d.ts", "f.ts", "A.MD",
+                 "build", "build/x", "a/build/x/y", "rebuild/x", "a/build", "x/builds/y", ".rag/index.db", "a/.rag/x"]:
+        assert globs.matches(path) is bool(regex.fullmatch(path)), path
+        assert globs.covers_dir(path) is bool(regex.fullmatch(path + "/") or regex.fullmatch(path)), path
 
 
 def test_dir_only_glob_matches_directories_only():

@@ -166,16 +166,40 @@ def parse_rule(pattern: str, allow_negation: bool = True) -> Rule | None:
     return Rule(re.compile(glob_to_regex(pattern), re.DOTALL), negate, dir_only)
 
 
+# The two forms most config globs take, tested without a regex (a walk asks for every
+# file): "**/*.md", any path whose name ends so, and "**/node_modules/**", any path inside
+# a folder of that name.
+_SUFFIX_GLOB_RE = re.compile(r"\*\*/\*([^*?\[\]\\/\s!#]+)")
+_FOLDER_GLOB_RE = re.compile(r"\*\*/([^*?\[\]\\/\s!#]+)/\*\*")
+
+
 class GlobSet:
-    """Config globs (includes or excludes) compiled into one regex per kind."""
+    """Config globs (includes or excludes) compiled into one regex per kind; the globs that
+    only name an ending (``**/*.md``) or a folder (``**/build/**``) are tested as strings,
+    the same test in a fraction of the time."""
 
     def __init__(self, patterns: list[str]):
-        rules = [r for r in (parse_rule(p, allow_negation=False) for p in patterns) if r]
+        suffixes, folders, rest = [], [], []
+        for p in patterns:
+            if m := _SUFFIX_GLOB_RE.fullmatch(p):
+                suffixes.append(m.group(1))
+            elif m := _FOLDER_GLOB_RE.fullmatch(p):
+                folders.append(f"/{m.group(1)}/")
+            else:
+                rest.append(p)
+        self._suffixes, self._folders = tuple(suffixes), tuple(folders)
+        rules = [r for r in (parse_rule(p, allow_negation=False) for p in rest) if r]
         self._any = _union([r for r in rules if not r.dir_only])
         self._dirs = _union([r for r in rules if r.dir_only])
 
     def matches(self, path: str, is_dir: bool = False) -> bool:
         """True when a glob matches the relative '/'-separated `path`."""
+        if self._suffixes and path.endswith(self._suffixes):
+            return True
+        if self._folders:
+            inside = "/" + path
+            if any(f in inside for f in self._folders):
+                return True
         if self._any and self._any.fullmatch(path):
             return True
         return bool(is_dir and self._dirs and self._dirs.fullmatch(path))
@@ -188,8 +212,7 @@ class GlobSet:
 
     def covers_dir(self, path: str) -> bool:
         """True when the directory itself or everything inside it matches (prune it)."""
-        inside = bool(self._any and self._any.fullmatch(path + "/"))  # e.g. "dir/**"
-        return inside or self.matches(path, is_dir=True)
+        return self.matches(path + "/") or self.matches(path, is_dir=True)  # (+ "/": "dir/**")
 
 
 def _union(rules: list[Rule]) -> re.Pattern | None:
