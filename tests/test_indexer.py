@@ -10,7 +10,7 @@ import pytest
 from ragweb.config import default_config
 from ragweb.engine import Engine
 from ragweb.errors import IndexBusyError, IndexCorruptError
-from ragweb.indexer import index_path, index_root
+from ragweb.indexer import PARALLEL_BYTES, PARALLEL_FILES, index_path, index_root, worker_count
 
 
 def search_paths(root, q):
@@ -351,3 +351,73 @@ def test_the_config_files_are_not_indexed_when_the_user_sets_excludes(tmp_path):
     assert cfg["index"]["excludes"] == ["drafts/**"]
     index_root(tmp_path, cfg)
     assert set(Engine.open(index_path(tmp_path)).stats()["files"]) == {"ops.md", "sub/rag.yaml"}
+
+
+def _dump(root) -> list[str]:
+    import sqlite3
+    conn = sqlite3.connect(index_path(root))
+    try:
+        return list(conn.iterdump())
+    finally:
+        conn.close()
+
+
+def _mixed_tree(root: Path) -> None:
+    import shutil
+    shutil.copytree(Path(__file__).parent.parent / "sample", root, ignore=shutil.ignore_patterns(".rag"))
+    for i in range(12):
+        (root / f"page{i}.html").write_text(
+            f"<html><nav>Home | Next</nav><h1>Page {i}</h1>\n<p>Widget {i} retries the upload"
+            f" {i} times.</p><pre>retry({i})</pre></html>\n" * 3)
+        (root / f"notes{i}.md").write_text(f"# Notes {i}\n\nThe walrus{i} sleeps on the ice.\r\nLine two.\n")
+    (root / "blob.txt").write_bytes(b"\x00\x01binary" * 10)
+    (root / "huge.txt").write_text("word " * 3000)
+    (root / "app.min.js").write_text("var a=1;" * 2000)
+    (root / "search.js").write_text('Search.setIndex({"t": "' + "x1 " * 2500 + '"})')
+    (root / "latin1.txt").write_bytes("caf\xe9 cr\xe8me br\xfbl\xe9e, a dessert".encode("latin-1"))
+    _same_times(root, 1_700_000_000)
+
+
+def _same_times(root: Path, when: int) -> None:
+    for p in root.rglob("*"):
+        if p.is_file() and ".rag" not in p.parts:
+            os.utime(p, (when, when))  # (the index keeps mtimes: two trees compare equal)
+
+
+def test_files_read_by_worker_processes_give_the_index_one_process_gives(tmp_path):
+    """`index.workers`: the same database, byte for byte (term ids, chunk ids, skipped files),
+    on a first run and on one that adds, changes, touches and deletes files."""
+    one, many = tmp_path / "one", tmp_path / "many"
+    _mixed_tree(one)
+    _mixed_tree(many)
+    cfg1, cfg3 = default_config(), default_config()
+    cfg1["index"]["max_file_bytes"] = cfg3["index"]["max_file_bytes"] = 10_000
+    cfg1["index"]["workers"], cfg3["index"]["workers"] = 1, 3
+    r1, r3 = index_root(one, cfg1), index_root(many, cfg3)
+    assert (r1.workers, r3.workers) == (1, 3)
+    assert r1.summary().split(";")[:2] == r3.summary().split(";")[:2]
+    assert r1.binary == r1.too_large == r1.minified == 1 and r1.added > 30
+    assert _dump(one) == _dump(many)
+    for root in (one, many):
+        (root / "notes3.md").write_text("# Notes 3\n\nThe narwhal is new here.\n")
+        (root / "page4.html").unlink()
+        (root / "zebra.md").write_text("# Zebra\n\nStripes.\n")
+        _same_times(root, 1_800_000_000)  # every file touched: the same content is not read again
+    r1, r3 = index_root(one, cfg1), index_root(many, cfg3)
+    assert r3.workers == 3 and (r1.added, r1.updated, r1.removed) == (r3.added, r3.updated, r3.removed) == (1, 1, 1)
+    assert r1.unchanged == r3.unchanged > 30
+    assert _dump(one) == _dump(many)
+    assert search_paths(many, "narwhal")[0][0] == "notes3.md"
+
+
+def test_worker_processes_only_for_a_big_job_unless_asked():
+    cfg = default_config()
+    assert cfg["index"]["workers"] == 0
+    assert worker_count(cfg, PARALLEL_FILES - 1, 10 * PARALLEL_BYTES) == 1
+    assert worker_count(cfg, 10 * PARALLEL_FILES, PARALLEL_BYTES - 1) == 1
+    cfg["index"]["workers"] = 1
+    assert worker_count(cfg, 1000, 10 * PARALLEL_BYTES) == 1
+    cfg["index"]["workers"] = 3
+    assert worker_count(cfg, 2, 10) == 1  # (one file each at most: not worth a pool)
+    if sys.platform.startswith("linux"):
+        assert worker_count(cfg, 10, 10) == 3

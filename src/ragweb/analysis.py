@@ -96,6 +96,11 @@ class Analyzer:
         self._spans: dict[str, tuple[frozenset, int]] = {}  # text -> its term set and word characters
         self._synonyms: tuple[tuple, dict[str, frozenset]] = ((), {})  # (what it was made of, the map)
 
+    @classmethod
+    def of(cls, settings: dict) -> "Analyzer":
+        """The analyzer of an index's analysis ``settings`` (`Engine.settings`)."""
+        return cls(settings["stemming"], settings["language"], settings.get("short_terms", False))
+
     def synonyms(self, groups=()) -> dict[str, frozenset]:
         """Term -> the other terms of its groups, in this analyzer's terms: the `SYNONYMS`
         groups (English only) and a user's ``groups`` (strings of words, any language; config

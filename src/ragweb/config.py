@@ -48,6 +48,7 @@ SCHEMA: dict[str, dict[str, tuple]] = {
         "b": (0.75, float, (0.0, 1.0), "BM25 length normalisation"),
         "max_file_bytes": (5_000_000, int, (1, 2**40), "skip files larger than this"),
         "gitignore": (True, bool, None, "respect .gitignore files and .ragignore"),
+        "workers": (0, int, (0, 64), "processes that read and chunk files for `rag index` (0: one per CPU, at most 4; 1: none)"),
     },
     "retrieve": {
         "top_k": (20, int, (1, 10_000), "results returned by query / candidate pool of pack"),

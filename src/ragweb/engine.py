@@ -10,7 +10,6 @@ are merged.
 
 from __future__ import annotations
 
-import hashlib
 import heapq
 import json
 import sqlite3
@@ -20,12 +19,12 @@ from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
 
-from ragweb import accel, analysis, store
+from ragweb import accel, analysis, ingest, store
 from collections import _count_elements  # C helper behind Counter.update
 
 from ragweb.analysis import WORD_RE, Analyzer
-from ragweb.chunking import Outline, chunk_lines, code_outline, is_markdown, outline, split_lines
-from ragweb.markup import FILL, is_html, mask_directives, pre_lines, readable, show_html, visible
+from ragweb.chunking import Outline, code_outline, outline, split_lines
+from ragweb.markup import FILL, pre_lines, readable, show_html, visible
 from ragweb.config import default_config
 from ragweb.files import GlobSet
 from ragweb.errors import EmptyQueryError, IndexBusyError, IndexCorruptError, RagError, UsageError
@@ -182,8 +181,7 @@ class Engine:
         self.settings = stored or wanted
         # The stored settings win for reading, so questions are analysed as the index was.
         self.settings_changed = stored is not None and stored != wanted
-        self.analyzer = Analyzer(self.settings["stemming"], self.settings["language"],
-                                 self.settings.get("short_terms", False))
+        self.analyzer = Analyzer.of(self.settings)
         self.next_chunk = max(max_chunk or 0, max_dead or 0, self._meta("next_chunk", 0)) + 1
         self._vocab: dict[str, int] | None = None
         self._raw_ids: dict[str, tuple[int, ...]] = {}  # raw word -> term ids
@@ -261,8 +259,7 @@ class Engine:
         self._load_state()
         self.settings = analysis_settings(self.config)
         self.settings_changed = False
-        self.analyzer = Analyzer(self.settings["stemming"], self.settings["language"],
-                                 self.settings.get("short_terms", False))
+        self.analyzer = Analyzer.of(self.settings)
         self._set_meta("analysis", self.settings)
 
     clear = reset
@@ -331,68 +328,36 @@ class Engine:
     def add_document(self, path: str, text: str, mtime: float = 0.0, size: int | None = None,
                      sha256: str | None = None) -> int:
         """Index ``text`` under ``path`` (replacing any document of that path); returns chunks."""
-        if not isinstance(path, str) or not path:
-            raise UsageError("a document needs a non-empty path")
-        if not isinstance(text, str):
-            raise UsageError(f"the content of {path!r} must be text")
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-        try:
-            data = text.encode("utf-8")
-        except UnicodeEncodeError:  # lone surrogates (possible from JavaScript strings)
-            text = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
-            data = text.encode("utf-8")
-        if size is None:
-            size = len(data)
-        if sha256 is None:
-            sha256 = hashlib.sha256(data).hexdigest()
-        settings = self.settings
-        # terms and chunk boundaries come from what a reader sees: an HTML page's view
-        shown = show_html(text) if self.reads_html(path) else None
-        if shown is not None:
-            view = shown.replace(FILL, " ")
-        elif self.is_prose(path) and settings.get("markup", 0) >= 7:
-            view = mask_directives(text)  # (an index of an older version keeps reading them as it did)
-        else:
-            view = text
-        chunks = chunk_lines(view, settings["chunk_tokens"], settings["chunk_overlap"], self.is_prose(path))
-        lines = split_lines(text)
-        starts = [0] * len(lines)  # character offset of each line in text
-        pos = 0
-        for i, line in enumerate(lines):
-            starts[i] = pos
-            pos += len(line) + 1
-        id_counts = self._id_counts
+        return self.add_prepared(ingest.prepare(path, text, self.settings, size, sha256), mtime)
+
+    def add_prepared(self, doc: ingest.Prepared, mtime: float = 0.0) -> int:
+        """Index a document `ingest.prepare` made for this index's settings (in this process
+        or another one); returns its chunks."""
+        term_ids = self._id_counts if doc.counts is None else self._counted_ids
         first_id = self.next_chunk
         id_lists = []
         rows = []
-        for cid, ch in enumerate(chunks, first_id):
-            first = starts[ch.start - 1]
-            if ch.col_start is not None:
-                span = (first + ch.col_start, first + ch.col_end)
-            else:
-                span = (first, starts[ch.end - 1] + len(lines[ch.end - 1]))
-            body = view[span[0]:span[1]]
-            if ch.context:  # the headings above say what the chunk is about
-                body = ch.context + "\n" + body
-            counts = id_counts(body)
+        for cid, (ch, terms) in enumerate(zip(doc.chunks, doc.bodies if doc.counts is None else doc.counts),
+                                          first_id):
+            counts = term_ids(terms)
             length = sum(counts.values())
             id_lists.append((cid, counts, length))
-            rows.append((cid, None, ch.start, ch.end, ch.col_start, ch.col_end, span[0], span[1],
-                         ch.heading, length, store.ints_to_blob(sorted(counts))))
+            rows.append((cid, None) + ch + (length, store.ints_to_blob(sorted(counts))))
+        path = doc.path
         self._savepoint_begin()
         try:
             self._remove(path)
             cur = self.conn.execute(
                 "INSERT INTO files(path, mtime, size, sha256, text) VALUES(?,?,?,?,?)",
-                (path, mtime, size, sha256, text))
+                (path, mtime, doc.size, doc.sha256, doc.text))
             file_id = cur.lastrowid
             if len(rows) == 1:  # (most files of a big corpus are one chunk; executemany costs more)
                 self.conn.execute("INSERT INTO chunks VALUES(?,?,?,?,?,?,?,?,?,?,?)", (rows[0][0], file_id) + rows[0][2:])
             else:
                 self.conn.executemany("INSERT INTO chunks VALUES(?,?,?,?,?,?,?,?,?,?,?)",
                                       [(r[0], file_id) + r[2:] for r in rows])
-            if shown is not None:
-                store.put_shown(self.conn, file_id, sha256, shown)
+            if doc.shown is not None:
+                store.put_shown(self.conn, file_id, doc.sha256, doc.shown)
             self._savepoint_end()
         except BaseException:
             self._savepoint_rollback()
@@ -416,6 +381,18 @@ class Engine:
         if self._pending_ints > FLUSH_INTS:  # bound the buffer's memory on a big corpus
             self.flush()
         return len(rows)
+
+    def _counted_ids(self, counts: dict[str, int]) -> dict[int, int]:
+        """Term id -> frequency for terms counted by `ingest.prepare` (new terms get ids in
+        the order they first appeared, as `_id_counts` gives them)."""
+        vocab = self._load_vocab()
+        out: dict[int, int] = {}
+        for term, n in counts.items():
+            tid = vocab.get(term)
+            if tid is None:
+                tid = self._term_id(term)
+            out[tid] = n
+        return out
 
     def _id_counts(self, text: str) -> dict[int, int]:
         """Term id -> frequency for a text; new terms get ids (memoised per raw word)."""
@@ -867,11 +844,11 @@ class Engine:
 
     def reads_html(self, path: str) -> bool:
         """True when ``path`` is an HTML page this index reads through its view (`file_view`)."""
-        return is_html(path) and self.settings.get("markup", 0) >= 1
+        return ingest.reads_html(path, self.settings)
 
     def is_prose(self, path: str) -> bool:
         """True for a file read as prose (Markdown-like text, an HTML page); False for a program."""
-        return is_markdown(path) or self.reads_html(path)
+        return ingest.is_prose(path, self.settings)
 
     def file_view(self, file_id: int, path: str, lines: list[str]) -> list[str]:
         """The lines compaction reads for a file: an HTML page's view (`markup.mask_html`:

@@ -10,12 +10,20 @@ from __future__ import annotations
 import gc
 import hashlib
 import logging
+import multiprocessing
 import os
+import signal
+import sys
 import time
+from collections import deque
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Callable
 
+from ragweb import ingest
+from ragweb.analysis import Analyzer
 from ragweb.config import is_own_file
 from ragweb.engine import Engine
 from ragweb.errors import IndexReadOnlyError
@@ -173,6 +181,7 @@ class IndexReport:
     bytes: int = 0
     seconds: float = 0.0
     rebuilt: str = ""
+    workers: int = 1  # processes that read and prepared the files (`worker_count`)
     problems: list[tuple[str, str]] = field(default_factory=list)
     left_out: LeftOut = field(default_factory=LeftOut)  # what the globs passed over
 
@@ -260,12 +269,13 @@ def index_root(root: str | Path, config: dict, rebuild: bool = False,
                 report.removed += 1
             for path in changes.gone_skipped:
                 engine.mark_skipped(path, 0.0, 0, None)
-            for i, entry in enumerate(todo):
-                report.bytes += entry.size
-                old = states.get(entry.path)
-                _index_one(engine, entry, old, max_bytes, report)
-                if progress:
-                    progress(i + 1, len(todo), report.bytes, total_bytes)
+            report.workers = worker_count(config, len(todo), total_bytes)
+            with _prepared(todo, states, engine, max_bytes, report.workers) as outcomes:
+                for i, (entry, outcome) in enumerate(zip(todo, outcomes)):
+                    report.bytes += entry.size
+                    _index_one(engine, entry, states.get(entry.path), outcome, report)
+                    if progress:
+                        progress(i + 1, len(todo), report.bytes, total_bytes)
             report.files = len(todo) + report.unchanged
             engine.set_decoded_by(DECODER_VERSION)
         report.total_chunks = engine.n_chunks
@@ -289,10 +299,82 @@ def _remove_db(path: Path) -> None:
         Path(str(path) + suffix).unlink(missing_ok=True)
 
 
-def _index_one(engine: Engine, entry: FileEntry, old, max_bytes: int, report: IndexReport) -> None:
+def _read_one(entry: FileEntry, old_sha: str | None, max_bytes: int, settings: dict,
+              analyzer: Analyzer | None = None) -> tuple[str | None, ingest.Prepared | None]:
+    """Read and prepare one file: (why it is skipped, None), or (None, the document; None
+    when its content is the indexed one). Pure, so a worker process can do it."""
     result = read_text_file(entry.abspath, max_bytes)
     if result.text is None:
-        reason = result.skipped or "unreadable"
+        return result.skipped or "unreadable", None
+    text = result.text
+    sha = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    if old_sha == sha:
+        return None, None
+    return None, ingest.prepare(entry.path, text, settings, entry.size, sha, analyzer)
+
+
+_worker: dict = {}  # a worker process's settings and analyzer (`_worker_start`)
+
+
+def _worker_start(settings: dict, max_bytes: int) -> None:
+    gc.disable()  # (as in the main process: many small objects, no cycles)
+    # Ctrl-C reaches the whole process group: the main process stops the run (and the pool)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _worker.update(settings=settings, max_bytes=max_bytes, analyzer=Analyzer.of(settings))
+
+
+def _worker_read(jobs: list[tuple[FileEntry, str | None]]) -> list[tuple[str | None, ingest.Prepared | None]]:
+    w = _worker
+    return [_read_one(entry, old_sha, w["max_bytes"], w["settings"], w["analyzer"]) for entry, old_sha in jobs]
+
+
+PARALLEL_FILES = 16          # with index.workers 0, `rag index` reads files in worker processes for at least
+PARALLEL_BYTES = 2_000_000   # this many files of this many bytes in all (fewer: a pool costs more than it saves)
+
+
+def worker_count(config: dict, files: int, size: int) -> int:
+    """How many worker processes read and prepare ``files`` files of ``size`` bytes:
+    ``index.workers``; when that is 0, one per CPU this process may use (at most 4) for a
+    big job and none for a small one. 1 means none (this process reads them), as it always
+    does where processes are not forked (Windows, macOS) and for a single file."""
+    wanted = config["index"]["workers"]
+    if wanted == 0:
+        if files < PARALLEL_FILES or size < PARALLEL_BYTES:
+            return 1
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        wanted = min(cpus, 4)
+    if sys.platform in ("win32", "darwin", "emscripten") or "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    return max(1, min(wanted, files // 2))
+
+
+PARALLEL_BATCH = 4  # files a worker reads per task
+PARALLEL_AHEAD = 8  # tasks per worker given out ahead of the writer (what waits for it is bounded)
+
+
+@contextmanager
+def _prepared(todo: list[FileEntry], states: dict, engine: Engine, max_bytes: int, workers: int):
+    """The `_read_one` outcomes of ``todo``, in its order: read here, or by ``workers``
+    processes (forked before any file is read) while this one stores what they made."""
+    jobs = [(entry, states[entry.path][2] if entry.path in states else None) for entry in todo]
+    if workers <= 1:
+        yield (_read_one(entry, old_sha, max_bytes, engine.settings) for entry, old_sha in jobs)
+        return
+    batches = (jobs[i:i + PARALLEL_BATCH] for i in range(0, len(jobs), PARALLEL_BATCH))
+    with multiprocessing.get_context("fork").Pool(workers, _worker_start, (engine.settings, max_bytes)) as pool:
+        def outcomes():
+            pending = deque(pool.apply_async(_worker_read, (b,)) for b in islice(batches, workers * PARALLEL_AHEAD))
+            while pending:
+                done = pending.popleft().get()
+                for batch in islice(batches, 1):
+                    pending.append(pool.apply_async(_worker_read, (batch,)))
+                yield from done
+        yield outcomes()
+
+
+def _index_one(engine: Engine, entry: FileEntry, old, outcome: tuple, report: IndexReport) -> None:
+    reason, doc = outcome
+    if reason is not None:
         log.debug("skipped %s: %s", entry.path, reason)
         if reason == "binary":
             report.binary += 1
@@ -312,15 +394,13 @@ def _index_one(engine: Engine, entry: FileEntry, old, max_bytes: int, report: In
             # warned about once, as a problem).
             engine.mark_skipped(entry.path, entry.mtime, entry.size, reason)
         return
-    text = result.text
     engine.mark_skipped(entry.path, entry.mtime, entry.size, None)
-    sha = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-    if old is not None and old[2] == sha:
+    if doc is None:
         log.debug("unchanged content, new mtime: %s", entry.path)
         engine.touch_file(entry.path, entry.mtime, entry.size)
         report.unchanged += 1
         return
-    n = engine.add_document(entry.path, text, entry.mtime, entry.size, sha)
+    n = engine.add_prepared(doc, entry.mtime)
     log.debug("%s %s: %d chunks", "updated" if old else "added", entry.path, n)
     report.chunks += n
     if old is None:

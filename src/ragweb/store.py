@@ -90,11 +90,16 @@ def blob_to_ints(blob: bytes) -> array:
     return blob_to_array("i", blob)
 
 
-def put_shown(conn: sqlite3.Connection, file_id: int, sha256: str, shown: str) -> None:
-    """Keep a page's shown text (`SHOWN_TABLE`)."""
+def pack_shown(shown: str) -> bytes:
+    """A page's shown text as `put_shown` keeps it (compressed; made where the page is read,
+    which may be another process, `ragweb.ingest`)."""
+    return zlib.compress(shown.encode("utf-8", "surrogatepass"), 1)
+
+
+def put_shown(conn: sqlite3.Connection, file_id: int, sha256: str, packed: bytes) -> None:
+    """Keep a page's shown text (`SHOWN_TABLE`), as `pack_shown` made it."""
     conn.execute(SHOWN_TABLE)
-    conn.execute("INSERT OR REPLACE INTO shown VALUES(?, ?, ?)",
-                 (file_id, sha256, zlib.compress(shown.encode("utf-8", "surrogatepass"), 1)))
+    conn.execute("INSERT OR REPLACE INTO shown VALUES(?, ?, ?)", (file_id, sha256, packed))
 
 
 def get_shown(conn: sqlite3.Connection, file_id: int) -> str | None:

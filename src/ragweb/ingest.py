@@ -1,0 +1,107 @@
+"""A document made ready for the index: its text normalised and hashed, an HTML page's
+shown text, its chunks and (optionally) their terms.
+
+`prepare` is pure -- it reads nothing but its arguments and the index's analysis settings --
+so `rag index` can run it in worker processes while the one process that writes the index
+stores what they made (`Engine.add_prepared`), in the files' order. `Engine.add_document`
+is `prepare` and `Engine.add_prepared` in one process (the browser has one).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from ragweb import store
+from ragweb.analysis import Analyzer
+from ragweb.chunking import chunk_lines, is_markdown, split_lines
+from ragweb.errors import UsageError
+from ragweb.markup import FILL, is_html, mask_directives, show_html
+
+
+def reads_html(path: str, settings: dict) -> bool:
+    """True when ``path`` is an HTML page an index of these analysis ``settings`` reads
+    through its view (`ragweb.markup`)."""
+    return is_html(path) and settings.get("markup", 0) >= 1
+
+
+def is_prose(path: str, settings: dict) -> bool:
+    """True for a file read as prose (Markdown-like text, an HTML page); False for a program."""
+    return is_markdown(path) or reads_html(path, settings)
+
+
+@dataclass
+class Prepared:
+    """What `prepare` made of one document. ``chunks``: per chunk (start line, end line,
+    start column, end column, start offset, end offset, heading); ``bodies``: the text each
+    chunk's terms come from (its headings above, its span of the view); ``counts``: instead,
+    those terms already counted (term -> frequency, in the order the terms first appear,
+    which is the order new terms get their ids in)."""
+
+    path: str
+    text: str
+    size: int
+    sha256: str
+    shown: bytes | None                  # an HTML page's shown text, `store.pack_shown`
+    chunks: list[tuple]
+    bodies: list[str] | None = None
+    counts: list[dict[str, int]] | None = None
+
+
+def normalize(path: str, text: str) -> tuple[str, bytes]:
+    """``text`` with its line ends as ``\\n`` and its UTF-8 bytes (lone surrogates, possible
+    from JavaScript strings, replaced)."""
+    if not isinstance(path, str) or not path:
+        raise UsageError("a document needs a non-empty path")
+    if not isinstance(text, str):
+        raise UsageError(f"the content of {path!r} must be text")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        data = text.encode("utf-8")
+    return text, data
+
+
+def prepare(path: str, text: str, settings: dict, size: int | None = None, sha256: str | None = None,
+            analyzer: Analyzer | None = None) -> Prepared:
+    """Make ``text`` ready to be stored under ``path`` by an index of these analysis
+    ``settings``. With ``analyzer`` (one of the same settings) the chunks' terms are counted
+    here (`Prepared.counts`), else their texts are kept for the engine to count."""
+    text, data = normalize(path, text)
+    if size is None:
+        size = len(data)
+    if sha256 is None:
+        sha256 = hashlib.sha256(data).hexdigest()
+    # terms and chunk boundaries come from what a reader sees: an HTML page's view
+    shown = show_html(text) if reads_html(path, settings) else None
+    prose = is_prose(path, settings)
+    if shown is not None:
+        view = shown.replace(FILL, " ")
+    elif prose and settings.get("markup", 0) >= 7:
+        view = mask_directives(text)  # (an index of an older version keeps reading them as it did)
+    else:
+        view = text
+    lines = split_lines(text)
+    starts = [0] * len(lines)  # character offset of each line in text
+    pos = 0
+    for i, line in enumerate(lines):
+        starts[i] = pos
+        pos += len(line) + 1
+    chunks, bodies = [], []
+    for ch in chunk_lines(view, settings["chunk_tokens"], settings["chunk_overlap"], prose):
+        first = starts[ch.start - 1]
+        if ch.col_start is not None:
+            span = (first + ch.col_start, first + ch.col_end)
+        else:
+            span = (first, starts[ch.end - 1] + len(lines[ch.end - 1]))
+        body = view[span[0]:span[1]]
+        if ch.context:  # the headings above say what the chunk is about
+            body = ch.context + "\n" + body
+        bodies.append(body)
+        chunks.append((ch.start, ch.end, ch.col_start, ch.col_end, span[0], span[1], ch.heading))
+    blob = None if shown is None else store.pack_shown(shown)
+    if analyzer is None:
+        return Prepared(path, text, size, sha256, blob, chunks, bodies=bodies)
+    return Prepared(path, text, size, sha256, blob, chunks, counts=[analyzer.term_counts(b) for b in bodies])
