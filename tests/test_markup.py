@@ -306,6 +306,19 @@ def test_navigation_is_found_in_any_case_and_only_in_tags(before):
     assert {"navigation.", "Gamma", "role=navigation"} <= set(words)
 
 
+def test_an_aria_menu_is_navigation_and_its_items_leave_no_empty_list_items():
+    # mdBook's theme picker atop every page of the Rust book: five "- " lines of nothing
+    page = ('<ul id="theme-list" class="theme-popup" aria-label="Themes" role="menu">\n'
+            '<li role="none"><button role="menuitem" class="theme" id="light">Light (default)</button></li>\n'
+            '<li role="none"><button role="menuitem" class="theme" id="rust">Rust</button></li>\n</ul>\n'
+            "<div role='menubar'><a href='/v1'>Version one</a></div>\n"
+            '<h1>What Is Ownership?</h1>\n<ul><li>Each value has an owner.</li></ul>\n'
+            '<p>The main menu of the editor and its menuitem entries are text.</p>\n')
+    lines = [line for line in split_lines(visible(show_html(page))) if line.strip()]
+    assert lines == ["# What Is Ownership?", "- Each value has an owner.",
+                     "The main menu of the editor and its menuitem entries are text."]
+
+
 def test_preformatted_lines_are_code_in_compaction():
     page = ("<h2>Example</h2>\n<p>Open the gate with a call.</p>\n"
             "<pre><code class=\"js\"><span class=\"k\">const</span> gate = open();\n"

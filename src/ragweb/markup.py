@@ -9,7 +9,8 @@ for column, so every offset, line and column is the stored file's own:
   version menu; closed within 2,000 characters), a heading's permalink (a link within the page whose text is
   one sign, Sphinx's "¶", Node's "#"), Sphinx's "[source]" and "[docs]" links between an API
   entry and its highlighted source, and navigation (``<nav>``, ``role="navigation"``: the site
-  menu and table of contents every page repeats; a GNU manual's "Next: ..., Previous: ...,
+  menu and table of contents every page repeats; ``role="menu"`` or ``"menubar"``, a picker
+  of themes or versions such as mdBook's; a GNU manual's "Next: ..., Previous: ...,
   Up: ..." above each node, Texinfo's ``<div class="header">`` with links to those nodes)
   -- becomes `FILL`; a character reference
   becomes the character it names followed by `FILL`; a block tag between two words leaves
@@ -185,7 +186,7 @@ def _text_before(text: str, at: int, tags: int = 8, reach: int = 400, raw_reach:
 _RAW_END_RE = re.compile(r"</(script|style|template)\s*>", re.I)
 
 
-_NAV_START_RE = re.compile(r"<(nav)\b[^<>]*>|<([A-Za-z][\w-]*)\b[^<>]*\brole\s*=\s*[\"']?navigation\b[^<>]*>"
+_NAV_START_RE = re.compile(r"<(nav)\b[^<>]*>|<([A-Za-z][\w-]*)\b[^<>]*\brole\s*=\s*[\"']?(?:navigation|menu|menubar)\b[^<>]*>"
                            r"|<(div)\b[^<>]*\bclass\s*=\s*[\"']?(?:nav-panel|header)(?=[\"'\s>])[^<>]*>"
                            # Sphinx's "[source]" after a signature, "[docs]" in highlighted source
                            r"|<(span|a)\b[^<>]*\bclass\s*=\s*[\"']?viewcode-(?:link|back)\b[^<>]*>", re.I)
@@ -197,16 +198,16 @@ _NODE_LINK_RE = re.compile(r"\brel\s*=\s*[\"']?(?:next|prev|up)\b", re.I)
 
 def _nav_starts(text: str) -> list[int]:
     """Where a navigation element's start tag may begin: each "<nav", and the "<" of each
-    tag holding "navigation", "nav-panel", 'class="header"' or "viewcode-" (`_NAV_START_RE`
+    tag holding "navigation", "menu", "nav-panel", 'class="header"' or "viewcode-" (`_NAV_START_RE`
     decides). Found with str.find in the lowercased text (matching every tag against the
     pattern was slow), or, when lowercasing changes the length (a few letters lowercase to
     two), with a regex."""
     low = text.lower()
     if len(low) != len(text):
-        hints = [m.start() for m in re.finditer(r'<nav|navigation|nav-panel|class="header"|viewcode-', text, re.I)]
+        hints = [m.start() for m in re.finditer(r'<nav|navigation|menu|nav-panel|class="header"|viewcode-', text, re.I)]
     else:
         hints = []
-        for word in ("<nav", "navigation", "nav-panel", "class=\"header\"", "viewcode-"):
+        for word in ("<nav", "navigation", "menu", "nav-panel", "class=\"header\"", "viewcode-"):
             i = low.find(word)
             while i >= 0:
                 hints.append(i)
@@ -224,7 +225,8 @@ def _nav_starts(text: str) -> list[int]:
 
 def _without_navigation(text: str) -> str:
     """``text`` with each navigation element (``<nav>``, ``role="navigation"``: site menus,
-    tables of contents; Texinfo's node header; Sphinx's viewcode links) as `FILL`, nested
+    tables of contents; ``role="menu"``/``"menubar"``: a theme or version picker; Texinfo's
+    node header; Sphinx's viewcode links) as `FILL`, nested
     elements of the same name included."""
     out, pos = [], 0
     for at in _nav_starts(text):
