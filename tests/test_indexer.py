@@ -421,3 +421,24 @@ def test_worker_processes_only_for_a_big_job_unless_asked():
     assert worker_count(cfg, 2, 10) == 1  # (one file each at most: not worth a pool)
     if sys.platform.startswith("linux"):
         assert worker_count(cfg, 10, 10) == 3
+
+
+def test_a_worker_process_that_dies_stops_the_run_and_the_index_is_as_it_was(sample_root):
+    import multiprocessing
+    from ragweb.errors import RagError
+    index_root(sample_root, default_config())
+    before = search_paths(sample_root, "retry headers")
+    for i in range(200):
+        (sample_root / f"walrus{i}.md").write_text(f"# Walrus {i}\n\nThe walrus {i} sleeps on the ice.\n")
+    cfg = default_config()
+    cfg["index"]["workers"] = 2
+
+    def progress(done, total, bytes_done, bytes_total):
+        if done == 1:  # the first file is stored: kill a worker, as the OOM killer would
+            os.kill(multiprocessing.active_children()[0].pid, signal.SIGKILL)
+
+    with pytest.raises(RagError, match="a worker process reading files for the index stopped"):
+        index_root(sample_root, cfg, progress=progress)
+    assert multiprocessing.active_children() == []
+    assert search_paths(sample_root, "retry headers") == before and search_paths(sample_root, "walrus") == []
+    assert index_root(sample_root, cfg).added == 200 and search_paths(sample_root, "walrus")

@@ -11,14 +11,13 @@ import gc
 import hashlib
 import logging
 import multiprocessing
+import multiprocessing.connection
 import os
 import signal
 import sys
 import time
-from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from itertools import islice
 from pathlib import Path
 from typing import Callable
 
@@ -26,7 +25,7 @@ from ragweb import ingest
 from ragweb.analysis import Analyzer
 from ragweb.config import is_own_file
 from ragweb.engine import Engine
-from ragweb.errors import IndexReadOnlyError
+from ragweb.errors import IndexReadOnlyError, RagError
 from ragweb.files import (DECODER_VERSION, LEGACY_REASON, AtomicWrite, FileEntry, LeftOut, is_link_note, iter_files,
                           read_text_file)
 
@@ -313,19 +312,15 @@ def _read_one(entry: FileEntry, old_sha: str | None, max_bytes: int, settings: d
     return None, ingest.prepare(entry.path, text, settings, entry.size, sha, analyzer)
 
 
-_worker: dict = {}  # a worker process's settings and analyzer (`_worker_start`)
-
-
-def _worker_start(settings: dict, max_bytes: int) -> None:
+def _worker(conn, settings: dict, max_bytes: int) -> None:
+    """A worker process: reads batches of (file, its indexed hash) from ``conn`` and sends
+    back their `_read_one` outcomes, until it reads None."""
     gc.disable()  # (as in the main process: many small objects, no cycles)
-    # Ctrl-C reaches the whole process group: the main process stops the run (and the pool)
+    # Ctrl-C reaches the whole process group: the main process stops the run and the workers
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _worker.update(settings=settings, max_bytes=max_bytes, analyzer=Analyzer.of(settings))
-
-
-def _worker_read(jobs: list[tuple[FileEntry, str | None]]) -> list[tuple[str | None, ingest.Prepared | None]]:
-    w = _worker
-    return [_read_one(entry, old_sha, w["max_bytes"], w["settings"], w["analyzer"]) for entry, old_sha in jobs]
+    analyzer = Analyzer.of(settings)
+    while (jobs := conn.recv()) is not None:
+        conn.send([_read_one(entry, old_sha, max_bytes, settings, analyzer) for entry, old_sha in jobs])
 
 
 PARALLEL_FILES = 16          # with index.workers 0, `rag index` reads files in worker processes for at least
@@ -348,28 +343,68 @@ def worker_count(config: dict, files: int, size: int) -> int:
     return max(1, min(wanted, files // 2))
 
 
-PARALLEL_BATCH = 4  # files a worker reads per task
-PARALLEL_AHEAD = 8  # tasks per worker given out ahead of the writer (what waits for it is bounded)
+PARALLEL_BATCH = 4  # files a worker reads per message
+PARALLEL_AHEAD = 8  # batches each worker is given ahead of the writer (what waits for it is bounded)
+WORKER_DIED = ("a worker process reading files for the index stopped (killed, or out of memory?); "
+               "the index is as it was. Run again, or set index.workers: 1 in rag.yaml to read "
+               "the files in one process")
 
 
 @contextmanager
 def _prepared(todo: list[FileEntry], states: dict, engine: Engine, max_bytes: int, workers: int):
     """The `_read_one` outcomes of ``todo``, in its order: read here, or by ``workers``
-    processes (forked before any file is read) while this one stores what they made."""
+    processes (forked before any file is read) while this one stores what they made.
+
+    Batch i goes to worker i mod ``workers`` over that worker's own pipe, and the results
+    are read back in the same order, so no lock is shared: a worker that dies (killed, out
+    of memory) is seen by its process sentinel and stops the run with `WORKER_DIED`."""
     jobs = [(entry, states[entry.path][2] if entry.path in states else None) for entry in todo]
     if workers <= 1:
         yield (_read_one(entry, old_sha, max_bytes, engine.settings) for entry, old_sha in jobs)
         return
-    batches = (jobs[i:i + PARALLEL_BATCH] for i in range(0, len(jobs), PARALLEL_BATCH))
-    with multiprocessing.get_context("fork").Pool(workers, _worker_start, (engine.settings, max_bytes)) as pool:
+    batches = [jobs[i:i + PARALLEL_BATCH] for i in range(0, len(jobs), PARALLEL_BATCH)]
+    ctx = multiprocessing.get_context("fork")
+    procs, conns = [], []
+    try:
+        for _ in range(workers):
+            mine, theirs = ctx.Pipe()
+            proc = ctx.Process(target=_worker, args=(theirs, engine.settings, max_bytes), daemon=True)
+            proc.start()
+            theirs.close()
+            procs.append(proc)
+            conns.append(mine)
+
+        def receive(i: int) -> list:
+            conn, proc = conns[i % workers], procs[i % workers]
+            while not conn.poll():
+                if proc.sentinel in multiprocessing.connection.wait([conn, proc.sentinel]) and not conn.poll():
+                    raise RagError(WORKER_DIED)
+            try:
+                return conn.recv()
+            except (EOFError, OSError):
+                raise RagError(WORKER_DIED) from None
+
         def outcomes():
-            pending = deque(pool.apply_async(_worker_read, (b,)) for b in islice(batches, workers * PARALLEL_AHEAD))
-            while pending:
-                done = pending.popleft().get()
-                for batch in islice(batches, 1):
-                    pending.append(pool.apply_async(_worker_read, (batch,)))
+            ahead = min(len(batches), workers * PARALLEL_AHEAD)
+            for i in range(ahead):
+                conns[i % workers].send(batches[i])
+            for i in range(len(batches)):
+                done = receive(i)
+                if i + ahead < len(batches):
+                    conns[(i + ahead) % workers].send(batches[i + ahead])
                 yield from done
         yield outcomes()
+        for conn in conns:
+            conn.send(None)
+        for proc in procs:
+            proc.join()
+    finally:  # (an error or Ctrl-C: the workers are stopped where they are)
+        for proc in procs:
+            if proc.is_alive():
+                proc.kill()
+            proc.join()
+        for conn in conns:
+            conn.close()
 
 
 def _index_one(engine: Engine, entry: FileEntry, old, outcome: tuple, report: IndexReport) -> None:
