@@ -320,7 +320,11 @@ def _worker(conn, settings: dict, max_bytes: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     analyzer = Analyzer.of(settings)
     while (jobs := conn.recv()) is not None:
-        conn.send([_read_one(entry, old_sha, max_bytes, settings, analyzer) for entry, old_sha in jobs])
+        try:
+            conn.send([_read_one(entry, old_sha, max_bytes, settings, analyzer) for entry, old_sha in jobs])
+        except Exception as e:  # raised in the main process, as if it had read the file itself
+            conn.send(e)
+            return
 
 
 PARALLEL_FILES = 16          # with index.workers 0, `rag index` reads files in worker processes for at least
@@ -380,9 +384,12 @@ def _prepared(todo: list[FileEntry], states: dict, engine: Engine, max_bytes: in
                 if proc.sentinel in multiprocessing.connection.wait([conn, proc.sentinel]) and not conn.poll():
                     raise RagError(WORKER_DIED)
             try:
-                return conn.recv()
+                done = conn.recv()
             except (EOFError, OSError):
                 raise RagError(WORKER_DIED) from None
+            if isinstance(done, Exception):
+                raise done
+            return done
 
         def outcomes():
             ahead = min(len(batches), workers * PARALLEL_AHEAD)
