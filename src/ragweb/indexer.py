@@ -16,6 +16,7 @@ import os
 import signal
 import sys
 import time
+from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -347,8 +348,9 @@ def worker_count(config: dict, files: int, size: int) -> int:
     return max(1, min(wanted, files // 2))
 
 
-PARALLEL_BATCH = 4  # files a worker reads per message
-PARALLEL_AHEAD = 8  # batches each worker is given ahead of the writer (what waits for it is bounded)
+PARALLEL_BATCH = 4             # files a worker reads per message
+PARALLEL_QUEUE = 2             # batches given to a worker at a time (one read, one waiting)
+PARALLEL_WINDOW = 64_000_000   # bytes of files read ahead of the writer at most (one batch always)
 WORKER_DIED = ("a worker process reading files for the index stopped (killed, or out of memory?); "
                "the index is as it was. Run again, or set index.workers: 1 in rag.yaml to read "
                "the files in one process")
@@ -359,14 +361,16 @@ def _prepared(todo: list[FileEntry], states: dict, engine: Engine, max_bytes: in
     """The `_read_one` outcomes of ``todo``, in its order: read here, or by ``workers``
     processes (forked before any file is read) while this one stores what they made.
 
-    Batch i goes to worker i mod ``workers`` over that worker's own pipe, and the results
-    are read back in the same order, so no lock is shared: a worker that dies (killed, out
+    Each worker has its own pipe and reads the batches it is given in order; a free worker
+    gets the next batch, and results that come early wait until their turn, within
+    `PARALLEL_WINDOW` bytes of files. No lock is shared, so a worker that dies (killed, out
     of memory) is seen by its process sentinel and stops the run with `WORKER_DIED`."""
     jobs = [(entry, states[entry.path][2] if entry.path in states else None) for entry in todo]
     if workers <= 1:
         yield (_read_one(entry, old_sha, max_bytes, engine.settings) for entry, old_sha in jobs)
         return
     batches = [jobs[i:i + PARALLEL_BATCH] for i in range(0, len(jobs), PARALLEL_BATCH)]
+    sizes = [sum(entry.size for entry, _ in b) for b in batches]
     ctx = multiprocessing.get_context("fork")
     procs, conns = [], []
     try:
@@ -378,28 +382,41 @@ def _prepared(todo: list[FileEntry], states: dict, engine: Engine, max_bytes: in
             procs.append(proc)
             conns.append(mine)
 
-        def receive(i: int) -> list:
-            conn, proc = conns[i % workers], procs[i % workers]
-            while not conn.poll():
-                if proc.sentinel in multiprocessing.connection.wait([conn, proc.sentinel]) and not conn.poll():
-                    raise RagError(WORKER_DIED)
-            try:
-                done = conn.recv()
-            except (EOFError, OSError):
-                raise RagError(WORKER_DIED) from None
-            if isinstance(done, Exception):
-                raise done
-            return done
-
         def outcomes():
-            ahead = min(len(batches), workers * PARALLEL_AHEAD)
-            for i in range(ahead):
-                conns[i % workers].send(batches[i])
-            for i in range(len(batches)):
-                done = receive(i)
-                if i + ahead < len(batches):
-                    conns[(i + ahead) % workers].send(batches[i + ahead])
-                yield from done
+            given = [deque() for _ in procs]  # per worker: the batches it has, in its order
+            done: dict[int, list] = {}        # batch -> outcomes, until its turn
+            sent = turn = ahead = 0           # next batch to give, next to yield, bytes given out
+            while turn < len(batches):
+                for w, queue in enumerate(given):
+                    while (len(queue) < PARALLEL_QUEUE and sent < len(batches)
+                           and (sent == turn or ahead + sizes[sent] <= PARALLEL_WINDOW)):
+                        try:
+                            conns[w].send(batches[sent])
+                        except OSError:  # (its end is closed: it died while it had nothing to do)
+                            raise RagError(WORKER_DIED) from None
+                        queue.append(sent)
+                        ahead += sizes[sent]
+                        sent += 1
+                if turn in done:
+                    outcome = done.pop(turn)
+                    ahead -= sizes[turn]
+                    turn += 1
+                    yield from outcome
+                    continue
+                waiting = [w for w, queue in enumerate(given) if queue]
+                ready = multiprocessing.connection.wait([conns[w] for w in waiting] +
+                                                        [procs[w].sentinel for w in waiting])
+                for w in waiting:
+                    if conns[w] in ready or (procs[w].sentinel in ready and conns[w].poll()):
+                        try:
+                            result = conns[w].recv()
+                        except (EOFError, OSError):
+                            raise RagError(WORKER_DIED) from None
+                        if isinstance(result, Exception):
+                            raise result
+                        done[given[w].popleft()] = result
+                    elif procs[w].sentinel in ready:
+                        raise RagError(WORKER_DIED)
         yield outcomes()
         for conn in conns:
             conn.send(None)
