@@ -10,7 +10,6 @@ are merged.
 
 from __future__ import annotations
 
-import heapq
 import json
 import sqlite3
 from array import array
@@ -688,7 +687,7 @@ class Engine:
             final = scores
         if len(final) > pool:
             # Keep ties at the cut too, so results never depend on chunk ids.
-            cut = heapq.nlargest(pool, final.values())[-1]
+            cut = sorted(final.values(), reverse=True)[pool - 1]
             best = [c for c, v in final.items() if v >= cut]
         else:
             best = list(final)
@@ -697,8 +696,8 @@ class Engine:
         cands = []
         for cid, fid, start, end, cs, ce, heading, blob, path, mtime in rows:
             bm = scores.get(cid, 0.0)
-            ids = store.blob_to_ints(blob)
-            matched = sorted(term_of[t] for t in ids if t in term_of)
+            ids = frozenset(store.blob_to_ints(blob))  # (the chunk's distinct term ids)
+            matched = sorted(term for t, term in term_of.items() if t in ids)
             boost = 0.0
             if boost_w and idfs:
                 pterms = self._path_terms.get(path)
@@ -712,7 +711,7 @@ class Engine:
         cands = [hc for hc in cands if hc[0].score >= threshold]
         cands.sort(key=lambda hc: (-hc[0].score, hc[0].path, hc[0].start_line, hc[0].col_start or 0))
         if mmr:
-            sets = [frozenset(ids) for _, ids in cands]
+            sets = [ids for _, ids in cands]
             order = mmr_select([h.score for h, _ in cands], sets, top_k, rc["mmr_lambda"], rc["dedup_jaccard"],
                                self._repeats([h for h, _ in cands], sets) if repeats else None)
             hits = [cands[i][0] for i in order]
