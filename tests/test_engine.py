@@ -185,6 +185,7 @@ def test_bm25_matches_the_plain_formula():
     docs = dict(sample_documents())
     cfg = default_config()
     cfg["retrieve"]["path_boost_weight"] = 0.0
+    cfg["retrieve"]["changelog_weight"] = 1.0  # (the sample has a CHANGELOG.md)
     eng = fresh(docs, cfg)
     for q in ["retry backoff", "parse headers", "configuration file timeout", "pigeon"]:
         ref = brute_force_bm25(docs, q)
@@ -203,6 +204,21 @@ def test_path_boost_lifts_files_named_like_the_query():
     hits = eng.search("retry", mmr=False)
     assert [h.path for h in hits] == ["notes/retry.md", "notes/a.md"]
     assert hits[0].bm25 == hits[1].bm25 and hits[0].path_boost > 0 == hits[1].path_boost
+
+
+def test_release_notes_weigh_less_than_the_pages_they_change():
+    text = "Failed requests are retried with exponential backoff."
+    docs = {"CHANGELOG.md": text, "docs/guide.md": text, "releases/2.0.md": text}
+    docs.update({f"docs/filler{i}.md": "unrelated words about cooking" for i in range(8)})
+    cfg = default_config()
+    cfg["retrieve"]["changelog_weight"] = 1.0
+    same = fresh(docs, cfg).search("retried backoff", mmr=False)
+    assert [h.path for h in same] == ["CHANGELOG.md", "docs/guide.md", "releases/2.0.md"]  # ties: by path
+    assert same[0].score == same[1].score == same[2].score
+    hits = fresh(docs).search("retried backoff", mmr=False)  # the default, 0.8
+    assert [h.path for h in hits] == ["docs/guide.md", "CHANGELOG.md", "releases/2.0.md"]
+    assert hits[1].score == pytest.approx(0.8 * hits[0].score)
+    assert hits[1].bm25 == hits[0].bm25  # (the weight is on the score, not on BM25's figure)
 
 
 def test_a_question_word_the_index_lacks_is_searched_for_in_its_related_forms():

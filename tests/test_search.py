@@ -2,7 +2,7 @@ import math
 
 from hypothesis import given, settings, strategies as st
 
-from ragweb.search import bm25_idf, bm25_term, contained, jaccard, mmr_select, shingles
+from ragweb.search import bm25_idf, bm25_term, changelog_path, contained, jaccard, mmr_select, shingles
 
 
 def test_idf_never_negative_and_decreasing():
@@ -13,6 +13,18 @@ def test_idf_never_negative_and_decreasing():
 def test_bm25_term_formula():
     got = bm25_term(2.0, 3, 100, 50.0, 1.2, 0.75)
     assert math.isclose(got, 2.0 * 3 * 2.2 / (3 + 1.2 * (1 - 0.75 + 0.75 * 100 / 50.0)))
+
+
+def test_changelog_path_names_release_notes_and_change_logs_only():
+    logs = ["CHANGELOG.md", "pkg/ChangeLog", "doc/changelog.Debian.gz",
+            "NEWS", "NEWS.gz", "CHANGES.txt", "lib/HISTORY.rst", "ReleaseNotes.md",
+            "docs/release-notes/v2.md", "html/releases/4.2.html", "Help/release/3.7.rst",
+            "whatsnew/3.11.html", "html/release-15-4.html"]
+    pages = ["history.md", "web/api/history/index.md", "news.html", "changes.html", "release.md",
+             "releasing.md", "api/releases.md", "docs/NEWSLETTER.md", "CHANGES_TO_MAKE/plan.md",
+             "src/changelog_parser.py/x", "pre-release-15.md", "guide/changelog-format.md.bak/notes.md"]
+    assert [p for p in logs if not changelog_path(p)] == []
+    assert [p for p in pages if changelog_path(p)] == []
 
 
 def test_jaccard():

@@ -27,7 +27,7 @@ from ragweb.markup import FILL, pre_lines, readable, show_html, visible
 from ragweb.config import default_config
 from ragweb.files import GlobSet
 from ragweb.errors import EmptyQueryError, IndexBusyError, IndexCorruptError, RagError, UsageError
-from ragweb.search import REPEAT_SHARE, bm25_idf, contained, mmr_select, shingles
+from ragweb.search import REPEAT_SHARE, bm25_idf, changelog_path, contained, mmr_select, shingles
 
 MAX_SEGMENTS = 12          # merge all segments when there are more than this many
 DEAD_MERGE_RATIO = 0.25    # ... or when this share of indexed chunks is dead
@@ -693,6 +693,7 @@ class Engine:
             best = list(final)
         rows = self._chunk_rows(best)
         boost_w = rc["path_boost_weight"] if mode == "bm25" else 0.0
+        changelog_w = rc["changelog_weight"]
         cands = []
         for cid, fid, start, end, cs, ce, heading, blob, path, mtime in rows:
             bm = scores.get(cid, 0.0)
@@ -705,6 +706,8 @@ class Engine:
                     pterms = self._path_terms[path] = frozenset(self.analyzer.term_counts(path))
                 boost = boost_w * sum(v for t, v in idfs.items() if t in pterms)
             score = bm + boost if mode == "bm25" else final[cid]
+            if changelog_w != 1.0 and changelog_path(path):
+                score *= changelog_w
             hit = Hit(path, start, end, score, "", heading, matched, bm, boost, cid, fid, cs, ce, mtime)
             cands.append((hit, ids))
         threshold = rc["min_score_threshold"]

@@ -15,6 +15,23 @@ SHINGLE_WORDS = 4  # words per shingle (`shingles`)
 REPEAT_SHARE = 0.8  # a hit whose shingles are this much in a picked one's text repeats it
 
 
+# Release notes and change logs: a folder of them (Django's releases/, CMake's release/,
+# Python's whatsnew/), or a file named as one (CHANGELOG.md, changelog.Debian.gz,
+# PostgreSQL's release-15-4.html; NEWS, CHANGES and HISTORY only in capitals, as GNU names
+# them: a page about a History API is no change log).
+_CHANGELOG_DIR_RE = re.compile(r"(?:^|/)(?:releases?|release[-_]?notes|whatsnew|change[-_]?logs?)/", re.I)
+_CHANGELOG_FILE_RE = re.compile(
+    r"(?:^|/)(?:(?i:change[-_]?logs?|release[-_]?notes|whatsnew|release-\d)[^/]*"
+    r"|(?:NEWS|CHANGES|HISTORY)(?:\.[^/]*)?)$")
+
+
+def changelog_path(path: str) -> bool:
+    """Whether ``path`` is release notes or a change log: it names what changed when, not
+    how things work now, and it mentions nearly everything (`Engine.search` weighs its
+    chunks by ``retrieve.changelog_weight``)."""
+    return bool(_CHANGELOG_DIR_RE.search(path) or _CHANGELOG_FILE_RE.search(path))
+
+
 def bm25_idf(n_docs: int, df: int) -> float:
     """IDF(t) = ln((N - df + 0.5) / (df + 0.5) + 1); never negative."""
     return math.log((n_docs - df + 0.5) / (df + 0.5) + 1.0)
