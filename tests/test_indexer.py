@@ -442,3 +442,32 @@ def test_a_worker_process_that_dies_stops_the_run_and_the_index_is_as_it_was(sam
     assert multiprocessing.active_children() == []
     assert search_paths(sample_root, "retry headers") == before and search_paths(sample_root, "walrus") == []
     assert index_root(sample_root, cfg).added == 200 and search_paths(sample_root, "walrus")
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_an_error_while_reading_a_file_stops_the_run_the_same_with_or_without_workers(
+        tmp_path, monkeypatch, workers):
+    """An exception inside a worker process travels back and is raised by the run, as it is
+    in one process; nothing of the run is stored. (The failure is made in the standard
+    library's zlib, which stores each HTML page's shown text, not in ragweb's code.)"""
+    import multiprocessing
+    import zlib
+    root = tmp_path / "tree"
+    _mixed_tree(root)
+    cfg = default_config()
+    cfg["index"]["workers"] = workers
+    real = zlib.compress
+
+    def compress(data, *args):
+        if b"Page 7" in data:
+            raise RuntimeError("the compressor broke on page 7")
+        return real(data, *args)
+
+    monkeypatch.setattr(zlib, "compress", compress)  # (workers are forked: they have it too)
+    with pytest.raises(RuntimeError, match="the compressor broke on page 7"):
+        index_root(root, cfg)
+    assert multiprocessing.active_children() == []
+    assert search_paths(root, "walrus3") == []
+    monkeypatch.setattr(zlib, "compress", real)
+    assert index_root(root, cfg).added > 30 and search_paths(root, "walrus3")[0][0] == "notes3.md"
+
