@@ -186,7 +186,7 @@ class Engine:
         self._vocab: dict[str, int] | None = None
         self._raw_ids: dict[str, tuple[int, ...]] = {}  # raw word -> term ids
         self._next_term = 0
-        self._path_terms: dict[str, frozenset] = {}
+        self._paths: dict[str, tuple[frozenset, bool]] = {}  # path -> (its terms, `changelog_path`)
         self._outlines: dict[int, Outline] = {}  # file id -> its outline (compaction reads it per pack)
         self._views: dict[int, list] = {}        # file id -> an HTML page's view, shown and visible lines, <pre> lines (each made when asked for)
         self._shown: dict[int, str] = {}         # file id -> an HTML page's shown text
@@ -699,14 +699,13 @@ class Engine:
             bm = scores.get(cid, 0.0)
             ids = frozenset(store.blob_to_ints(blob))  # (the chunk's distinct term ids)
             matched = sorted(term for t, term in term_of.items() if t in ids)
-            boost = 0.0
-            if boost_w and idfs:
-                pterms = self._path_terms.get(path)
-                if pterms is None:
-                    pterms = self._path_terms[path] = frozenset(self.analyzer.term_counts(path))
-                boost = boost_w * sum(v for t, v in idfs.items() if t in pterms)
+            known = self._paths.get(path)
+            if known is None:
+                known = self._paths[path] = (frozenset(self.analyzer.term_counts(path)), changelog_path(path))
+            pterms, is_log = known
+            boost = boost_w * sum(v for t, v in idfs.items() if t in pterms) if boost_w and idfs else 0.0
             score = bm + boost if mode == "bm25" else final[cid]
-            if changelog_w != 1.0 and changelog_path(path):
+            if is_log and changelog_w != 1.0:
                 score *= changelog_w
             hit = Hit(path, start, end, score, "", heading, matched, bm, boost, cid, fid, cs, ce, mtime)
             cands.append((hit, ids))
