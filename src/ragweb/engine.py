@@ -586,7 +586,8 @@ class Engine:
     def search(self, query: str, top_k: int | None = None, mmr: bool = True,
                path_glob: str | None = None, pool: int | None = None,
                mode: str | None = None, repeats: bool = True) -> list[Hit]:
-        """The best chunks for ``query``: BM25 + path boost, then MMR (see DESIGN.md).
+        """The best chunks for ``query``: BM25 + path boost (release notes and change logs
+        x ``retrieve.changelog_weight``), then MMR (see DESIGN.md).
 
         ``mode``: "bm25"; "semantic" (cosine similarity of embeddings only) or "hybrid"
         (both lists fused by reciprocal rank, `ragweb.embeddings.fuse`), which need an
