@@ -19,7 +19,7 @@ def test_changelog_path_names_release_notes_and_change_logs_only():
     logs = ["CHANGELOG.md", "pkg/ChangeLog", "doc/changelog.Debian.gz",
             "NEWS", "NEWS.gz", "CHANGES.txt", "lib/HISTORY.rst", "ReleaseNotes.md",
             "docs/release-notes/v2.md", "html/releases/4.2.html", "Help/release/3.7.rst",
-            "whatsnew/3.11.html", "html/release-15-4.html"]
+            "whatsnew/3.11.html", "html/release-15-4.html", "git/RelNotes/2.14.6.txt", "RelNotes"]
     pages = ["history.md", "web/api/history/index.md", "news.html", "changes.html", "release.md",
              "releasing.md", "api/releases.md", "docs/NEWSLETTER.md", "CHANGES_TO_MAKE/plan.md",
              "src/changelog_parser.py/x", "pre-release-15.md", "guide/changelog-format.md.bak/notes.md"]
