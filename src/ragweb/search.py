@@ -19,9 +19,9 @@ REPEAT_SHARE = 0.8  # a hit whose shingles are this much in a picked one's text 
 # Python's whatsnew/, git's RelNotes/), or a file named as one (CHANGELOG.md, changelog.Debian.gz,
 # PostgreSQL's release-15-4.html; NEWS, CHANGES and HISTORY only in capitals, as GNU names
 # them: a page about a History API is no change log).
-_CHANGELOG_DIR_RE = re.compile(r"(?:^|/)(?:releases?|release[-_]?notes|rel[-_]?notes|whatsnew|change[-_]?logs?)/", re.I)
+_CHANGELOG_DIR_RE = re.compile(r"(?:^|/)(?:releases?|rel(?:ease)?[-_]?notes|whatsnew|change[-_]?logs?)/", re.I)
 _CHANGELOG_FILE_RE = re.compile(
-    r"(?:^|/)(?:(?i:change[-_]?logs?|release[-_]?notes|rel[-_]?notes|whatsnew|release-\d)[^/]*"
+    r"(?:^|/)(?:(?i:change[-_]?logs?|rel(?:ease)?[-_]?notes|whatsnew|release-\d)[^/]*"
     r"|(?:NEWS|CHANGES|HISTORY)(?:\.[^/]*)?)$")
 
 
