@@ -323,7 +323,7 @@ def summarize(scorer, cases: list[dict], results: dict, split: str, html_set: bo
 
     rec = [recall(results[c["id"]], [e["quote"] for e in c["evidence"]]) for c in mine]
     hit = [twin(c["file"]) in {twin(p) for p in results[c["id"]]["paths"]} for c in mine]
-    return {"n": len(mine), "recall": sum(rec) / len(rec), "complete": sum(r == 1 for r in rec),
+    return {"n": len(mine), "recall": sum(rec) / len(rec), "per_case": rec, "complete": sum(r == 1 for r in rec),
             "file_hit": sum(hit) / len(hit),
             "tokens": sum(results[c["id"]]["tokens"] for c in mine) / len(mine)}
 
