@@ -79,6 +79,8 @@ eval: setup
 	$(PY) bench/eval_docs_qa.py --set django --split all --cli
 	@test -d /usr/share/doc/apache2-doc/manual/en || { apt-get update && apt-get install -y apache2-doc; }
 	$(PY) bench/eval_docs_qa.py --set apache --split all --cli
+	@test -d /usr/share/doc/rust-doc/html/reference || { apt-get update && apt-get install -y rust-doc; }
+	$(PY) bench/eval_docs_qa.py --set rust --split all --cli
 
 clean:
 	rm -rf site build dist .pytest_cache

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """docs-qa: required-evidence recall of packing over real multi-file documentation sets.
 
-    .venv/bin/python bench/eval_docs_qa.py [--set npm|node|cmake|code|npm-html|node-html|pydoc-html|pydoc-rst|pydoc-guide|pg|django|apache|node-folder|pydoc-folder|pydoc-guide-folder|mixed]
+    .venv/bin/python bench/eval_docs_qa.py [--set npm|node|cmake|code|npm-html|node-html|pydoc-html|pydoc-rst|pydoc-guide|pg|django|apache|rust|node-folder|pydoc-folder|pydoc-guide-folder|mixed]
                                            [--docs DIR] [--budget 1400]
                                            [--split all|development|holdout] [--cases] [--cli]
 
@@ -156,6 +156,15 @@ SETS["django"] = (REPO / "bench" / "django-docs-qa", Path("/usr/share/doc/python
 # index` takes them (module reference, guides, programs); questions of its own, each case its split
 SETS["apache"] = (REPO / "bench" / "apache-docs-qa", Path("/usr/share/doc/apache2-doc/manual/en"),
                   {"cases-mod.json": None, "cases-guides.json": None}, "folder")
+# The Rust manuals as Debian's rust-doc (1.63) installs them, five mdBook builds side by side
+# under /usr/share/doc/rust-doc/html (the book, the reference, the edition guide, the
+# embedded book, the rustc book: 743 HTML pages, 37 MB, each manual's print.html holding all
+# of its pages again), each folder as `rag index` takes it, in ONE index; the API docs
+# beside them (std, core, alloc: 31,000 pages) are left out. Questions on the book and the
+# reference, each case its split
+RUST_MANUALS = ("book", "reference", "edition-guide", "embedded-book", "rustc")
+SETS["rust"] = (REPO / "bench" / "rust-docs-qa", Path("/usr/share/doc/rust-doc/html"),
+                {"cases-book.json": None, "cases-reference.json": None}, ("folders", RUST_MANUALS))
 # Several sets in ONE index (each set's folder under its name, through symbolic links in a
 # temporary folder, `mixed_root`), each asked its own questions: a corpus of unrelated
 # manuals, where one manual's questions meet the others' words.
@@ -164,7 +173,8 @@ for _name in MIXED_SETS:
     SETS[_name] = (None, None, {}, "mixed")
 # sets whose quotes are matched `loose`ly in what a reader sees; how a case's "file" names
 # the set's own file
-LOOSE_SETS = set(HTML_SETS) | set(FOLDER_SETS) | set(MIXED_SETS) | {"pydoc-html", "pydoc-guide", "pg", "django", "apache"}
+LOOSE_SETS = set(HTML_SETS) | set(FOLDER_SETS) | set(MIXED_SETS) | {"pydoc-html", "pydoc-guide", "pg", "django", "apache",
+                                                                    "rust"}
 FILE_OF = {**{name: (lambda f: f[:-3] + ".html") for name in HTML_SETS},
            "pydoc-rst": lambda f: f[:-5] + ".rst.txt"}
 _TAG = re.compile(r"<!--.*?-->|<(script|style)\b.*?</\1\s*>|<[^>]*>", re.S | re.I)
@@ -202,11 +212,16 @@ def doc_files(docs: Path, which: str) -> list[str]:
         return [corpus.rel_path(p, docs) for p in corpus.stdlib_files(docs)]
     if which in MIXED_SETS:
         return [f"{m}/{rel}" for m in MIXED_SETS[which] for rel in doc_files(docs / m, m)]
-    if SETS[which][3] == "folder":  # what `rag index` takes (not binary, too large or minified)
+    kind = SETS[which][3]
+    if kind == "folder" or isinstance(kind, tuple) and kind[0] == "folders":
+        # what `rag index` takes (not binary, too large or minified), of the folder or of
+        # each of its named subfolders
         from ragweb.config import default_config
         from ragweb.files import iter_files, read_text_file
         ix = default_config()["index"]
-        return [e.path for e in iter_files(docs, ix["includes"], ix["excludes"])
+        subs = kind[1] if isinstance(kind, tuple) else ("",)
+        return [f"{sub}/{e.path}" if sub else e.path for sub in subs
+                for e in iter_files(docs / sub, ix["includes"], ix["excludes"])
                 if read_text_file(e.abspath, ix["max_file_bytes"]).text is not None]
     if which in HTML_SETS:  # the pages that have a Markdown twin (not npm's aliases or Node's all.html)
         md_set = HTML_SETS[which][0]
@@ -342,8 +357,8 @@ def main() -> int:
     args.docs = args.docs or (mixed_root(args.set) if args.set in MIXED_SETS else SETS[args.set][1])
     if not args.docs.is_dir():
         raise SystemExit(f"no docs at {args.docs}: install Debian's nodejs (npm, node), cmake-data (cmake), "
-                         "python3-doc (pydoc-*), postgresql-doc-15 (pg), python-django-doc (django) or "
-                         "apache2-doc (apache), which ship these docs, or pass --docs")
+                         "python3-doc (pydoc-*), postgresql-doc-15 (pg), python-django-doc (django), "
+                         "apache2-doc (apache) or rust-doc (rust), which ship these docs, or pass --docs")
     scorer = load_scorer(args.eval_dir.resolve())
     cases, problems = load_cases(args.docs, args.set, scorer.normalize)
     for p in problems:

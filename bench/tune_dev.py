@@ -23,7 +23,8 @@ config). Sets, development split only, in-process engines, budget 1,400:
   Markdown or reST source next to its HTML build), and ``django`` (Django's whole docs
   folder, written 2026-12-01 after every weight was set; its holdout split is the check
   that nothing was fitted to it), and ``apache`` (the Apache httpd manual's English pages,
-  written 2026-12-01 the same way, after every weight was set).
+  written 2026-12-01 the same way, after every weight was set), and ``rust`` (five Rust
+  manuals' mdBook builds in one index, written 2026-12-01 after every weight was set).
 
 Per set: recall with compaction / with ``--lean``; then mean tokens of rq and rd (normal /
 lean), refused unanswerable (U) and refused answerable (A) questions per set, and the mean
@@ -66,7 +67,7 @@ import eval_readme_qa as er  # noqa: E402
 
 DOC_SETS = ("npm", "node", "cmake", "code")
 HTML_SETS = ("npm-html", "node-html", "pydoc-html", "pydoc-rst", "pg")
-FOLDER_SETS = ("node-folder", "pydoc-folder", "django", "apache")  # (pydoc-guide-folder has no development split)
+FOLDER_SETS = ("node-folder", "pydoc-folder", "django", "apache", "rust")  # (pydoc-guide-folder has no development split)
 BUDGET = 1400
 
 
