@@ -221,6 +221,25 @@ def test_release_notes_weigh_less_than_the_pages_they_change():
     assert hits[1].bm25 == hits[0].bm25  # (the weight is on the score, not on BM25's figure)
 
 
+def test_a_page_that_gathers_other_pages_weighs_less_than_the_page_itself():
+    text = "Failed requests are retried with exponential backoff."
+    docs = {"book/ch09.html": f"<p>{text}</p>", "book/print.html": f"<p>{text}</p>",
+            "book/ch10.html": "<p>Failed jobs are logged.</p>"}
+    docs.update({f"book/filler{i}.html": "<p>unrelated words about cooking</p>" for i in range(8)})
+    cfg = default_config()
+    cfg["retrieve"]["aggregate_weight"] = 1.0
+    same = fresh(docs, cfg).search("failed requests retried", mmr=False)
+    assert [h.path for h in same] == ["book/ch09.html", "book/print.html", "book/ch10.html"]  # ties: by path
+    assert same[0].score == same[1].score
+    hits = fresh(docs).search("failed requests retried", mmr=False)  # the default, 0.8
+    assert [h.path for h in hits] == ["book/ch09.html", "book/print.html", "book/ch10.html"]
+    assert hits[1].score == pytest.approx(0.8 * hits[0].score) and hits[1].bm25 == hits[0].bm25
+    assert hits[2].score == hits[2].bm25  # (any other page as it was)
+    cfg["retrieve"]["aggregate_weight"] = 0.1
+    assert [h.path for h in fresh(docs, cfg).search("failed requests retried", mmr=False)] == \
+        ["book/ch09.html", "book/ch10.html", "book/print.html"]
+
+
 def test_a_question_word_the_index_lacks_is_searched_for_in_its_related_forms():
     eng = Engine.memory()
     eng.add_document("server.md", "Edit the configuration to change the listening port of the server.")

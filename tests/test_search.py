@@ -2,7 +2,7 @@ import math
 
 from hypothesis import given, settings, strategies as st
 
-from ragweb.search import bm25_idf, bm25_term, changelog_path, contained, jaccard, mmr_select, shingles
+from ragweb.search import aggregate_path, bm25_idf, bm25_term, changelog_path, contained, jaccard, mmr_select, shingles
 
 
 def test_idf_never_negative_and_decreasing():
@@ -25,6 +25,15 @@ def test_changelog_path_names_release_notes_and_change_logs_only():
              "src/changelog_parser.py/x", "pre-release-15.md", "guide/changelog-format.md.bak/notes.md"]
     assert [p for p in logs if not changelog_path(p)] == []
     assert [p for p in pages if changelog_path(p)] == []
+
+
+def test_aggregate_path_names_pages_that_gather_other_pages_only():
+    gathered = ["book/print.html", "print.html", "reference/PRINT.HTML", "docs/_build/singlehtml/index.html",
+                "site/print_page/index.html", "manual/print.htm"]
+    pages = ["std/macro.print.html", "book/ch01-print.html", "blueprint.html", "print/index.html",
+             "docs/print.md", "singlehtml.md", "api/printing.html", "site/print_page.md"]
+    assert [p for p in gathered if not aggregate_path(p)] == []
+    assert [p for p in pages if aggregate_path(p)] == []
 
 
 def test_jaccard():

@@ -27,7 +27,7 @@ from ragweb.markup import FILL, pre_lines, readable, show_html, visible
 from ragweb.config import default_config
 from ragweb.files import GlobSet
 from ragweb.errors import EmptyQueryError, IndexBusyError, IndexCorruptError, RagError, UsageError
-from ragweb.search import REPEAT_SHARE, bm25_idf, changelog_path, contained, mmr_select, shingles
+from ragweb.search import REPEAT_SHARE, aggregate_path, bm25_idf, changelog_path, contained, mmr_select, shingles
 
 MAX_SEGMENTS = 12          # merge all segments when there are more than this many
 DEAD_MERGE_RATIO = 0.25    # ... or when this share of indexed chunks is dead
@@ -186,7 +186,7 @@ class Engine:
         self._vocab: dict[str, int] | None = None
         self._raw_ids: dict[str, tuple[int, ...]] = {}  # raw word -> term ids
         self._next_term = 0
-        self._paths: dict[str, tuple[frozenset, bool]] = {}  # path -> (its terms, `changelog_path`)
+        self._paths: dict[str, tuple[frozenset, bool, bool]] = {}  # path -> (its terms, `changelog_path`, `aggregate_path`)
         self._outlines: dict[int, Outline] = {}  # file id -> its outline (compaction reads it per pack)
         self._views: dict[int, list] = {}        # file id -> an HTML page's view, shown and visible lines, <pre> lines (each made when asked for)
         self._shown: dict[int, str] = {}         # file id -> an HTML page's shown text
@@ -587,7 +587,8 @@ class Engine:
                path_glob: str | None = None, pool: int | None = None,
                mode: str | None = None, repeats: bool = True) -> list[Hit]:
         """The best chunks for ``query``: BM25 + path boost (release notes and change logs
-        x ``retrieve.changelog_weight``), then MMR (see DESIGN.md).
+        x ``retrieve.changelog_weight``; pages that gather other pages, such as mdBook's
+        print.html, x ``retrieve.aggregate_weight``), then MMR (see DESIGN.md).
 
         ``mode``: "bm25"; "semantic" (cosine similarity of embeddings only) or "hybrid"
         (both lists fused by reciprocal rank, `ragweb.embeddings.fuse`), which need an
@@ -694,7 +695,7 @@ class Engine:
             best = list(final)
         rows = self._chunk_rows(best)
         boost_w = rc["path_boost_weight"] if mode == "bm25" else 0.0
-        changelog_w = rc["changelog_weight"]
+        changelog_w, aggregate_w = rc["changelog_weight"], rc["aggregate_weight"]
         cands = []
         for cid, fid, start, end, cs, ce, heading, blob, path, mtime in rows:
             bm = scores.get(cid, 0.0)
@@ -702,12 +703,15 @@ class Engine:
             matched = sorted(term for t, term in term_of.items() if t in ids)
             known = self._paths.get(path)
             if known is None:
-                known = self._paths[path] = (frozenset(self.analyzer.term_counts(path)), changelog_path(path))
-            pterms, is_log = known
+                known = self._paths[path] = (frozenset(self.analyzer.term_counts(path)), changelog_path(path),
+                                             aggregate_path(path))
+            pterms, is_log, is_aggregate = known
             boost = boost_w * sum(v for t, v in idfs.items() if t in pterms) if boost_w and idfs else 0.0
             score = bm + boost if mode == "bm25" else final[cid]
             if is_log and changelog_w != 1.0:
                 score *= changelog_w
+            if is_aggregate and aggregate_w != 1.0:
+                score *= aggregate_w
             hit = Hit(path, start, end, score, "", heading, matched, bm, boost, cid, fid, cs, ce, mtime)
             cands.append((hit, ids))
         threshold = rc["min_score_threshold"]

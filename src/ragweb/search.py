@@ -32,6 +32,18 @@ def changelog_path(path: str) -> bool:
     return bool(_CHANGELOG_DIR_RE.search(path) or _CHANGELOG_FILE_RE.search(path))
 
 
+# A page that gathers other pages whole: mdBook's print.html (every chapter of a book on
+# one page), Sphinx's singlehtml build, MkDocs' print-site page. Each of its passages is on
+# its own page too, which a citation should name.
+_AGGREGATE_RE = re.compile(r"(?:^|/)(?:print\.html?|(?:singlehtml|print_page)/[^/]*)$", re.I)
+
+
+def aggregate_path(path: str) -> bool:
+    """Whether ``path`` is a page that gathers other pages whole (`Engine.search` weighs its
+    chunks by ``retrieve.aggregate_weight``)."""
+    return bool(_AGGREGATE_RE.search(path))
+
+
 def bm25_idf(n_docs: int, df: int) -> float:
     """IDF(t) = ln((N - df + 0.5) / (df + 0.5) + 1); never negative."""
     return math.log((n_docs - df + 0.5) / (df + 0.5) + 1.0)
