@@ -708,10 +708,8 @@ class Engine:
             pterms, is_log, is_aggregate = known
             boost = boost_w * sum(v for t, v in idfs.items() if t in pterms) if boost_w and idfs else 0.0
             score = bm + boost if mode == "bm25" else final[cid]
-            if is_log and changelog_w != 1.0:
-                score *= changelog_w
-            if is_aggregate and aggregate_w != 1.0:
-                score *= aggregate_w
+            if is_log or is_aggregate:  # pages that say again what other pages say
+                score *= (changelog_w if is_log else 1.0) * (aggregate_w if is_aggregate else 1.0)
             hit = Hit(path, start, end, score, "", heading, matched, bm, boost, cid, fid, cs, ce, mtime)
             cands.append((hit, ids))
         threshold = rc["min_score_threshold"]
