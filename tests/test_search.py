@@ -78,17 +78,26 @@ def test_lazy_mmr_equals_the_eager_loop(items, k, lam, dedup):
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from([1.0, 2.0, 3.0, 0.5, 4.25]),
                           st.frozensets(st.integers(0, 10), max_size=8), st.integers(0, 4)), min_size=1, max_size=25),
-       st.integers(1, 12), st.sampled_from([0.0, 0.3, 0.7, 1.0]), st.sampled_from([0.5, 0.8, 1.0]))
-def test_lazy_mmr_with_repeats_equals_the_eager_loop(items, k, lam, dedup):
+       st.integers(1, 12), st.sampled_from([0.0, 0.3, 0.7, 1.0]), st.sampled_from([0.5, 0.8, 1.0]),
+       st.sampled_from([0.0, 0.5, 1.0]))
+def test_lazy_mmr_with_repeats_equals_the_eager_loop(items, k, lam, dedup, repeat_terms):
     items.sort(key=lambda it: -it[0])
     scores = [s for s, _, _ in items]
     sets = [t for _, t, _ in items]
+    asked = []
 
     def repeats(i, j):  # items of the same group repeat each other
+        asked.append((i, j))
         return items[i][2] == items[j][2]
-    got = mmr_select(scores, sets, k, lam, dedup, repeats)
-    assert got == eager_mmr(scores, sets, k, lam, dedup, repeats)
-    assert len({items[i][2] for i in got}) == len(got)
+
+    def eager_repeats(i, j):  # ... when j holds repeat_terms of i's set
+        return len(sets[i] & sets[j]) >= repeat_terms * len(sets[i]) and repeats(i, j)
+    got = mmr_select(scores, sets, k, lam, dedup, repeats, repeat_terms)
+    lazily_asked, asked[:] = list(asked), []
+    assert got == eager_mmr(scores, sets, k, lam, dedup, eager_repeats)
+    if repeat_terms == 0.0:
+        assert len({items[i][2] for i in got}) == len(got)
+    assert all(len(sets[i] & sets[j]) >= repeat_terms * len(sets[i]) for i, j in lazily_asked)
 
 
 def test_shingles_see_the_same_text_through_markup():
@@ -98,7 +107,7 @@ def test_shingles_see_the_same_text_through_markup():
     assert contained(shingles(html), shingles(rst)) >= 0.8
     assert contained(shingles(other), shingles(rst)) < 0.5
     assert shingles("") == frozenset() and contained(frozenset(), shingles(rst)) == 0.0
-    assert shingles("two words") == frozenset({"two words"})
+    assert shingles("two words") == frozenset({("two", "words")})
 
 
 def test_mmr_pure_relevance_keeps_order():

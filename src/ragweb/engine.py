@@ -27,12 +27,11 @@ from ragweb.markup import FILL, pre_lines, readable, show_html, visible
 from ragweb.config import default_config
 from ragweb.files import GlobSet
 from ragweb.errors import EmptyQueryError, IndexBusyError, IndexCorruptError, RagError, UsageError
-from ragweb.search import REPEAT_SHARE, aggregate_path, bm25_idf, changelog_path, contained, mmr_select, shingles
+from ragweb.search import REPEAT_SHARE, REPEAT_TERMS, aggregate_path, bm25_idf, changelog_path, contained, mmr_select, shingles
 
 MAX_SEGMENTS = 12          # merge all segments when there are more than this many
 DEAD_MERGE_RATIO = 0.25    # ... or when this share of indexed chunks is dead
 FLUSH_INTS = 4_000_000     # buffered postings (3 ints each) are flushed as a segment beyond this (~30 MB of text)
-REPEAT_TERMS = 0.5         # a hit is compared with a better one for repeated text (`Engine._repeats`) only when that one has this share of its terms
 RELATED_LONGER = 10        # a question term the index lacks is searched for as up to this many longer terms
 FILE_CACHE = 256           # files whose lines (and an HTML page's views) packing keeps in memory ...
 FILE_CACHE_CHARS = 8_000_000  # ... and at most this many characters of them
@@ -663,10 +662,15 @@ class Engine:
             for w, blobs in weighted:
                 for blob in blobs:
                     arr = store.blob_to_ints(blob)
-                    for c, tf, ln in zip(arr[0::3], arr[1::3], arr[2::3]):
+                    parts = [w * tf / (tf + norm_a + norm_b * ln) for tf, ln in zip(arr[1::3], arr[2::3])]
+                    if not scores and not dead:  # (a chunk is in one posting blob of a term once)
+                        scores = dict(zip(arr[0::3], parts))
+                        get = scores.get
+                        continue
+                    for c, v in zip(arr[0::3], parts):
                         if dead and c in dead:
                             continue
-                        scores[c] = get(c, 0.0) + w * tf / (tf + norm_a + norm_b * ln)
+                        scores[c] = get(c, 0.0) + v
         vector = self._vector_scores(query) if mode != "bm25" else {}
         if not scores and not vector:
             return []
@@ -696,11 +700,9 @@ class Engine:
         rows = self._chunk_rows(best)
         boost_w = rc["path_boost_weight"] if mode == "bm25" else 0.0
         changelog_w, aggregate_w = rc["changelog_weight"], rc["aggregate_weight"]
-        cands = []
+        cands = []  # (hit, blob of the chunk's distinct term ids)
         for cid, fid, start, end, cs, ce, heading, blob, path, mtime in rows:
             bm = scores.get(cid, 0.0)
-            ids = frozenset(store.blob_to_ints(blob))  # (the chunk's distinct term ids)
-            matched = sorted(term for t, term in term_of.items() if t in ids)
             known = self._paths.get(path)
             if known is None:
                 known = self._paths[path] = (frozenset(self.analyzer.term_counts(path)), changelog_path(path),
@@ -710,26 +712,30 @@ class Engine:
             score = bm + boost if mode == "bm25" else final[cid]
             if is_log or is_aggregate:  # pages that say again what other pages say
                 score *= (changelog_w if is_log else 1.0) * (aggregate_w if is_aggregate else 1.0)
-            hit = Hit(path, start, end, score, "", heading, matched, bm, boost, cid, fid, cs, ce, mtime)
-            cands.append((hit, ids))
+            cands.append((Hit(path, start, end, score, "", heading, [], bm, boost, cid, fid, cs, ce, mtime), blob))
         threshold = rc["min_score_threshold"]
         cands = [hc for hc in cands if hc[0].score >= threshold]
         cands.sort(key=lambda hc: (-hc[0].score, hc[0].path, hc[0].start_line, hc[0].col_start or 0))
+        # term-id sets are made only for the candidates MMR looks at
+        sets = _Cached(lambda i: frozenset(store.blob_to_ints(cands[i][1])))
         if mmr:
-            sets = [ids for _, ids in cands]
             order = mmr_select([h.score for h, _ in cands], sets, top_k, rc["mmr_lambda"], rc["dedup_jaccard"],
-                               self._repeats([h for h, _ in cands], sets) if repeats else None)
-            hits = [cands[i][0] for i in order]
+                               self._repeats([h for h, _ in cands]) if repeats else None, REPEAT_TERMS)
         else:
-            hits = [h for h, _ in cands[:top_k]]
+            order = range(min(top_k, len(cands)))
+        hits = []
+        for i in order:
+            hit, ids = cands[i][0], sets[i]
+            hit.terms = sorted(term for t, term in term_of.items() if t in ids)
+            hits.append(hit)
         self.fill_text([h for h in hits if not h.text])  # (`_repeats` read some already)
         return hits
 
-    def _repeats(self, hits: list[Hit], sets: list[frozenset]):
+    def _repeats(self, hits: list[Hit]):
         """`mmr_select`'s ``repeats`` for ``hits``: hit i repeats hit j when most of its word
         runs (`REPEAT_SHARE` of its `shingles`) are in j's text (a page's twin in another
-        format, a paragraph copied onto several pages). Texts are read only for pairs where
-        j has `REPEAT_TERMS` of i's terms (``sets``: term ids), which such a repeat implies."""
+        format, a paragraph copied onto several pages). `mmr_select` asks only of pairs where
+        j has `REPEAT_TERMS` of i's terms, which such a repeat implies, so few texts are read."""
         cache: dict[int, frozenset] = {}
 
         def runs(i: int) -> frozenset:
@@ -741,10 +747,6 @@ class Engine:
             return got
 
         def repeats(i: int, j: int) -> bool:
-            mine, theirs = sets[i], sets[j]
-            need = REPEAT_TERMS * len(mine)
-            if len(theirs) < need or len(mine & theirs) < need:
-                return False
             return contained(runs(i), runs(j)) >= REPEAT_SHARE
         return repeats
 
@@ -952,6 +954,19 @@ class Engine:
         from ragweb.pack import pack_context
         return pack_context(self, query, budget=budget, top_k=top_k, path_glob=path_glob,
                             compact=compact, lean=lean)
+
+
+class _Cached:
+    """``make(i)`` by index, each made once, when first asked for."""
+
+    def __init__(self, make):
+        self._make, self._got = make, {}
+
+    def __getitem__(self, i):
+        got = self._got.get(i)
+        if got is None:
+            got = self._got[i] = self._make(i)
+        return got
 
 
 def _pool_scores(np, total, dead: set[int] | None, pool: int) -> dict[int, float]:

@@ -13,6 +13,7 @@ import re
 
 SHINGLE_WORDS = 4  # words per shingle (`shingles`)
 REPEAT_SHARE = 0.8  # a hit whose shingles are this much in a picked one's text repeats it
+REPEAT_TERMS = 0.5  # ... which needs the picked one to hold this share of the hit's terms (`mmr_select`)
 
 
 # Release notes and change logs: a folder of them (Django's releases/, CMake's release/,
@@ -66,13 +67,13 @@ _WORD_RE = re.compile(r"[^\W_]+")
 
 
 def shingles(text: str, n: int = SHINGLE_WORDS) -> frozenset:
-    """The runs of ``n`` consecutive words of ``text`` (letters and digits, lowercased): two
+    """The runs of ``n`` consecutive words of ``text`` (tuples of letters and digits, lowercased): two
     texts that say the same -- a page's Markdown or reStructuredText source and its HTML
     build -- share them whatever their markup."""
     words = _WORD_RE.findall(text.lower())
     if len(words) <= n:
-        return frozenset([" ".join(words)]) if words else frozenset()
-    return frozenset(" ".join(words[i:i + n]) for i in range(len(words) - n + 1))
+        return frozenset([tuple(words)]) if words else frozenset()
+    return frozenset(zip(*(words[i:] for i in range(n))))
 
 
 def contained(a: frozenset, b: frozenset) -> float:
@@ -81,12 +82,14 @@ def contained(a: frozenset, b: frozenset) -> float:
 
 
 def mmr_select(scores: list[float], sets: list[frozenset], k: int, lam: float,
-               dedup: float, repeats=None) -> list[int]:
+               dedup: float, repeats=None, repeat_terms: float = 0.0) -> list[int]:
     """Indices of up to ``k`` items picked by MMR: λ·rel − (1−λ)·max_sim.
 
     ``scores`` are in descending order; relevance is normalised to [0, 1] by the
     maximum; candidates whose Jaccard with a picked one is >= ``dedup`` are dropped, and
-    so are those of which ``repeats(i, j)`` says they repeat a picked item ``j``.
+    so are those of which ``repeats(i, j)`` says they repeat a picked item ``j``. That
+    question is asked only of the picked items whose set holds ``repeat_terms`` of item
+    i's (a repeat of a text shares its words; the overlap is counted for Jaccard anyway).
     Among equal values the earlier item wins, so the result is deterministic.
 
     Evaluated lazily: an item's MMR value can only fall as items are picked, so a
@@ -99,18 +102,25 @@ def mmr_select(scores: list[float], sets: list[frozenset], k: int, lam: float,
     heap = [(-lam * s / top, i, 0, 0.0) for i, s in enumerate(scores)]  # (-value, i, n_seen, max_sim)
     heapq.heapify(heap)
     picked: list[int] = []
+    suspects: dict[int, list[int]] = {}  # i -> the picked items i may repeat
     while heap and len(picked) < k:
         neg, i, seen, max_sim = heapq.heappop(heap)
         if seen < len(picked):
             mine = sets[i]
+            need = repeat_terms * len(mine)
             drop = False
             for j in picked[seen:]:
-                sim = jaccard(mine, sets[j])
+                theirs = sets[j]
+                inter = len(mine & theirs)
+                union = len(mine) + len(theirs) - inter
+                sim = inter / union if union else 0.0
                 if sim >= dedup:
                     drop = True
                     break
                 if sim > max_sim:
                     max_sim = sim
+                if repeats is not None and inter >= need:
+                    suspects.setdefault(i, []).append(j)
             if drop:
                 continue
             value = lam * scores[i] / top - (1.0 - lam) * max_sim
@@ -118,7 +128,7 @@ def mmr_select(scores: list[float], sets: list[frozenset], k: int, lam: float,
             if heap and entry > heap[0]:
                 heapq.heappush(heap, entry)
                 continue
-        if repeats is not None and any(repeats(i, j) for j in picked):
+        if repeats is not None and any(repeats(i, j) for j in suspects.get(i, ())):
             continue
         picked.append(i)
     return picked
