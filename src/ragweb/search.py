@@ -110,7 +110,7 @@ def mmr_select(scores: list[float], sets: list[frozenset], k: int, lam: float,
             need = repeat_terms * len(mine)
             drop = False
             for j in picked[seen:]:
-                theirs = sets[j]
+                theirs = sets[j]  # (`jaccard` inlined: its overlap count serves the repeat check too)
                 inter = len(mine & theirs)
                 union = len(mine) + len(theirs) - inter
                 sim = inter / union if union else 0.0
