@@ -196,26 +196,18 @@ class IndexReport:
         return [path for path, message in self.problems if is_link_note(message)]
 
     def summary(self) -> str:
+        """One line: what the run did, why files were skipped, what it could not read."""
         skipped = self.unchanged + self.binary + self.too_large + self.minified
+        why = [f"{n} {reason}" for n, reason in ((self.unchanged, "unchanged"), (self.binary, "binary"),
+                                                  (self.too_large, "too large"), (self.minified, "minified")) if n]
         parts = [f"{self.added} added", f"{self.updated} updated", f"{self.removed} removed",
-                 f"{skipped} skipped"]
-        detail = []
-        if self.unchanged:
-            detail.append(f"{self.unchanged} unchanged")
-        if self.binary:
-            detail.append(f"{self.binary} binary")
-        if self.too_large:
-            detail.append(f"{self.too_large} too large")
-        if self.minified:
-            detail.append(f"{self.minified} minified")
+                 f"{skipped} skipped" + (f" ({', '.join(why)})" if why else "")]
         links = len(self.links_not_followed)
-        if len(self.problems) > links:
-            detail.append(f"{len(self.problems) - links} unreadable")
+        if len(self.problems) > links:  # (not among the skipped: tried again next run)
+            parts.append(f"{len(self.problems) - links} unreadable")
         if links:
-            detail.append(f"{links} linked folder{'' if links == 1 else 's'} not followed")
+            parts.append(f"{links} linked folder{'' if links == 1 else 's'} not followed")
         text = ", ".join(parts)
-        if detail:
-            text += f" ({', '.join(detail)})"
         return (f"{text}; {self.chunks} chunks written, {self.total_chunks} in index; "
                 f"{self.seconds:.2f} s")
 
