@@ -9,7 +9,6 @@ raise ConfigError naming the key and the file line.
 from __future__ import annotations
 
 import copy
-import difflib
 from pathlib import Path
 
 import yaml
@@ -301,6 +300,7 @@ def _unknown_key(section: str, key: str) -> str:
 
 
 def _did_you_mean(word: str, choices) -> str:
+    import difflib  # (only for a mistake: its import is slow in Pyodide)
     close = difflib.get_close_matches(word, list(choices), n=1)
     return f" (did you mean '{close[0]}'?)" if close else ""
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 import gc
 import hashlib
 import logging
-import multiprocessing
-import multiprocessing.connection
 import os
 import signal
 import sys
@@ -335,7 +333,10 @@ def worker_count(config: dict, files: int, size: int) -> int:
             return 1
         cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
         wanted = min(cpus, 4)
-    if sys.platform in ("win32", "darwin", "emscripten") or "fork" not in multiprocessing.get_all_start_methods():
+    if sys.platform in ("win32", "darwin", "emscripten"):
+        return 1
+    import multiprocessing  # (here: its import costs Pyodide's page a tenth of a second)
+    if "fork" not in multiprocessing.get_all_start_methods():
         return 1
     return max(1, min(wanted, files // 2))
 
@@ -363,6 +364,7 @@ def _prepared(todo: list[FileEntry], states: dict, engine: Engine, max_bytes: in
         return
     batches = [jobs[i:i + PARALLEL_BATCH] for i in range(0, len(jobs), PARALLEL_BATCH)]
     sizes = [sum(entry.size for entry, _ in b) for b in batches]
+    import multiprocessing.connection
     ctx = multiprocessing.get_context("fork")
     procs, conns = [], []
     try:
