@@ -135,3 +135,16 @@ def test_no_console_errors_during_use(app):
     app.page.get_by_test_id("pack-run").click()
     errors = [c for c in app.console if c[0] in ("error", "pageerror")]
     assert errors == []
+
+
+def test_a_wheel_the_server_cannot_give_is_named_and_ragready_rejects(launch_persistent, site_dir):
+    """The wheels are fetched while Pyodide starts; one that fails stops the boot with its
+    name and the HTTP status, in the page and in ragReady's rejection."""
+    ctx = launch_persistent()
+    wheel = next(p.name for p in (site_dir / "wheels").glob("ragweb-*.whl"))
+    ctx.route(f"**/wheels/{wheel}", lambda route: route.fulfill(status=404, body="gone"))
+    page = ctx.new_page()
+    page.goto("./")
+    reason = page.evaluate("window.ragReady.then(() => 'resolved', (e) => String(e && e.message))")
+    assert reason == f"could not load the Python wheel {wheel}: HTTP 404"
+    expect(page.locator("body")).to_contain_text(f"The engine failed to load: could not load the Python wheel {wheel}")

@@ -331,11 +331,18 @@
     const phases = {};
     const mark = (name, since) => { phases[name] = Math.round(performance.now() - since); };
     setStatus('Loading the engine…');
-    // Three things at once: the manifest, the stored index and the Pyodide runtime.
+    // Four things at once: the manifest and then the wheels it names, the stored index and
+    // the Pyodide runtime.
     const manifest = fetch('./manifest.json', { cache: 'no-cache' }).then((r) => {
       if (!r.ok) throw new Error(`manifest.json: HTTP ${r.status}`);
       return r.json();
     });
+    const wheels = manifest.then((m) => Promise.all(m.wheels.map((w) =>
+      fetch(new URL(`./wheels/${w}`, location.href), { cache: 'no-cache' }).then((r) => {
+        if (!r.ok) throw new Error(`could not load the Python wheel ${w}: HTTP ${r.status}`);
+        return r.arrayBuffer();
+      }))));
+    wheels.catch(() => {}); // (awaited below; this only keeps an early failure from going unhandled)
     const stored = idbGet().catch((e) => ({ readError: e }))
       .then((r) => { mark('storeRead', t0); return r; });
     if (typeof loadPyodide !== 'function') throw new Error('pyodide/pyodide.js did not load');
@@ -344,12 +351,11 @@
     state.manifest = await manifest;
     const py = await pyodide;
     let t = performance.now();
-    const errors = [];
-    const wheelUrls = state.manifest.wheels.map((w) => new URL(`./wheels/${w}`, location.href).href);
-    const loaded = await py.loadPackage(wheelUrls, { messageCallback: () => {}, errorCallback: (m) => errors.push(m) });
-    if (loaded.length !== wheelUrls.length) {
-      throw new Error(`could not load the Python wheels: ${errors.join(' ') || 'unknown error'}`);
-    }
+    // pure-Python wheels: unpacked into site-packages as they are (what loadPackage does
+    // for them, without its package-index machinery)
+    const sitePackages = py.runPython('import site; site.getsitepackages()[0]');
+    for (const data of await wheels) py.unpackArchive(data, 'wheel', { extractDir: sitePackages });
+    py.runPython('import importlib; importlib.invalidate_caches()');
     mark('wheels', t);
     t = performance.now();
     state.py = py;
