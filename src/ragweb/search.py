@@ -81,11 +81,12 @@ def contained(a: frozenset, b: frozenset) -> float:
     return len(a & b) / len(a) if a else 0.0
 
 
-def mmr_select(scores: list[float], sets: list[frozenset], k: int, lam: float,
+def mmr_select(scores: list[float], sets, k: int, lam: float,
                dedup: float, repeats=None, repeat_terms: float = 0.0) -> list[int]:
     """Indices of up to ``k`` items picked by MMR: λ·rel − (1−λ)·max_sim.
 
-    ``scores`` are in descending order; relevance is normalised to [0, 1] by the
+    ``scores`` are in descending order, ``sets[i]`` is item i's frozenset (any indexable
+    will do: only the items looked at are read); relevance is normalised to [0, 1] by the
     maximum; candidates whose Jaccard with a picked one is >= ``dedup`` are dropped, and
     so are those of which ``repeats(i, j)`` says they repeat a picked item ``j``. That
     question is asked only of the picked items whose set holds ``repeat_terms`` of item
