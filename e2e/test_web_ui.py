@@ -3,6 +3,7 @@
 import json
 import re
 
+import pytest
 from playwright.sync_api import expect
 
 CITE = re.compile(r"^(?P<path>\S.*):L(?P<start>\d+)-(?P<end>\d+)$")
@@ -137,14 +138,17 @@ def test_no_console_errors_during_use(app):
     assert errors == []
 
 
-def test_a_wheel_the_server_cannot_give_is_named_and_ragready_rejects(launch_persistent, site_dir):
-    """The wheels are fetched while Pyodide starts; one that fails stops the boot with its
-    name and the HTTP status, in the page and in ragReady's rejection."""
+@pytest.mark.parametrize("status, body, why", [(404, "gone", "HTTP 404"),
+                                               (200, "not a zip", "not a readable wheel")])
+def test_a_wheel_the_server_cannot_give_is_named_and_ragready_rejects(launch_persistent, site_dir,
+                                                                      status, body, why):
+    """The wheels are fetched while Pyodide starts; one that fails (missing, or not a wheel)
+    stops the boot with its name and why, in the page and in ragReady's rejection."""
     ctx = launch_persistent()
-    wheel = next(p.name for p in (site_dir / "wheels").glob("ragweb-*.whl"))
-    ctx.route(f"**/wheels/{wheel}", lambda route: route.fulfill(status=404, body="gone"))
+    wheel = next(p.name for p in (site_dir / "wheels").glob("snowballstemmer-*.whl"))
+    ctx.route(f"**/wheels/{wheel}", lambda route: route.fulfill(status=status, body=body))
     page = ctx.new_page()
     page.goto("./")
     reason = page.evaluate("window.ragReady.then(() => 'resolved', (e) => String(e && e.message))")
-    assert reason == f"could not load the Python wheel {wheel}: HTTP 404"
+    assert reason == f"could not load the Python wheel {wheel}: {why}"
     expect(page.locator("body")).to_contain_text(f"The engine failed to load: could not load the Python wheel {wheel}")

@@ -337,11 +337,12 @@
       if (!r.ok) throw new Error(`manifest.json: HTTP ${r.status}`);
       return r.json();
     });
+    const wheelError = (w, why) => new Error(`could not load the Python wheel ${w}: ${why}`);
     const wheels = manifest.then((m) => Promise.all(m.wheels.map((w) =>
       fetch(new URL(`./wheels/${w}`, location.href), { cache: 'no-cache' }).then((r) => {
-        if (!r.ok) throw new Error(`could not load the Python wheel ${w}: HTTP ${r.status}`);
+        if (!r.ok) throw wheelError(w, `HTTP ${r.status}`);
         return r.arrayBuffer();
-      }))));
+      }, (e) => { throw wheelError(w, e.message || e); }).then((data) => [w, data]))));
     wheels.catch(() => {}); // (awaited below; this only keeps an early failure from going unhandled)
     const stored = idbGet().catch((e) => ({ readError: e }))
       .then((r) => { mark('storeRead', t0); return r; });
@@ -354,7 +355,13 @@
     // pure-Python wheels: unpacked into site-packages as they are (what loadPackage does
     // for them, without its package-index machinery)
     const sitePackages = py.runPython('import site; site.getsitepackages()[0]');
-    for (const data of await wheels) py.unpackArchive(data, 'wheel', { extractDir: sitePackages });
+    for (const [w, data] of await wheels) {
+      try {
+        py.unpackArchive(data, 'wheel', { extractDir: sitePackages });
+      } catch (e) {
+        throw wheelError(w, 'not a readable wheel');
+      }
+    }
     py.runPython('import importlib; importlib.invalidate_caches()');
     mark('wheels', t);
     t = performance.now();
