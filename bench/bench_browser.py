@@ -274,6 +274,11 @@ def main(argv=None) -> int:
         "ready_cold_s": med(c["readyMs"] for c in cold) / 1000,
         "ready_cold_s_all": [round(c["readyMs"] / 1000, 3) for c in cold],
         "boot_cold_s_all": [round(c["bootMs"] / 1000, 3) for c in cold],
+        # the page's own boot phases, medians of the cold boots (ms; `phases` of ragReady):
+        # Pyodide's start (from navigation), the wheels, importing ragweb, the IndexedDB read
+        "cold_phases_ms": {k: med(c["phases"][k] for c in cold if k in c.get("phases", {}))
+                           for k in ("pyodide", "wheels", "import", "storeRead")
+                           if any(k in c.get("phases", {}) for c in cold)},
         "ready_warm_s": med(w["readyMs"] for w in warm) / 1000 if warm else None,
         "ready_warm_s_all": [round(w["readyMs"] / 1000, 3) for w in warm],
         "index_s": browser_index_s,
@@ -319,6 +324,10 @@ def main(argv=None) -> int:
     print(f"corpus: {len(files)} files, {mb:.1f} MB, {r['chunks']} chunks; {len(queries)} queries, top {TOP_K}")
     print(f"{'measure':44} {'value':>10}  target")
     print(f"{'ragReady cold (median of %d)' % len(cold):44} {r['ready_cold_s']:>9.2f}s  <= 3 s {ok('ready_cold_s')}")
+    if r["cold_phases_ms"]:
+        ph = r["cold_phases_ms"]
+        print(f"{'  of it: Pyodide / wheels / import ragweb':44} " + " / ".join(
+            f"{ph[k] / 1000:.2f}" for k in ("pyodide", "wheels", "import") if k in ph) + " s")
     if warm:
         print(f"{'ragReady warm (reload, median of %d)' % len(warm):44} {r['ready_warm_s']:>9.2f}s")
     print(f"{'native `rag index`, one process (reported / wall)':44} {native['reported_s']:>9.2f}s  "
