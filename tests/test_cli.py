@@ -121,6 +121,11 @@ def test_pack_output_is_replaced_only_by_a_whole_result(indexed, tmp_path):
     r = rag("pack", "-q", "the of", "-d", indexed, "-o", out)
     assert r.returncode == 2 and json.loads(out.read_text()) == first
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ctx.json"]
+    # a folder where the file should go: said plainly, and no temporary file is left
+    (tmp_path / "folder").mkdir()
+    r = rag("pack", "-q", "retry backoff", "-d", indexed, "-o", tmp_path / "folder")
+    assert r.returncode == 1 and f"cannot write {tmp_path / 'folder'}: Is a directory" in r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ctx.json", "folder"]
 
 
 @pytest.mark.parametrize("cmd, out", [("query", ["--json"]), ("pack", ["-b", "300"])])

@@ -827,12 +827,20 @@ class AtomicWrite:
         return self.file
 
     def __exit__(self, kind, value, tb):
-        self.file.close()
-        if kind is None:
-            os.replace(self.tmp, self.path)
-        else:
-            try:
-                os.unlink(self.tmp)
-            except FileNotFoundError:
-                pass
+        try:
+            self.file.close()
+            if kind is None:
+                os.replace(self.tmp, self.path)
+                return False
+        except OSError as e:  # (a full disk on close; ``path`` a folder)
+            if kind is None:
+                self._discard()
+                raise RagError(f"cannot write {self.path}: {e.strerror or e}") from None
+        self._discard()
         return False
+
+    def _discard(self) -> None:
+        try:
+            os.unlink(self.tmp)
+        except FileNotFoundError:
+            pass
