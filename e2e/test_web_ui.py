@@ -60,6 +60,13 @@ def test_search_as_you_type_and_empty_question_message(app):
     box.press("Enter")
     app.wait("document.getElementById('results').children.length === 0")
     assert "no indexable words" in app.page.locator("#search-info").inner_text()
+    box.fill("quantum chromodynamics")
+    box.press("Enter")
+    expect(app.page.locator("#search-info")).to_contain_text("0 results in")
+    expect(app.page.locator("#search-info")).to_contain_text(": no indexed file has these words")
+    app.call("() => ragClear()")
+    box.press("Enter")
+    expect(app.page.locator("#search-info")).to_contain_text(": nothing is indexed yet; add files above")
 
 
 def test_pack_panel_and_copy_prompt(app):

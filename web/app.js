@@ -865,7 +865,13 @@
     const res = JSON.parse(state.facade.search_ui(q, k));
     const ms = performance.now() - t0;
     if (res.error) { list.replaceChildren(); $('search-info').textContent = res.error; return; }
-    $('search-info').textContent = `${res.results.length} result${res.results.length === 1 ? '' : 's'} in ${ms.toFixed(1)} ms`;
+    const n = res.results.length;
+    let why = '';
+    if (!n) {
+      why = res.indexEmpty ? ': nothing is indexed yet; add files above or try the sample project'
+        : ': no indexed file has these words';
+    }
+    $('search-info').textContent = `${n} result${n === 1 ? '' : 's'} in ${ms.toFixed(1)} ms${why}`;
     const frag = document.createDocumentFragment();
     for (const r of res.results) {
       const li = document.createElement('li');

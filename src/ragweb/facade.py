@@ -605,7 +605,8 @@ def index_bytes(path, data, mtime=None) -> str:
 @_guard
 def search_ui(q, top_k=None) -> str:
     """Hits for the page: ragQuery's fields plus ``heading`` and ``marks`` ([start, end] offsets
-    into ``text`` of the words that matched the question)."""
+    into ``text`` of the words that matched the question), and ``indexEmpty`` (no text is
+    indexed: no question can have results)."""
     q = _need_str(q, "query")
     k = _as_int(top_k, "topK", 10, 1, MAX_TOP_K)
     eng = _need_engine()
@@ -615,7 +616,7 @@ def search_ui(q, top_k=None) -> str:
         item["heading"] = h.heading or ""
         item["marks"] = _marks(eng.analyzer, h.text, set(h.terms))
         out.append(item)
-    return _json({"query": q, "results": out})
+    return _json({"query": q, "results": out, "indexEmpty": not eng.n_chunks})
 
 
 _ASTRAL_RE = re.compile("[\U00010000-\U0010ffff]")
