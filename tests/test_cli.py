@@ -84,6 +84,16 @@ def test_query_path_filter_and_no_mmr(indexed):
     assert data["results"] and all(h["path"].startswith("docs/") for h in data["results"])
 
 
+def test_query_without_results_says_why(indexed):
+    r = rag("query", "-q", "quantum chromodynamics", "-d", indexed)
+    assert r.returncode == 0 and r.stdout.strip() == "no results (no indexed file has these words)"
+    r = rag("query", "-q", "retry", "-d", indexed, "--path", "*.css")
+    assert r.stdout.strip() == "no results (no indexed file matching --path *.css has these words)"
+    (indexed / "rag.yaml").write_text("retrieve:\n  min_score_threshold: 1000\n")
+    r = rag("query", "-q", "retry", "-d", indexed)
+    assert r.stdout.strip() == "no results (no indexed file scores retrieve.min_score_threshold (1000.0) or more)"
+
+
 def test_query_batch(indexed, tmp_path):
     batch = tmp_path / "q.txt"
     batch.write_text('retry backoff\n{"id": "x1", "question": "parse headers"}\n\nthe of\n')

@@ -392,8 +392,13 @@ def cmd_query(args) -> int:
         print(json.dumps(as_json(args.query, hits), ensure_ascii=False, indent=2))
         return EXIT_OK
     if not hits:
-        empty = engine.n_chunks == 0
-        print("no results" + (" (the index is empty: `rag index` found no file to index)" if empty else ""))
+        if engine.n_chunks == 0:
+            why = "the index is empty: `rag index` found no file to index"
+        else:
+            which = "no indexed file" + (f" matching --path {args.path}" if args.path else "")
+            floor = engine.config["retrieve"]["min_score_threshold"]
+            why = f"{which} scores retrieve.min_score_threshold ({floor}) or more" if floor else f"{which} has these words"
+        print(f"no results ({why})")
         return EXIT_OK
     color = sys.stdout.isatty()
     for i, h in enumerate(hits, 1):
