@@ -101,6 +101,13 @@ def test_query_batch(indexed, tmp_path):
     rows = [json.loads(line) for line in r.stdout.splitlines()]
     assert [row["id"] for row in rows] == [1, "x1", 4]
     assert rows[0]["results"] and "error" in rows[2]
+    assert "holds no questions" not in r.stderr
+    # a file of blank lines is no error, but it is said
+    batch.write_text("\n  \n")
+    r = rag("query", "--batch", batch, "-d", indexed)
+    assert r.returncode == 0 and r.stdout == "" and f"note: {batch} holds no questions" in r.stderr
+    r = rag("pack", "--batch", "-", "-d", indexed, stdin="")
+    assert r.returncode == 0 and r.stdout == "" and "note: standard input holds no questions" in r.stderr
 
 
 @pytest.mark.parametrize("cmd", ["query", "pack"])

@@ -306,6 +306,7 @@ def _questions(batch: str):
 
 
 def _parse_questions(lines, batch: str):
+    asked = False
     for n, line in enumerate(lines, 1):
         line = line.strip()
         if not line:
@@ -318,9 +319,13 @@ def _parse_questions(lines, batch: str):
             q = obj.get("question", obj.get("query")) if isinstance(obj, dict) else None
             if not isinstance(q, str):
                 raise UsageError(f"{batch} line {n}: a JSON line needs a \"question\" string")
+            asked = True
             yield obj.get("id", n), q
         else:
+            asked = True
             yield n, line
+    if not asked:  # (an empty run is no error, but an empty file is likely a mistake)
+        print(f"note: {'standard input' if batch == '-' else batch} holds no questions", file=sys.stderr)
 
 
 def _highlighter(terms: list[str], analyzer):
