@@ -402,7 +402,8 @@ def cmd_query(args) -> int:
         else:
             which = "no indexed file" + (f" matching --path {args.path}" if args.path else "")
             floor = engine.config["retrieve"]["min_score_threshold"]
-            why = f"{which} scores retrieve.min_score_threshold ({floor}) or more" if floor else f"{which} has these words"
+            why = (f"{which} scores retrieve.min_score_threshold ({floor}) or more" if floor
+                   else f"{which} has these words")
         print(f"no results ({why})")
         return EXIT_OK
     color = sys.stdout.isatty()

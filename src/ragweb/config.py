@@ -11,7 +11,6 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
-
 from .errors import ConfigError
 
 yaml = None  # PyYAML, imported by `_need_yaml` when a config file is read or shown: most runs have none
