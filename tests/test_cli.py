@@ -170,6 +170,22 @@ def test_no_index_fails_clearly(sample_root):
     assert r.returncode == 1 and "no index" in r.stderr and "Traceback" not in r.stderr
 
 
+def test_no_index_here_names_the_folders_below_that_have_one(indexed):
+    parent = indexed.parent
+    r = rag("query", "-q", "retry backoff", "--no-auto-index", cwd=parent)
+    assert r.returncode == 1 and f"add `-d {indexed.name}` to use the index in {indexed.name}" in r.stderr
+    r = rag("query", "-d", indexed.name, "-q", "retry backoff", "-k", "1", cwd=parent)  # as it says
+    assert r.returncode == 0 and "retry" in r.stdout.lower(), r.stderr
+    (parent / "other docs").mkdir()
+    assert rag("index", parent / "other docs").returncode == 0
+    r = rag("pack", "-q", "retry backoff", cwd=parent)
+    assert r.returncode == 1 and "`-d DIR`" in r.stderr and "'other docs'" in r.stderr, r.stderr
+    empty = parent / "empty"
+    empty.mkdir()
+    r = rag("query", "-q", "retry backoff", cwd=empty)
+    assert r.returncode == 1 and r.stderr.strip().endswith("run `rag index .` first"), r.stderr
+
+
 def test_changed_files_are_reported(indexed):
     (indexed / "README.md").write_text("# new\n\nretry everything\n")
     r = rag("query", "-q", "retry", "-d", indexed)

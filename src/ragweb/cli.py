@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import re
+import shlex
 import sqlite3
 import sys
 import time
@@ -255,6 +256,14 @@ def _open_for_reading(args, root: Path, cfg: dict):
     interactive = _stdin_is_tty() and not args.no_auto_index and not args.batch
     if not path.exists():
         msg = f"no index at {path}; run `rag index {root}` first"
+        if args.dir is None and not getattr(args, "root", None):
+            # (`rag index docs` puts the index in docs/: the usual slip is asking from above it)
+            below = sorted(p.name for p in root.iterdir() if p.is_dir() and index_path(p).is_file())
+            if below:
+                names = [shlex.quote(n) for n in below]
+                msg += (f", or add `-d {names[0]}` to use the index in {names[0]}" if len(names) == 1 else
+                        f", or add `-d DIR` to use the index in one of {', '.join(names[:5])}"
+                        + (", ..." if len(names) > 5 else ""))
         if interactive and _ask(f"There is no index for {root}. Index it now? [Y/n] "):
             _run_index(root, cfg)
         else:
