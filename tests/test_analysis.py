@@ -90,6 +90,15 @@ def test_related_terms_number_words_prefixes_and_abbreviations():
     assert "use" not in rel  # "user" starts with it but "use" is too short to be a prefix match
 
 
+def test_a_long_word_is_looked_up_as_a_few_abbreviations_not_all_its_prefixes():
+    # a pasted sequence or key: looking up every prefix made a search quadratic in its length
+    word = "acgt" * 25_000
+    forms = analysis.related_candidates([word])
+    assert forms == {word[:n] for n in range(3, analysis.ABBREV_MAX + 1)}
+    assert analysis.related_terms(["internationalization"], {"intl", "internation"}) == {
+        "internationalization": {"internation": analysis.ABBREV_MATCH}}
+
+
 def test_synonyms_of_the_trade_relate_in_english_only():
     an = analysis.Analyzer()
     syn = an.synonyms()

@@ -1,4 +1,5 @@
 import math
+import sqlite3
 from collections import Counter
 
 import pytest
@@ -261,6 +262,17 @@ def test_a_question_word_the_index_lacks_is_searched_for_in_its_related_forms():
     assert [h.path for h in eng.search("time", mmr=False)] == ["clock.md"]
     # a word without related forms in the index finds nothing, as before
     assert eng.search("pigeon", mmr=False) == []
+
+
+def test_a_question_with_more_words_than_sqlite_takes_variables_is_answered():
+    eng = Engine.memory()
+    eng.add_document("a.md", "The zebra crossing is painted white.")
+    # SQLite builds differ in how many host parameters one statement takes (Debian's 250,000,
+    # the default 32,766, older ones 999): with 999, a question of 2,000 distinct words
+    eng.conn.setlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER, 999)
+    words = [f"zebr{i:04d}x" for i in range(2_000)]
+    assert [h.path for h in eng.search(" ".join(words + ["zebra"]))] == ["a.md"]
+    assert eng.pack(" ".join(words + ["zebra"]), 200)["snippets"]
 
 
 def test_a_hit_that_repeats_a_better_one_is_left_out():

@@ -221,6 +221,8 @@ PREFIX_MATCH = 0.5           # match strength of a longer word starting with the
 PREFIX_MIN = 4               # ... only for terms of at least this many characters
 ABBREV_MATCH = 0.5           # match strength of a word abbreviating the term, "max" (0..1)
 ABBREV_MIN_QUERY = 5         # ... only for terms of at least this many characters
+ABBREV_MAX = 16              # ... and only abbreviations up to this long (a pasted 50,000-letter
+                             # word would otherwise be looked up as 50,000 prefixes)
 
 
 SYNONYM_MATCH = 0.3          # match strength of another word of a `SYNONYMS` group (0..1; 0: off)
@@ -265,7 +267,7 @@ def _exact_forms(q: str):
     if digits:
         yield digits, 1.0
     if ABBREV_MATCH and len(q) >= ABBREV_MIN_QUERY:
-        for n in range(3, len(q)):
+        for n in range(3, min(len(q), ABBREV_MAX + 1)):
             if q[:n].isalpha():
                 yield q[:n], ABBREV_MATCH
 

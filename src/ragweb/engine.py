@@ -575,12 +575,9 @@ class Engine:
             "SELECT data FROM postings WHERE term=? ORDER BY seg", (tid,))]
 
     def _term_rows(self, terms, with_id=True):
-        if not terms:
-            return []
-        marks = ",".join("?" * len(terms))
         cols = "id, term, df" if with_id else "term, df"
-        return self.conn.execute(
-            f"SELECT {cols} FROM terms WHERE term IN ({marks}) ORDER BY term", list(terms)).fetchall()
+        rows = self._select_in(f"SELECT {cols} FROM terms WHERE term IN", terms)
+        return sorted(rows, key=lambda r: r[-2])  # by term, as one query's ORDER BY term gave them
 
     def search(self, query: str, top_k: int | None = None, mmr: bool = True,
                path_glob: str | None = None, pool: int | None = None,
