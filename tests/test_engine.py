@@ -460,3 +460,24 @@ def test_file_caches_drop_the_least_recently_used_files(monkeypatch):
     assert a not in eng._outlines
     assert eng._lines_size == sum(len(eng.file_text(f"{n}.md")) for n in "db")
     assert eng.file_lines([a, b, c, d])[c] == ["# c", "", "the c page"]  # (a request larger than the cache is whole)
+
+
+def test_a_writer_that_waited_for_another_reads_what_it_wrote(tmp_path):
+    # two `rag index` runs at once: the second opened the index, then waited for the first
+    db = tmp_path / "index.db"
+    first, second = Engine.open(db), Engine.open(db)
+    with first.transaction():
+        first.add_document("one.md", "alpha words in the first file\n")
+        first.add_document("gone.md", "gamma words, removed below\n")
+    with second.transaction():
+        second.remove_document("gone.md")
+        second.add_document("two.md", "beta words in the second file\n")
+    first.close()
+    second.close()
+    eng = Engine.open(db, create=False)
+    count, total = eng.conn.execute("SELECT count(*), sum(len) FROM chunks").fetchone()
+    assert (eng.n_chunks, eng.total_len) == (count, total) and count == 2
+    assert [h.path for h in eng.search("alpha")] == ["one.md"]
+    assert [h.path for h in eng.search("beta")] == ["two.md"]
+    assert eng.search("gamma") == []
+    eng.close()

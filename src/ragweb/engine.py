@@ -174,6 +174,8 @@ class Engine:
             self.n_segs = self._meta("n_segs", 0)
             (max_chunk,) = self.conn.execute("SELECT max(id) FROM chunks").fetchone()
             (max_dead,) = self.conn.execute("SELECT max(chunk) FROM dead").fetchone()
+            # changes when another connection commits (`transaction` reloads then)
+            (self._data_version,) = self.conn.execute("PRAGMA data_version").fetchone()
         except (sqlite3.DatabaseError, ValueError) as e:
             raise IndexCorruptError(f"{self.where} is unreadable ({e}); rebuild it with `rag index --rebuild`") from e
         wanted = analysis_settings(self.config)
@@ -229,6 +231,15 @@ class Engine:
             raise IndexBusyError(f"{self.where} is being written by another process ({e}); "
                                  "wait for it to finish and try again") from e
         try:
+            (version,) = self.conn.execute("PRAGMA data_version").fetchone()
+            if version != self._data_version:
+                # Another process wrote the index since this engine read its counters (a
+                # second `rag index` that waited for the first): read them again, or its
+                # chunk ids and totals would be stale.
+                if self._dirty:
+                    raise IndexBusyError(f"{self.where} was written by another process while this one "
+                                         "had changes of its own; try again")
+                self._load_state()
             yield self
             self.flush()
             self.conn.execute("COMMIT")
