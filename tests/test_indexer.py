@@ -444,6 +444,47 @@ def test_a_worker_process_that_dies_stops_the_run_and_the_index_is_as_it_was(sam
     assert index_root(sample_root, cfg).added == 200 and search_paths(sample_root, "walrus")
 
 
+WORKERS_HOLDER = r"""
+import multiprocessing, sys, time
+from ragweb.config import default_config
+from ragweb.indexer import index_root
+cfg = default_config()
+cfg["index"]["workers"] = 2
+def progress(done, total, nbytes, total_bytes):
+    if done == 1:
+        print(" ".join(str(p.pid) for p in multiprocessing.active_children()), flush=True)
+        time.sleep(60)
+index_root(sys.argv[1], cfg, progress=progress)
+"""
+
+
+def _running(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] not in "ZX"  # (a zombie has ended)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="worker processes are forked on Linux only")
+def test_worker_processes_end_when_the_run_is_killed(sample_root):
+    for i in range(300):
+        (sample_root / f"walrus{i}.md").write_text(f"# Walrus {i}\n\nThe walrus {i} sleeps on the ice.\n")
+    proc = subprocess.Popen([sys.executable, "-c", WORKERS_HOLDER, str(sample_root)], stdout=subprocess.PIPE,
+                            text=True)
+    pids = [int(p) for p in proc.stdout.readline().split()]
+    assert len(pids) == 2 and all(map(_running, pids))
+    proc.kill()  # as the OOM killer would: no clean-up runs in the main process
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while any(map(_running, pids)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = [pid for pid in pids if _running(pid)]
+    for pid in left:  # (so a failure leaves nothing running)
+        os.kill(pid, signal.SIGKILL)
+    assert not left
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_an_error_while_reading_a_file_stops_the_run_the_same_with_or_without_workers(
         tmp_path, monkeypatch, workers):

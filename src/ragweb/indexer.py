@@ -303,19 +303,30 @@ def _read_one(entry: FileEntry, old_sha: str | None, max_bytes: int, settings: d
     return None, ingest.prepare(entry.path, text, settings, entry.size, sha, analyzer)
 
 
-def _worker(conn, settings: dict, max_bytes: int) -> None:
+def _worker(conn, settings: dict, max_bytes: int, parent_ends=()) -> None:
     """A worker process: reads batches of (file, its indexed hash) from ``conn`` and sends
-    back their `_read_one` outcomes, until it reads None."""
+    back their `_read_one` outcomes, until it reads None or the main process is gone.
+
+    ``parent_ends``: the main process's ends of the pipes, which the fork copied; closed
+    here, so that when the main process dies (killed, out of memory) the pipe is closed and
+    this process ends too, instead of waiting forever to send."""
+    for end in parent_ends:
+        end.close()
     gc.disable()  # (as in the main process: many small objects, no cycles)
     # Ctrl-C reaches the whole process group: the main process stops the run and the workers
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     analyzer = Analyzer.of(settings)
-    while (jobs := conn.recv()) is not None:
-        try:
-            conn.send([_read_one(entry, old_sha, max_bytes, settings, analyzer) for entry, old_sha in jobs])
-        except Exception as e:  # raised in the main process, as if it had read the file itself
-            conn.send(e)
-            return
+    try:
+        while (jobs := conn.recv()) is not None:
+            try:
+                outcome = [_read_one(entry, old_sha, max_bytes, settings, analyzer) for entry, old_sha in jobs]
+            except Exception as e:  # raised in the main process, as if it had read the file itself
+                outcome = e
+            conn.send(outcome)
+            if isinstance(outcome, Exception):
+                return
+    except (EOFError, OSError):  # the main process is gone
+        return
 
 
 PARALLEL_FILES = 16          # with index.workers 0, `rag index` reads files in worker processes for at least
@@ -370,7 +381,8 @@ def _prepared(todo: list[FileEntry], states: dict, engine: Engine, max_bytes: in
     try:
         for _ in range(workers):
             mine, theirs = ctx.Pipe()
-            proc = ctx.Process(target=_worker, args=(theirs, engine.settings, max_bytes), daemon=True)
+            proc = ctx.Process(target=_worker, args=(theirs, engine.settings, max_bytes, conns + [mine]),
+                               daemon=True)
             proc.start()
             theirs.close()
             procs.append(proc)
