@@ -294,6 +294,39 @@ def test_kill_9_mid_index_leaves_previous_index_intact(sample_root):
     assert r.updated > 0 and search_paths(sample_root, "zebra")
 
 
+REBUILD_HOLDER = r"""
+import sys, time
+from ragweb.config import default_config
+from ragweb.indexer import index_root
+def progress(done, total, nbytes, total_bytes):
+    if done == 1:
+        print("HOLDING", flush=True)
+        sys.stdin.readline()  # until the test says go on
+r = index_root(sys.argv[1], default_config(), rebuild=True, progress=progress)
+print("REBUILT", r.total_chunks, flush=True)
+"""
+
+
+def test_two_rebuilds_at_once_each_build_a_whole_index(sample_root):
+    index_root(sample_root, default_config())
+    before = search_paths(sample_root, "retry headers")
+    rag = sample_root / ".rag"
+    (rag / "index.db.rebuild").write_bytes(b"left by an older version")
+    (rag / "index.db.rebuild-999999999-wal").write_bytes(b"left by a killed rebuild")
+    proc = subprocess.Popen([sys.executable, "-c", REBUILD_HOLDER, str(sample_root)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "HOLDING"  # the first rebuild is under way ...
+        second = index_root(sample_root, default_config(), rebuild=True)  # ... when a second runs
+        assert search_paths(sample_root, "retry headers") == before
+        out, _ = proc.communicate("go on\n", timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0 and out.split() == ["REBUILT", str(second.total_chunks)]
+    assert search_paths(sample_root, "retry headers") == before
+    assert sorted(p.name for p in rag.iterdir() if "rebuild" in p.name) == []
+
+
 def test_second_writer_waits_then_refuses(sample_root):
     index_root(sample_root, default_config())
     (sample_root / "README.md").write_text("changed\n" * 3)

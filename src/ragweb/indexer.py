@@ -228,8 +228,10 @@ def index_root(root: str | Path, config: dict, rebuild: bool = False,
     report = IndexReport()
     db = index_path(root)
     target = db
+    _remove_stale_rebuilds(db)
     if rebuild:
-        target = db.with_name(INDEX_FILE + ".rebuild")
+        # (a name of its own: two rebuilds at once each build a whole index, the later replaces)
+        target = db.with_name(f"{INDEX_FILE}{REBUILD_SUFFIX}{os.getpid()}")
         _remove_db(target)
         report.rebuilt = "requested"
     try:
@@ -281,6 +283,26 @@ def index_root(root: str | Path, config: dict, rebuild: bool = False,
         os.replace(target, db)
     report.seconds = time.perf_counter() - t0
     return report
+
+
+REBUILD_SUFFIX = ".rebuild-"  # index.db.rebuild-PID: the file a --rebuild builds, then moves into place
+
+
+def _remove_stale_rebuilds(db: Path) -> None:
+    """Delete what rebuilds that were killed left next to ``db`` (their processes are gone)."""
+    if os.name != "posix" or not db.parent.is_dir():
+        return  # (where os.kill cannot ask whether a process lives, they stay)
+    for path in db.parent.glob(INDEX_FILE + ".rebuild*"):
+        tail = path.name[len(INDEX_FILE) + len(REBUILD_SUFFIX):].split("-")[0]
+        if not path.name.startswith(INDEX_FILE + REBUILD_SUFFIX) or not tail.isdigit():
+            path.unlink(missing_ok=True)  # (an older version's index.db.rebuild)
+            continue
+        try:
+            os.kill(int(tail), 0)
+        except ProcessLookupError:
+            path.unlink(missing_ok=True)
+        except OSError:
+            pass  # (it lives, as another user's process)
 
 
 def _remove_db(path: Path) -> None:
