@@ -210,6 +210,15 @@ def test_index_notes_symlinked_folders_it_did_not_follow_once_and_warns_of_real_
     assert ("note: 5 symlinked folders not followed, being a loop or indexed through another path: "
             "alias0, alias1, alias2 ...") in r.stderr
     assert "0 skipped, 1 unreadable, 5 linked folders not followed;" in r.stdout and "2 added" in r.stdout
+    # a link to a folder the config leaves out: its files are not indexed anywhere, and it says so
+    (root / "build" / "html").mkdir(parents=True)
+    (root / "build" / "html" / "guide.md").write_text("# Guide\nGenerated.\n")
+    os.symlink(root / "build" / "html", root / "site")
+    r = rag("index", root)
+    assert ("note: site: symlink to build/html, a folder inside the tree that nothing is indexed from (excluded, "
+            "ignored, or no file the includes take), so the link is not followed and its files are not indexed"
+            ) in r.stderr
+    assert "indexed through another path: alias0, alias1, alias2 ..." in r.stderr and "site ..." not in r.stderr
 
 
 def test_index_names_the_files_too_large_to_index_and_the_key_that_allows_them(tmp_path):

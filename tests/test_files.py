@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from ragweb.config import DEFAULT_EXCLUDES, DEFAULT_INCLUDES
 from ragweb.errors import UsageError
 from ragweb.files import (DecodeResult, FileEntry, GlobSet, decode, file_sha256, glob_to_regex,
-                          iter_files, parse_ignore, read_text_file)
+                          UNINDEXED_TARGET, is_link_note, iter_files, parse_ignore, read_text_file)
 
 ALL = ["**"]
 
@@ -285,6 +285,22 @@ def test_symlink_inside_tree_is_not_followed(tmp_path):
     paths, problems = walk(tmp_path, includes=["**/*.md"])
     assert paths == ["real/a.md"]
     assert problems == [("alias", "symlink to a directory inside the tree (real); not followed")]
+
+
+def test_a_link_to_a_folder_inside_the_tree_that_gives_no_file_says_its_files_are_left_out(tmp_path):
+    # Sphinx's output linked as docs: build/ is excluded, so nothing under build/html is indexed
+    make(tmp_path, {"build/html/g.md": "generated", "content/docs/m.md": "real"})
+    (tmp_path / "empty").mkdir()
+    os.symlink("build/html", tmp_path / "docs")
+    os.symlink("content/docs", tmp_path / "docs2")
+    os.symlink("empty", tmp_path / "nothing")
+    paths, problems = walk(tmp_path, includes=["**/*.md"], excludes=["**/build/**"])
+    assert paths == ["content/docs/m.md"]
+    assert problems == [
+        ("docs", f"symlink to build/html, a folder inside the tree {UNINDEXED_TARGET}; not followed"),
+        ("docs2", "symlink to a directory inside the tree (content/docs); not followed"),
+        ("nothing", "symlink to a directory inside the tree (empty); not followed")]  # nothing to lose
+    assert all(map(is_link_note, (m for _, m in problems)))
 
 
 def test_symlinked_file_is_yielded_and_broken_symlink_reported(tmp_path):

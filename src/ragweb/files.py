@@ -18,6 +18,7 @@ whose text reads as its language, else a clear refusal), newlines to `\\n`.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import gzip
 import hashlib
@@ -257,6 +258,11 @@ NOT_FOLLOWED = "; not followed"
 another way): nothing is lost, unlike with the other problems it reports."""
 
 
+UNINDEXED_TARGET = "that nothing is indexed from (excluded, ignored, or no file the includes take)"
+"""How the walk's note on a symlinked folder ends when the folder it links to, inside the
+tree, gave the index no file: then the link's files are left out, not indexed elsewhere."""
+
+
 def is_link_note(message: str) -> bool:
     """Whether a problem `iter_files` reported is only a symlinked folder not followed."""
     return message.endswith(NOT_FOLLOWED)
@@ -279,7 +285,26 @@ def iter_files(root: str | os.PathLike, includes: list[str], excludes: list[str]
         raise UsageError(f"not a directory: {root_path}")
     walker = _Walker(root_path, GlobSet(includes), GlobSet(excludes), use_gitignore,
                      problems if problems is not None else [], left_out)
-    yield from walker.walk(root_path, "", [])
+    paths = []  # (yielded in sorted order)
+    for entry in walker.walk(root_path, "", []):
+        paths.append(entry.path)
+        yield entry
+    # A link to a folder inside the tree is not followed because the folder is walked at its
+    # own place; when nothing there was indexed (excluded, ignored), say that the link's
+    # files are left out, not that they were indexed another way.
+    for i, link, rel in walker.inside_links:
+        at = bisect.bisect_left(paths, rel + "/")
+        if (at == len(paths) or not paths[at].startswith(rel + "/")) and _has_entries(os.path.join(root_path, rel)):
+            walker.problems[i] = (link, f"symlink to {rel}, a folder inside the tree {UNINDEXED_TARGET}"
+                                        + NOT_FOLLOWED)
+
+
+def _has_entries(folder: str) -> bool:
+    try:
+        with os.scandir(folder) as it:
+            return next(it, None) is not None
+    except OSError:
+        return False
 
 
 class _Walker:
@@ -290,6 +315,7 @@ class _Walker:
         self.use_gitignore, self.problems = use_gitignore, problems
         self.chain = [self.root_real]  # real paths of the directories being walked
         self.linked: dict[str, str] = {}  # real path outside the tree -> path that linked it
+        self.inside_links: list[tuple[int, str, str]] = []  # (its problem's index, link, target), inside the tree
 
     def walk(self, abspath: str, rel: str, ignores: list) -> Iterator[FileEntry]:
         try:
@@ -334,6 +360,9 @@ class _Walker:
             real = os.path.realpath(entry.path)
             problem = self._link_problem(real)
             if problem:
+                if _within(real, self.root_real) and not any(_within(w, real) for w in self.chain):
+                    rel = os.path.relpath(real, self.root_real).replace(os.sep, "/")
+                    self.inside_links.append((len(self.problems), path, rel))
                 self.problems.append((path, problem + NOT_FOLLOWED))
                 return
             self.linked[real] = path
