@@ -91,6 +91,33 @@ def test_debounced_save_without_flush(launch_persistent, boot_page, make_app, wa
     assert app.stats()["totalDocs"] == 0
 
 
+def test_a_change_just_before_a_reload_is_saved(launch_persistent, boot_page, make_app):
+    """No flush, no wait: the page saves on its way out (a change within the save's
+    debounce was lost before, Clear all included)."""
+    ctx = launch_persistent()
+    page = ctx.pages[0]
+    boot_page(page)
+    app = make_app(page)
+    app.index("first.md", "# First\nabout narwhals\n")
+    app.flush()
+    app.index("second.md", "# Second\nabout belugas\n")
+    assert page.evaluate("window.ragweb.storage().dirty") is True
+    page.reload()
+    assert page.evaluate("window.ragReady")["restored"] is True
+    assert app.stats()["files"] == ["first.md", "second.md"]
+    app.call("() => ragClear()")
+    page.reload()
+    page.evaluate("window.ragReady")
+    assert app.stats()["totalDocs"] == 0
+    app.index("third.md", "# Third\nabout orcas\n")
+    page.close()  # the tab closed
+    ctx.close()
+    ctx = launch_persistent()
+    page = ctx.pages[0]
+    boot_page(page)
+    assert make_app(page).stats()["files"] == ["third.md"]
+
+
 def test_unknown_format_version_is_refused_with_offer_to_clear(launch_persistent, boot_page, make_app):
     ctx = launch_persistent()
     page = ctx.pages[0]

@@ -50,6 +50,7 @@
   // ------------------------------------------------------------------ IndexedDB
 
   let dbPromise = null;
+  let openedDb = null;  // (for `saveOnExit`, which cannot wait for a promise)
   function openDb() {
     if (!dbPromise) {
       dbPromise = new Promise((resolve, reject) => {
@@ -58,7 +59,8 @@
         rq.onupgradeneeded = () => rq.result.createObjectStore(DB_STORE);
         rq.onsuccess = () => {
           const db = rq.result;
-          db.onversionchange = () => { db.close(); dbPromise = null; };
+          db.onversionchange = () => { db.close(); dbPromise = null; openedDb = null; };
+          openedDb = db;
           resolve(db);
         };
         rq.onerror = () => reject(rq.error);
@@ -174,6 +176,40 @@
     scheduleUi();
   }
 
+  // The record to store: the engine's bytes, checked against the engine's own checksum.
+  function dumpRecord() {
+    let bytes;
+    const proxy = state.facade.dump();
+    try { bytes = proxy.toJs(); } finally { proxy.destroy(); }
+    const crc = crc32(bytes);
+    const expected = JSON.parse(state.facade.dump_crc());
+    if (expected.error) throw new Error(expected.error);
+    if (crc !== expected.crc) {
+      throw new Error('the copy of the index the page got differs from the engine\'s (checksum); ' +
+                      'nothing was saved, the stored index is as it was');
+    }
+    return { version: STORE_FORMAT, bytes, crc, savedAt: Date.now(), ragweb: state.manifest.ragweb,
+             generation: newGeneration() };
+  }
+
+  // The page is going (reload, close, another page): `flush`'s check-then-write needs more
+  // turns of the event loop than a leaving page gets, so a change made just before (a drop,
+  // Clear all) was lost. Here the record is written at once, in a transaction opened now on
+  // the database opened at boot. The other-tab check is what this tab knows: another tab's
+  // save, announced on the channel, has reloaded this tab's index or set `state.conflict`.
+  function saveOnExit() {
+    if (!state.ready || !(state.dirty || state.saving) || state.conflict || state.storageRefused || !openedDb) return;
+    try {
+      const record = dumpRecord();
+      const tx = openedDb.transaction(DB_STORE, 'readwrite', { durability: 'strict' });
+      tx.objectStore(DB_STORE).put(record, DB_KEY);
+      if (tx.commit) tx.commit();  // (without it Chromium drops the write with the page)
+      state.dirty = false;
+      state.generation = record.generation;
+      if (channel) channel.postMessage({ type: 'saved', generation: record.generation });
+    } catch (e) { /* best effort: the page is going */ }
+  }
+
   // Save now if anything changed; resolves to a JSON string like the other calls.
   async function flush() {
     if (state.saveTimer) { clearTimeout(state.saveTimer); state.saveTimer = null; }
@@ -185,27 +221,17 @@
     let result;
     state.saving = (async () => {
       const t0 = performance.now();
-      let bytes;
-      let crc;
+      let record;
       try {
-        const proxy = state.facade.dump();
-        try { bytes = proxy.toJs(); } finally { proxy.destroy(); }
-        crc = crc32(bytes);
-        const expected = JSON.parse(state.facade.dump_crc());
-        if (expected.error) throw new Error(expected.error);
-        if (crc !== expected.crc) {
-          throw new Error('the copy of the index the page got differs from the engine\'s (checksum); ' +
-                          'nothing was saved, the stored index is as it was');
-        }
+        record = dumpRecord();
       } catch (e) {
         state.dirty = true;
         result = errorJson(`cannot serialise the index: ${pyMessage(e)}`);
         return;
       }
+      const { bytes, generation } = record;
       try {
-        const generation = newGeneration();
-        const fresh = await idbPutIfCurrent({ version: STORE_FORMAT, bytes, crc, savedAt: Date.now(),
-                                              ragweb: state.manifest.ragweb, generation }, state.generation);
+        const fresh = await idbPutIfCurrent(record, state.generation);
         if (!fresh) {
           state.dirty = true;
           result = errorJson(markConflict());
@@ -1012,11 +1038,11 @@
     });
     $('banner-clear').addEventListener('click', clearStoredIndex);
     $('banner-close').addEventListener('click', () => { $('banner').hidden = true; });
-    // Save a pending change when the tab is hidden or closed (best effort).
+    // Save a pending change when the tab is hidden (it may be discarded later) or left.
     document.addEventListener('visibilitychange', () => {
       if (document.visibilityState === 'hidden' && state.ready && state.dirty) flush();
     });
-    window.addEventListener('pagehide', () => { if (state.ready && state.dirty) flush(); });
+    window.addEventListener('pagehide', saveOnExit);
   }
 
   // Hooks for tests and scripts (not part of the reference API).
