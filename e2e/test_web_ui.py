@@ -131,6 +131,46 @@ def test_file_list_remove_and_clear_all(app):
     expect(app.page.locator("#files li")).to_have_count(0)
 
 
+def test_numbers_typed_in_exponent_form_are_read_as_numbers_and_clear_all_drops_the_pack(app):
+    app.index_sample()
+    page = app.page
+    page.get_by_test_id("search").fill("retry backoff jitter")
+    page.fill("#topk", "2e0")  # parseInt read "2e0" as 2 but "1e1" as 1
+    page.fill("#topk", "1e1")
+    page.dispatch_event("#search", "input")
+    app.wait("document.querySelectorAll('#results > li').length === 10")
+    page.get_by_test_id("budget").fill("3e2")
+    page.get_by_test_id("pack-run").click()
+    assert json.loads(page.get_by_test_id("pack-output").inner_text())["budget_tokens"] == 300
+    page.get_by_test_id("budget").fill("250.5")
+    page.get_by_test_id("pack-run").click()
+    assert "budget must be an integer" in page.locator("#pack-info").inner_text()
+    assert page.get_by_test_id("copy-prompt").is_disabled()
+    page.get_by_test_id("budget").fill("300")
+    page.get_by_test_id("pack-run").click()
+    assert page.get_by_test_id("copy-prompt").is_enabled()
+    page.get_by_test_id("clear-all").click()  # the pack quoted files that are gone
+    assert page.get_by_test_id("pack-output").inner_text() == ""
+    assert page.get_by_test_id("copy-prompt").is_disabled() and page.get_by_test_id("copy-json").is_disabled()
+
+
+def test_files_can_be_chosen_with_the_keyboard(app):
+    page = app.page
+    page.focus("#try-sample")
+    page.keyboard.press("Shift+Tab")
+    focused = page.evaluate("document.activeElement.id")
+    assert focused == "choose-folder"
+    with page.expect_file_chooser() as chooser:
+        page.keyboard.press("Enter")
+    assert chooser.value.is_multiple()
+    page.keyboard.press("Shift+Tab")
+    assert page.evaluate("document.activeElement.id") == "choose-files"
+    page.focus("#dropzone")
+    with page.expect_file_chooser() as chooser:
+        page.keyboard.press(" ")
+    chooser.value.set_files([])
+
+
 def test_storage_usage_is_shown(app):
     app.wait("document.getElementById('storage').textContent.includes('used of')")
 

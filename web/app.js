@@ -345,7 +345,7 @@
   function typeName(v) {
     if (v === null) return 'null';
     if (Array.isArray(v)) return 'an array';
-    return typeof v === 'undefined' ? 'nothing' : `a ${typeof v}`;
+    return typeof v === 'undefined' ? 'nothing' : `${/^[aeiou]/.test(typeof v) ? 'an' : 'a'} ${typeof v}`;
   }
 
   Object.assign(window, { ragIndex, ragQuery, ragPack, ragRemove, ragClear, ragStats, ragFlush });
@@ -886,7 +886,8 @@
     const q = $('search').value;
     const list = $('results');
     if (!q.trim()) { list.replaceChildren(); $('search-info').textContent = ''; return; }
-    const k = Math.max(1, Math.min(100, parseInt($('topk').value, 10) || 10));
+    const asked = $('topk').value.trim() === '' ? NaN : Number($('topk').value);  // ("1e1" is 10)
+    const k = Number.isFinite(asked) ? Math.max(1, Math.min(100, Math.round(asked))) : 10;
     const t0 = performance.now();
     const res = JSON.parse(state.facade.search_ui(q, k));
     const ms = performance.now() - t0;
@@ -934,9 +935,9 @@
   function runPack() {
     if (!state.ready) { setStatus(NOT_READY); return; }
     const q = $('search').value;
-    const budget = parseInt($('budget').value, 10);
+    const raw = $('budget').value.trim();  // (as a number: "1e3" is 1000; a fraction is refused by ragPack)
     const mode = $('pack-mode').value;
-    const out = ragPack(q, Number.isFinite(budget) ? budget : undefined, PACK_MODES[mode] || {});
+    const out = ragPack(q, raw === '' ? undefined : Number(raw), PACK_MODES[mode] || {});
     const res = JSON.parse(out);
     state.lastPack = res.error ? null : out;
     if (res.error) {
@@ -947,6 +948,15 @@
     }
     $('copy-prompt').disabled = !state.lastPack;
     $('copy-json').disabled = !state.lastPack;
+  }
+
+  // No packed context on show (after Clear all: it quoted files that are gone).
+  function resetPack() {
+    state.lastPack = null;
+    $('pack-info').textContent = '';
+    $('pack-output').textContent = '';
+    $('copy-prompt').disabled = true;
+    $('copy-json').disabled = true;
   }
 
   // The packed context in the chosen view (json, markdown, xml, text), with the evidence signal.
@@ -1005,6 +1015,13 @@
     // A drop outside the zone must not navigate away from the page.
     window.addEventListener('dragover', (e) => e.preventDefault());
     window.addEventListener('drop', (e) => e.preventDefault());
+    // (buttons, not labels around the inputs: a keyboard reaches them; Enter or Space on
+    // the drop zone chooses files too)
+    $('choose-files').addEventListener('click', () => $('pick-files').click());
+    $('choose-folder').addEventListener('click', () => $('pick-folder').click());
+    zone.addEventListener('keydown', (e) => {
+      if (e.target === zone && (e.key === 'Enter' || e.key === ' ')) { e.preventDefault(); $('pick-files').click(); }
+    });
     $('pick-files').addEventListener('change', (e) => { handlePicked(e.target.files); e.target.value = ''; });
     $('pick-folder').addEventListener('change', (e) => { handlePicked(e.target.files); e.target.value = ''; });
     $('try-sample').addEventListener('click', () => { trySample(); });
@@ -1032,6 +1049,7 @@
       if (!state.ready) return;
       const res = JSON.parse(ragClear());
       if (res.error) showBanner(res.error, 'clear');
+      else resetPack();
       refreshUi();
       rerunSearch();
       setStatus('Index cleared.');

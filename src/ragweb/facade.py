@@ -137,7 +137,16 @@ def _describe(value) -> str:
         return "nothing"
     if isinstance(value, str):
         return f"the string {value[:40]!r}"
-    return f"a {type(value).__name__}"
+    if isinstance(value, bool):  # (as JavaScript writes them)
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return f"the number {value!r}"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    name = type(value).__name__
+    return f"{'an' if name[:1] in 'aeiou' else 'a'} {name}"
 
 
 def _need_str(value, name: str, allow_empty: bool = False) -> str:
