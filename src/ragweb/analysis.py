@@ -221,7 +221,7 @@ PREFIX_MATCH = 0.5           # match strength of a longer word starting with the
 PREFIX_MIN = 4               # ... only for terms of at least this many characters
 ABBREV_MATCH = 0.5           # match strength of a word abbreviating the term, "max" (0..1)
 ABBREV_MIN_QUERY = 5         # ... only for terms of at least this many characters
-ABBREV_MAX = 16              # ... and only abbreviations up to this long (a pasted 50,000-letter
+ABBREV_MAX = 40              # ... and only abbreviations up to this long (a pasted 50,000-letter
                              # word would otherwise be looked up as 50,000 prefixes)
 
 
