@@ -164,6 +164,14 @@ def test_unknown_key_suggests_and_lists_keys():
     assert msg.endswith("valid keys: " + ", ".join(SCHEMA["index"]))
 
 
+def test_a_glob_negated_as_in_a_gitignore_is_refused():
+    msg = error_of('index:\n  excludes:\n    - "**/build/**"\n    - "!build/keep.md"\n')
+    assert msg.startswith("rag.yaml line 4: index.excludes items cannot start with '!', got '!build/keep.md'")
+    msg = error_of('index:\n  includes: ["**/*.md", "!secret.md"]\n')
+    assert msg.startswith("rag.yaml line 2: index.includes items cannot start with '!'")
+    assert "index.excludes" in msg
+
+
 def test_key_in_wrong_section_names_the_right_one():
     msg = error_of("retrieve:\n  chunk_tokens: 100\n")
     assert msg.startswith("rag.yaml line 2: unknown key 'chunk_tokens' in section 'retrieve'")

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from ragweb.config import DEFAULT_EXCLUDES, DEFAULT_INCLUDES
 from ragweb.errors import UsageError
-from ragweb.files import (DecodeResult, FileEntry, GlobSet, decode, file_sha256, glob_to_regex,
+from ragweb.files import (DecodeResult, FileEntry, GlobSet, decode, expand_braces, file_sha256, glob_to_regex,
                           UNINDEXED_TARGET, is_link_note, iter_files, parse_ignore, read_text_file)
 
 ALL = ["**"]
@@ -97,6 +97,25 @@ def test_dir_only_glob_matches_directories_only():
     globs = GlobSet(["build/"])
     assert globs.matches("x/build", is_dir=True)
     assert not globs.matches("x/build")
+
+
+def test_a_folder_named_in_a_glob_stands_for_the_files_in_it():
+    # includes: ["docs/"] or ["docs"] took nothing (no file is named docs)
+    for pattern in ("docs/", "docs"):
+        globs = GlobSet([pattern])
+        assert globs.matches_file("docs/a.md") and globs.matches_file("x/docs/deep/b.py"), pattern
+        assert not globs.matches_file("docs.md") and not globs.matches_file("other/a.md"), pattern
+    anchored = GlobSet(["src/lib"])
+    assert anchored.matches_file("src/lib/a.py") and not anchored.matches_file("x/src/lib/a.py")
+    assert not GlobSet(["**/*.md"]).matches_file("notes.md/a.png")  # (a wildcard names files only)
+
+
+def test_braces_stand_for_each_of_their_words():
+    assert expand_braces("**/*.{md,txt}") == ["**/*.md", "**/*.txt"]
+    assert expand_braces("{a,b}/x.{c,d}") == ["a/x.c", "a/x.d", "b/x.c", "b/x.d"]
+    assert expand_braces("x{y}z") == ["x{y}z"]
+    globs = GlobSet(["**/*.{md,txt}"])
+    assert globs.matches_file("a/b.md") and globs.matches_file("c.txt") and not globs.matches_file("d.py")
 
 
 def test_globset_matches_any_pattern():

@@ -209,6 +209,12 @@ def _validate(doc: yaml.Node | None, loader: yaml.SafeLoader, name: str) -> dict
                     what = _expected(section, key).replace("a list of ", "")
                     raise fail(bad[0], f"{full} items must be {what}, got {_show(bad[1])}")
                 raise fail(value_node, _type_message(section, key, raw))
+            if full in ("index.includes", "index.excludes"):
+                for item_node, item in zip(value_node.value, value):
+                    if item.startswith("!"):  # (a gitignore habit: no glob here undoes another)
+                        raise fail(item_node, f"{full} items cannot start with '!', got {_show(item)}: list only "
+                                   + ("what to leave out (and narrow index.includes for the rest)"
+                                      if key == "excludes" else "what to index (and use index.excludes to leave out)"))
             porter = porter or (full == "index.stemming" and isinstance(raw, str))
             cfg[section][key] = value
 

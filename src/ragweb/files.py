@@ -181,6 +181,12 @@ class GlobSet:
 
     def __init__(self, patterns: list[str]):
         suffixes, folders, rest = [], [], []
+        patterns = [q for p in patterns for q in expand_braces(p)]
+        # A folder named as such ("docs/") or plainly ("docs", "src/lib", no wildcard) stands
+        # for everything in it, as in a .gitignore
+        trees = [parse_rule(p, allow_negation=False) for p in patterns
+                 if p.endswith("/") or not _WILDCARD_RE.search(p)]
+        self._trees = _union([r for r in trees if r])
         for p in patterns:
             if m := _SUFFIX_GLOB_RE.fullmatch(p):
                 suffixes.append(m.group(1))
@@ -207,13 +213,36 @@ class GlobSet:
 
     def matches_file(self, path: str) -> bool:
         """True when a glob matches the file ``path`` or, for a compressed document, the name
-        of the document (`plain_name`): ``**/*.md`` takes ``config.md.gz``."""
+        of the document (`plain_name`): ``**/*.md`` takes ``config.md.gz``; or names a folder
+        it is in (``docs/``, ``docs``)."""
         plain = plain_name(path)
-        return self.matches(path) or (plain != path and self.matches(plain))
+        if self.matches(path) or (plain != path and self.matches(plain)):
+            return True
+        if self._trees:
+            at = path.find("/")
+            while at > 0:
+                if self._trees.fullmatch(path[:at]):
+                    return True
+                at = path.find("/", at + 1)
+        return False
 
     def covers_dir(self, path: str) -> bool:
         """True when the directory itself or everything inside it matches (prune it)."""
         return self.matches(path + "/") or self.matches(path, is_dir=True)  # (+ "/": "dir/**")
+
+
+_WILDCARD_RE = re.compile(r"[*?\[]")
+_BRACES_RE = re.compile(r"\{([^{}]*,[^{}]*)\}")
+
+
+def expand_braces(pattern: str) -> list[str]:
+    """The globs a pattern with ``{a,b}`` groups stands for, as shells and most tools read
+    them: ``**/*.{md,txt}`` is ``**/*.md`` and ``**/*.txt``. A group without a comma is literal."""
+    m = _BRACES_RE.search(pattern)
+    if not m:
+        return [pattern]
+    head, tail = pattern[:m.start()], pattern[m.end():]
+    return [q for alt in m.group(1).split(",") for q in expand_braces(head + alt + tail)]
 
 
 def _union(rules: list[Rule]) -> re.Pattern | None:
