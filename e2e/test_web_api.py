@@ -195,4 +195,10 @@ def test_errors_never_throw_into_caller(app):
 def test_filename_is_normalised(app):
     out = app.index("./docs//guide.md", "text about owls\n")
     assert out["filename"] == "docs/guide.md"
-    assert app.stats()["files"] == ["docs/guide.md"]
+    assert app.index("docs/old/../notes/./a.md", "text about larks\n")["filename"] == "docs/notes/a.md"
+    assert app.stats()["files"] == ["docs/guide.md", "docs/notes/a.md"]
+    for name in ("/", "./", "docs/", ""):
+        out = app.index(name, "text about crows\n")
+        assert "names no file" in out["error"] or "must not be empty" in out["error"], (name, out)
+    assert "climbs out of" in app.index("../etc/passwd", "root:x:0:0\n")["error"]
+    assert app.stats()["files"] == ["docs/guide.md", "docs/notes/a.md"]

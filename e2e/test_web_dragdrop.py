@@ -245,3 +245,50 @@ def test_folder_picker_leaves_out_a_folder_whose_rag_yaml_is_invalid(app, tmp_pa
     assert app.stats()["files"] == []
     banner = app.page.locator("#banner-text").inner_text()
     assert banner.startswith("A folder was left out: level/rag.yaml line 2") and "index.includes" in banner
+
+
+def test_clearing_the_index_during_a_drop_stops_the_drop(app):
+    result = app.page.evaluate("""async () => {
+        const dt = new DataTransfer();
+        for (let i = 0; i < 300; i++) {
+            const body = Array.from({length: 40}, (_, j) => `line ${j} of file ${i}: ${'lorem ipsum '.repeat(6)}`).join('\\n');
+            dt.items.add(new File([body], `bulk/f${String(i).padStart(3, '0')}.md`));
+        }
+        const el = document.getElementById('progress-text');
+        const started = new Promise((ok) => {
+            const obs = new MutationObserver(() => { if (/Indexing [1-9]/.test(el.textContent)) { obs.disconnect(); ok(); } });
+            obs.observe(el, {childList: true, characterData: true, subtree: true});
+        });
+        document.querySelector('[data-testid="dropzone"]').dispatchEvent(
+            new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
+        await started;
+        const cleared = JSON.parse(ragClear());
+        await window.ragweb.idle();
+        return {cleared, progress: el.textContent, status: document.getElementById('status').textContent};
+    }""")
+    assert result["cleared"] == {"success": True}
+    assert app.stats()["totalDocs"] == 0  # (it went on indexing the rest before)
+    assert result["progress"].startswith("Stopped at a clear of the index"), result
+    assert "cleared while files were being indexed" in result["status"]
+
+
+def test_files_dropped_while_the_engine_loads_are_indexed_when_it_is_ready(launch_persistent, make_app,
+                                                                           wait_for):
+    ctx = launch_persistent()
+    page = ctx.pages[0]
+    page.goto("./", wait_until="commit")
+    wait_for(page, "typeof window.ragStats === 'function'")
+    page.evaluate("""(files) => {
+        const dt = new DataTransfer();
+        for (const [name, content] of files) dt.items.add(new File([content], name));
+        document.querySelector('[data-testid="dropzone"]').dispatchEvent(
+            new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
+    }""", [["early.md", "# Early\nThe puffin lands before the engine is up.\n"]])
+    assert json.loads(page.evaluate("ragStats()"))["error"].startswith("not ready")  # (the drop came first)
+    assert "still loading" in page.locator("#status").inner_text()
+    page.evaluate("window.ragReady")
+    page.evaluate("window.ragweb.idle()")
+    app = make_app(page)
+    assert app.stats()["files"] == ["early.md"]
+    assert app.query("puffin lands")["results"][0]["path"] == "early.md"
+    assert "Indexed 1 file" in page.locator("#status").inner_text()

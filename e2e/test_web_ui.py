@@ -172,6 +172,20 @@ def test_files_can_be_chosen_with_the_keyboard(app, tmp_path):
     chooser.value.set_files([])
 
 
+def test_results_shown_follow_changes_made_through_the_api(app):
+    app.index("alpha.md", "alpha text about otters\n")
+    app.index("beta.md", "beta text about otters\n")
+    app.page.get_by_test_id("search").fill("otters")
+    app.page.dispatch_event("#search", "input")
+    results = app.page.locator("#results > li")
+    expect(results).to_have_count(2)
+    app.call("(f) => ragRemove(f)", "alpha.md")  # a script's change, not the page's buttons
+    expect(results).to_have_count(1)
+    expect(results.first).to_contain_text("beta.md")
+    app.call("() => ragClear()")
+    expect(results).to_have_count(0)
+
+
 def test_storage_usage_is_shown(app):
     app.wait("document.getElementById('storage').textContent.includes('used of')")
 

@@ -35,6 +35,7 @@
     saving: null,
     uiTimer: null,
     jobs: Promise.resolve(),
+    clears: 0,             // how many times the index was cleared (a drop stops at a clear)
     lastPack: null,
     indexing: false,
     generation: null,      // id of the stored record this tab's index was loaded from or saved as
@@ -328,7 +329,11 @@
   function ragClear() {
     return api(() => {
       const out = state.facade.clear();
-      if (isSuccess(out)) markChanged();
+      if (isSuccess(out)) {
+        state.clears += 1;
+        markChanged();
+        resetPack();  // (it quoted files that are gone)
+      }
       return out;
     });
   }
@@ -525,7 +530,11 @@
   // ------------------------------------------------------------------ indexing files
 
   // Queue a job so that drops, picks and the sample never interleave.
+  // (a queued job runs after the boot: not ready then means the boot failed)
+  const notReadyStatus = () => state.bootError ? `The engine failed to load: ${state.bootError}` : NOT_READY;
+
   function enqueue(job) {
+    if (!state.ready && !state.bootError) setStatus('The engine is still loading: what you gave it is indexed when it is ready.');
     state.jobs = state.jobs.then(job, job).catch((e) => {
       showBanner(`Indexing failed: ${e && e.message ? e.message : e}`, 'index');
     });
@@ -576,7 +585,7 @@
     bar.value = 0;
     const show = (done) => {
       bar.value = Math.min(tally.bytes, bar.max);
-      const head = done ? 'Indexed' : 'Indexing';
+      const head = done ? (tally.cleared ? 'Stopped at a clear of the index: indexed' : 'Indexed') : 'Indexing';
       text.textContent = `${head} ${tally.files} of ${items.length} files, ` +
         `${formatBytes(tally.bytes)} of ${formatBytes(totalBytes)}` +
         (tally.skipped ? `, ${tally.skipped} skipped` : '') +
@@ -603,7 +612,12 @@
 
   async function indexLoop(items, tally, show) {
     let lastYield = performance.now();
+    const clears = state.clears;
     for (const item of items) {
+      if (state.clears !== clears) {  // ragClear or Clear all during the drop: the rest is not indexed
+        tally.cleared = true;
+        break;
+      }
       const refused = state.quotaError || tally.full;  // the rest of the drop is not read
       if (refused) { tally.errors.push(`${item.path}: ${refused}`); tally.bytes += item.file ? item.file.size : 0; continue; }
       const size = item.file ? item.file.size : (item.size || 0);
@@ -740,7 +754,7 @@
     }
     if (!items.length && dataTransfer.files) loose.push(...Array.from(dataTransfer.files));
     await enqueue(async () => {
-      if (!state.ready) { setStatus(NOT_READY); return; }
+      if (!state.ready) { setStatus(notReadyStatus()); return; }
       setStatus('Reading dropped files…');
       state.facade.ignore_reset();
       const found = await walkEntries(entries);
@@ -752,6 +766,7 @@
   // The status line after a drop or a pick, and a banner for a folder whose config file is invalid.
   function reportIndexed(found, tally) {
     if (!tally) return;
+    if (tally.cleared) { setStatus('The index was cleared while files were being indexed: the rest were not indexed.'); return; }
     const notes = found.notes.length ? ` ${found.notes.join('; ')}.` : '';
     if (!tally.files && !tally.errors.length) setStatus(nothingIndexed(found.leftOut, tally) + notes);
     else setStatus(`Indexed ${tally.files} file${tally.files === 1 ? '' : 's'} (${tally.chunks} chunks).${notes}`);
@@ -776,7 +791,7 @@
   function handlePicked(fileList) {
     const files = Array.from(fileList);
     return enqueue(async () => {
-      if (!state.ready) { setStatus(NOT_READY); return; }
+      if (!state.ready) { setStatus(notReadyStatus()); return; }
       state.facade.ignore_reset();
       const found = await pickedItems(files);
       reportIndexed(found, await indexItems(found));
@@ -784,8 +799,8 @@
   }
 
   async function trySample() {
-    if (!state.ready) { setStatus(NOT_READY); return null; }
     return enqueue(async () => {
+      if (!state.ready) { setStatus(notReadyStatus()); return; }
       setStatus('Fetching the sample project…');
       state.facade.ignore_reset();
       const names = state.manifest.sample || [];
@@ -828,7 +843,9 @@
 
   function scheduleUi() {
     if (state.uiTimer || state.indexing) return;
-    state.uiTimer = setTimeout(() => { state.uiTimer = null; refreshUi(); }, UI_REFRESH_MS);
+    // (the results shown are redone too: a change made through the API, ragRemove, ragClear,
+    // would leave them quoting files that are gone)
+    state.uiTimer = setTimeout(() => { state.uiTimer = null; refreshUi(); rerunSearch(); }, UI_REFRESH_MS);
   }
 
   function refreshUi() {
@@ -1049,7 +1066,6 @@
       if (!state.ready) return;
       const res = JSON.parse(ragClear());
       if (res.error) showBanner(res.error, 'clear');
-      else resetPack();
       refreshUi();
       rerunSearch();
       setStatus('Index cleared.');
@@ -1087,4 +1103,6 @@
     showBanner(`The engine failed to load: ${state.bootError}`, 'boot');
     throw e;
   });
+  // Files dropped or chosen while the engine loads wait for it (then see state.ready).
+  state.jobs = window.ragReady.then(() => {}, () => {});
 })();

@@ -160,19 +160,28 @@ def _need_str(value, name: str, allow_empty: bool = False) -> str:
 _LONE_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
 
-def _clean_path(filename: str) -> str:
-    """Normalise a page-side file name into the relative path stored in the index."""
+def _clean_path(filename: str, folder: bool = False) -> str:
+    """Normalise a page-side file name into the relative path stored in the index (with
+    ``folder``, a folder's: "" is the top)."""
     bad = _LONE_SURROGATE_RE.search(filename)
     if bad:  # a JavaScript string may hold one; it cannot be stored or cited
         shown = filename.encode("utf-8", "backslashreplace").decode()
         raise RagError(f"the file name \"{shown}\" is not "
                        f"valid Unicode: it holds a lone surrogate (U+{ord(bad.group()):04X}) at "
                        f"position {bad.start()}")
-    path = filename.replace("\\", "/")
-    path = re.sub(r"/{2,}", "/", path).lstrip("/")
-    while path.startswith("./"):
-        path = path[2:]
-    return path or filename
+    parts: list[str] = []
+    for part in filename.replace("\\", "/").split("/"):
+        if part == "..":
+            if not parts:
+                raise RagError(f"the file name {filename!r} climbs out of the index's folder (..): "
+                               "give a path inside it, as docs/guide.md")
+            parts.pop()
+        elif part not in ("", "."):
+            parts.append(part)
+    if not folder and (not parts or filename.endswith(("/", "\\"))):
+        raise RagError(f"the file name {filename!r} names no file (a folder, or nothing): "
+                       "give a file's name, as notes.md or docs/guide.md")
+    return "/".join(parts)
 
 
 def _config_now() -> dict:
@@ -496,7 +505,7 @@ def config_add(folder, text, name="rag.yaml") -> str:
     from ragweb.config import parse_config
     from ragweb.files import GlobSet
 
-    base = _clean_path(_need_str(folder, "folder", allow_empty=True)).strip("/")
+    base = _clean_path(_need_str(folder, "folder", allow_empty=True), folder=True)
     label = f"{base}/{_need_str(name, 'name')}" if base else _need_str(name, "name")
     cfg = parse_config(_need_str(text, "text", allow_empty=True), label)
     defaults = default_config()
@@ -528,7 +537,7 @@ def ignore_add(folder, text) -> str:
     under it, with git's rules, as the CLI does (``index.gitignore``)."""
     from ragweb.files import parse_ignore
 
-    base = _clean_path(_need_str(folder, "folder", allow_empty=True)).strip("/")
+    base = _clean_path(_need_str(folder, "folder", allow_empty=True), folder=True)
     rules = parse_ignore(_need_str(text, "text", allow_empty=True))
     _ignores.append((base, rules))
     return _json({"success": True, "rules": len(rules)})
@@ -553,7 +562,7 @@ def _glob_sets():
 def check_dir(path) -> str:
     """Whether the page should walk into a dropped folder: ``{"ok": true}``, or
     ``{"skip": "excluded"}`` when the excludes cover it (the CLI does not enter it either)."""
-    path = _clean_path(_need_str(path, "path")).rstrip("/")
+    path = _clean_path(_need_str(path, "path"), folder=True)
     root, rel, _, (_, excludes) = _selection(path)
     if excludes.covers_dir(rel) or (root is not None and is_own_file(rel + "/")):  # .rag/
         return _json({"skip": "excluded", "path": path})
