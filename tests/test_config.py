@@ -333,7 +333,10 @@ def _value_strategy(section, key):
     if key == "stemming" or typ is bool:
         return st.booleans()
     if typ is list:
-        return st.lists(st.text(max_size=12), max_size=4)
+        items = st.text(max_size=12)
+        if key in ("includes", "excludes"):  # (a glob may not start with "!")
+            items = items.filter(lambda t: not t.startswith("!"))
+        return st.lists(items, max_size=4)
     if typ is str:
         return st.sampled_from(check) if check else st.text(max_size=20)
     lo, hi = check

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from ragweb.config import DEFAULT_EXCLUDES, DEFAULT_INCLUDES
 from ragweb.errors import UsageError
-from ragweb.files import (DecodeResult, FileEntry, GlobSet, decode, expand_braces, file_sha256, glob_to_regex,
+from ragweb.files import (DecodeResult, FileEntry, GlobSet, LeftOut, decode, expand_braces, file_sha256, glob_to_regex,
                           UNINDEXED_TARGET, is_link_note, iter_files, parse_ignore, read_text_file)
 
 ALL = ["**"]
@@ -320,6 +320,26 @@ def test_a_link_to_a_folder_inside_the_tree_that_gives_no_file_says_its_files_ar
         ("docs2", "symlink to a directory inside the tree (content/docs); not followed"),
         ("nothing", "symlink to a directory inside the tree (empty); not followed")]  # nothing to lose
     assert all(map(is_link_note, (m for _, m in problems)))
+
+
+def test_a_folder_inside_a_git_work_tree_follows_the_ignore_files_above_it(tmp_path):
+    # `rag index docs` in a repository: git ignores what the top's .gitignore says, so do we
+    make(tmp_path, {".gitignore": "secret.md\ndocs/_build/\n*.log.md\n!keep.log.md\n",
+                    ".git/info/exclude": "private.md\n", "docs/.ragignore": "drafts/\n",
+                    "docs/secret.md": "", "docs/_build/b.md": "", "docs/guide/g.md": "", "docs/a.log.md": "",
+                    "docs/keep.log.md": "", "docs/private.md": "", "docs/drafts/d.md": "",
+                    "docs/_build2/c.md": ""})
+    left_out = LeftOut()
+    paths = [e.path for e in iter_files(tmp_path / "docs", ["**/*.md"], [], True, [], left_out)]
+    assert paths == ["_build2/c.md", "guide/g.md", "keep.log.md"]
+    assert left_out.ignored == 5 and left_out.ignored_above == str(tmp_path)
+    assert "ignored by .gitignore/.ragignore rules (some of the git work tree at" in left_out.hint()
+    # without gitignore, or at the top of the work tree itself, or in a repository of its own
+    assert len(paths_of(tmp_path / "docs", includes=["**/*.md"], use_gitignore=False)) == 8
+    assert "docs/guide/g.md" in paths_of(tmp_path, includes=["**/*.md"])
+    assert "docs/secret.md" not in paths_of(tmp_path, includes=["**/*.md"])
+    (tmp_path / "docs" / ".git").mkdir()
+    assert "secret.md" in paths_of(tmp_path / "docs", includes=["**/*.md"])
 
 
 def test_symlinked_file_is_yielded_and_broken_symlink_reported(tmp_path):

@@ -265,6 +265,8 @@ class LeftOut:
 
     dirs: list[str] = field(default_factory=list)
     suffixes: dict[str, int] = field(default_factory=dict)
+    ignored: int = 0        # files and folders .gitignore / .ragignore rules left out
+    ignored_above: str = ""  # ... some by those of the git work tree above the root: its top
 
     def hint(self, limit: int = 5) -> str:
         """One sentence on what was left out, for a run that found nothing to index ("" if nothing)."""
@@ -279,6 +281,12 @@ class LeftOut:
             top = sorted(self.suffixes.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
             shown = ", ".join(f"{n} {s or '(no suffix)'}" for s, n in top)
             parts.append(f"{sum(self.suffixes.values())} files match no index.includes glob ({shown})")
+        if self.ignored:
+            where = f" (some of the git work tree at {self.ignored_above}, above this folder)" if self.ignored_above else ""
+            one = self.ignored == 1
+            parts.append(f"{self.ignored} {'file or folder is' if one else 'files or folders are'} ignored by "
+                         f".gitignore/.ragignore rules{where}; "
+                         "`rag index --no-gitignore` or index.gitignore: false indexes them")
         return "; ".join(parts)
 
 
@@ -345,6 +353,9 @@ class _Walker:
         self.chain = [self.root_real]  # real paths of the directories being walked
         self.linked: dict[str, str] = {}  # real path outside the tree -> path that linked it
         self.inside_links: list[tuple[int, str, str]] = []  # (its problem's index, link, target), inside the tree
+        # the ignore files of the git work tree above the root, which git applies here too
+        self.above_prefix, self.above = ignores_above(self.root_real) if use_gitignore else ("", [])
+        self.above_top = self.root_real[:len(self.root_real) - len(self.above_prefix) - 1] if self.above else ""
 
     def walk(self, abspath: str, rel: str, ignores: list) -> Iterator[FileEntry]:
         try:
@@ -366,7 +377,14 @@ class _Walker:
         listed.sort(key=lambda t: t[0])
         for _, entry, is_dir in listed:
             path = f"{rel}/{entry.name}" if rel else entry.name
-            if is_ignored(ignores, path, is_dir):
+            verdict = ignore_verdict(ignores, path, is_dir)
+            if verdict is None and self.above:
+                verdict = ignore_verdict(self.above, f"{self.above_prefix}/{path}", is_dir)
+                if verdict and self.left_out is not None:
+                    self.left_out.ignored_above = self.above_top
+            if verdict:
+                if self.left_out is not None and not entry.name.startswith("."):
+                    self.left_out.ignored += 1
                 continue
             if is_dir:
                 if not self.excludes.covers_dir(path):
@@ -462,6 +480,11 @@ def is_ignored(ignores: list[tuple[str, list[Rule]]], path: str, is_dir: bool) -
     Gitignore precedence: the last matching rule wins, deeper files after shallower; an
     ignore file applies only below its own folder. Used by the walker and the browser.
     """
+    return ignore_verdict(ignores, path, is_dir) is True
+
+
+def ignore_verdict(ignores: list[tuple[str, list[Rule]]], path: str, is_dir: bool) -> bool | None:
+    """`is_ignored`, or None when no rule speaks of ``path`` (so shallower files may)."""
     for base, rules in reversed(ignores):
         if base and not path.startswith(base + "/"):
             continue
@@ -469,7 +492,40 @@ def is_ignored(ignores: list[tuple[str, list[Rule]]], path: str, is_dir: bool) -
         for rule in reversed(rules):
             if (is_dir or not rule.dir_only) and rule.regex.fullmatch(sub):
                 return not rule.negate
-    return False
+    return None
+
+
+def ignores_above(root_real: str) -> tuple[str, list[tuple[str, list[Rule]]]]:
+    """When ``root_real`` is inside a git work tree but not its top: (the root's path from
+    the top, the ignore rules of the folders above it, with ``.git/info/exclude``), as git
+    applies them to the files below; else ("", [])."""
+    top = None
+    folder = os.path.dirname(root_real)
+    while True:
+        if os.path.exists(os.path.join(folder, ".git")):
+            top = folder
+            break
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return "", []
+        folder = parent
+    if os.path.exists(os.path.join(root_real, ".git")):  # (a repository of its own inside another)
+        return "", []
+    prefix = os.path.relpath(root_real, top).replace(os.sep, "/")
+    found = []
+    steps = prefix.split("/")
+    for depth in range(len(steps)):
+        base = "/".join(steps[:depth])
+        here = os.path.join(top, *steps[:depth])
+        names = [os.path.join(top, ".git", "info", "exclude")] if depth == 0 else []
+        names += [os.path.join(here, name) for name in IGNORE_FILES]
+        for path in names:
+            try:
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    found.append((base, parse_ignore(f.read())))
+            except OSError:
+                pass  # (none there, or unreadable: as git, go on)
+    return prefix, found
 
 
 def _within(path: str, parent: str) -> bool:
