@@ -36,6 +36,8 @@ def test_a_run_that_indexes_nothing_says_what_was_left_out(tmp_path):
     (tmp_path / "build" / "html").mkdir(parents=True)
     (tmp_path / "build" / "html" / "index.html").write_text("<p>hello docs</p>")
     (tmp_path / ".git").mkdir()
+    (tmp_path / ".gitignore").write_text("*.log\n")  # (neither is counted as a file left out)
+    (tmp_path / "rag.yaml").write_text("index:\n  chunk_tokens: 300\n")
     for name in ("a.pdf", "b.pdf", "c.docx"):
         (tmp_path / name).write_bytes(b"%PDF")
     r = rag("index", tmp_path)

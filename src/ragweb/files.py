@@ -31,6 +31,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterator
 
+from .config import CONFIG_FILES
 from .errors import RagError, UsageError
 
 IGNORE_FILES = (".gitignore", ".ragignore")  # read in this order; later rules win
@@ -280,7 +281,8 @@ class LeftOut:
         if self.suffixes:
             top = sorted(self.suffixes.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
             shown = ", ".join(f"{n} {s or '(no suffix)'}" for s, n in top)
-            parts.append(f"{sum(self.suffixes.values())} files match no index.includes glob ({shown})")
+            n = sum(self.suffixes.values())
+            parts.append(f"{n} {'file matches' if n == 1 else 'files match'} no index.includes glob ({shown})")
         if self.ignored:
             where = f" (some of the git work tree at {self.ignored_above}, above this folder)" if self.ignored_above else ""
             one = self.ignored == 1
@@ -396,7 +398,8 @@ class _Walker:
                     entry_out = self._file(entry, path)
                     if entry_out:
                         yield entry_out
-            elif self.left_out is not None:
+            elif self.left_out is not None and not entry.name.startswith(".") and path not in CONFIG_FILES:
+                # (.gitignore, rag.yaml: nobody means to index those)
                 suffix = os.path.splitext(entry.name)[1].lower()
                 self.left_out.suffixes[suffix] = self.left_out.suffixes.get(suffix, 0) + 1
 
