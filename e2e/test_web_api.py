@@ -201,4 +201,5 @@ def test_filename_is_normalised(app):
         out = app.index(name, "text about crows\n")
         assert "names no file" in out["error"] or "must not be empty" in out["error"], (name, out)
     assert "climbs out of" in app.index("../etc/passwd", "root:x:0:0\n")["error"]
+    assert "line break" in app.index("bad\nname.md", "text\n")["error"]
     assert app.stats()["files"] == ["docs/guide.md", "docs/notes/a.md"]

@@ -275,6 +275,15 @@ def test_a_name_that_is_not_utf8_is_a_problem_not_a_crash(tmp_path):
                         (r"dir\xfe", "its name is not valid UTF-8; rename it to index it")]
 
 
+def test_a_name_with_a_line_break_is_a_problem_a_tab_is_not(tmp_path):
+    # a citation `path:Ls-e` is one line: a name that breaks it cannot be cited
+    make(tmp_path, {"bad\nname.md": "x", "tab\tname.md": "x", "ok.md": "x"})
+    paths, problems = walk(tmp_path, includes=["**/*.md"])
+    assert paths == ["ok.md", "tab\tname.md"]
+    assert problems == [(r"bad\nname.md", "its name holds a line break or another control character; "
+                                          "rename it to index it")]
+
+
 def test_symlink_loop_is_reported_not_fatal(tmp_path):
     make(tmp_path, {"a/x.md": "", "b.md": ""})
     os.symlink("..", tmp_path / "a" / "up")

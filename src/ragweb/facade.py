@@ -169,6 +169,9 @@ def _clean_path(filename: str, folder: bool = False) -> str:
         raise RagError(f"the file name \"{shown}\" is not "
                        f"valid Unicode: it holds a lone surrogate (U+{ord(bad.group()):04X}) at "
                        f"position {bad.start()}")
+    from ragweb.files import NAME_BREAK_RE
+    if NAME_BREAK_RE.search(filename):  # (as `rag index`: a citation path:Ls-e is one line)
+        raise RagError(f"the file name {filename!r} holds a line break or another control character")
     parts: list[str] = []
     for part in filename.replace("\\", "/").split("/"):
         if part == "..":

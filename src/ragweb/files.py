@@ -232,6 +232,8 @@ class GlobSet:
         return self.matches(path + "/") or self.matches(path, is_dir=True)  # (+ "/": "dir/**")
 
 
+NAME_BREAK_RE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+"""Control characters but the tab: a file name holding one cannot be cited (`path:Ls-e` is one line)."""
 _WILDCARD_RE = re.compile(r"[*?\[]")
 _BRACES_RE = re.compile(r"\{([^{}]*,[^{}]*)\}")
 
@@ -441,6 +443,10 @@ class _Walker:
         stored, cited or printed as it is: a problem, named with those bytes escaped."""
         try:
             path.encode("utf-8")
+            if NAME_BREAK_RE.search(path):
+                self.problems.append((path.encode("unicode_escape").decode("ascii"),
+                                      "its name holds a line break or another control character; rename it to index it"))
+                return True
             return False
         except UnicodeEncodeError:
             shown = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
