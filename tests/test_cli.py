@@ -534,3 +534,18 @@ def test_query_and_pack_from_a_subfolder_use_the_index_above_it(indexed):
     # -d names the root: no looking up
     r = rag("query", "-d", ".", "-q", "retry backoff", "--no-auto-index", cwd=sub)
     assert r.returncode == 1 and "no index" in r.stderr
+
+
+def test_something_else_where_the_index_goes_is_named(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "notes.md").write_text("# Notes\nabout wrens\n")
+    (tmp_path / "a" / ".rag").write_text("not a folder")
+    for args in (["index", tmp_path / "a"], ["query", "-q", "wrens", "-d", tmp_path / "a"]):
+        r = rag(*args)
+        assert r.returncode == 1 and ".rag is a file, not a folder" in r.stderr, r.stderr
+    (tmp_path / "a" / ".rag").unlink()
+    (tmp_path / "a" / ".rag" / "index.db").mkdir(parents=True)
+    for args in (["index", tmp_path / "a"], ["index", "--rebuild", tmp_path / "a"],
+                 ["query", "-q", "wrens", "-d", tmp_path / "a"]):
+        r = rag(*args)
+        assert r.returncode == 1 and "index.db is a folder, not an index" in r.stderr, r.stderr

@@ -256,8 +256,9 @@ def _run_embed(root: Path, cfg: dict, quiet: bool) -> None:
 def _open_for_reading(args, root: Path, cfg: dict):
     """The engine for ROOT, after checking it exists and is up to date (offering to re-index)."""
     from ragweb.engine import OLDER_VERSION, Engine
-    from ragweb.indexer import index_path, scan_changes
+    from ragweb.indexer import check_index_place, index_path, scan_changes
     path = index_path(root)
+    check_index_place(path)
     interactive = _stdin_is_tty() and not args.no_auto_index and not args.batch
     if not path.exists():
         msg = f"no index at {path}; run `rag index {root}` first"

@@ -227,6 +227,7 @@ def index_root(root: str | Path, config: dict, rebuild: bool = False,
     root = Path(root)
     report = IndexReport()
     db = index_path(root)
+    check_index_place(db)
     target = db
     _remove_stale_rebuilds(db)
     if rebuild:
@@ -283,6 +284,17 @@ def index_root(root: str | Path, config: dict, rebuild: bool = False,
         os.replace(target, db)
     report.seconds = time.perf_counter() - t0
     return report
+
+
+def check_index_place(db: Path) -> None:
+    """Raise a clear error when something else stands where the index goes: a file named
+    ``.rag``, or a folder named ``index.db`` (SQLite would only say it cannot open it)."""
+    if db.parent.exists() and not db.parent.is_dir():
+        raise RagError(f"{db.parent} is a file, not a folder: rag keeps the index in the folder "
+                       f"{db.parent.name}/ there; rename or move that file")
+    if db.is_dir():
+        raise RagError(f"{db} is a folder, not an index: rag keeps the index in a file of that name; "
+                       "move or remove the folder")
 
 
 REBUILD_SUFFIX = ".rebuild-"  # index.db.rebuild-PID: the file a --rebuild builds, then moves into place
