@@ -22,6 +22,17 @@ def test_contractions_leave_no_terms():
     assert a.query_terms("Why doesn't the script run?") == ["run", "script"]
 
 
+def test_numbers_are_left_unstemmed_as_every_stemmer_leaves_them():
+    # (the analyzer skips the stemmer for ASCII digits: numbers in logs and tables are many)
+    import snowballstemmer
+    for lang in analysis.snowball_languages():
+        stem = snowballstemmer.stemmer(lang).stemWord
+        an = Analyzer(language=lang)
+        for word in ("10", "2026", "0042", "31415926535", "1" * 40):
+            assert an.word_terms(word) == (stem(word),) == (word,), (lang, word)
+    assert Analyzer(language="arabic").word_terms("١٢٣") == ("123",)  # (its digits are the stemmer's)
+
+
 def test_stemming_can_be_turned_off():
     assert Analyzer(stemming=True).terms("running") == ["run"]
     assert Analyzer(stemming=False).terms("running") == ["running"]
