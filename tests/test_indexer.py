@@ -545,3 +545,25 @@ def test_an_error_while_reading_a_file_stops_the_run_the_same_with_or_without_wo
     monkeypatch.setattr(zlib, "compress", real)
     assert index_root(root, cfg).added > 30 and search_paths(root, "walrus3")[0][0] == "notes3.md"
 
+
+
+def test_a_file_or_folder_that_cannot_be_read_this_time_keeps_what_was_indexed(sample_root, monkeypatch):
+    # (as root, permissions do not stop a read: the refusal is made in the os module)
+    index_root(sample_root, default_config())
+    before = search_paths(sample_root, "retry headers")
+    guide = str(sample_root / "docs" / "configuration.md")
+    real_access, real_scandir = os.access, os.scandir
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if str(p) == guide else real_access(p, mode, **kw))
+
+    def scandir(path="."):
+        if str(path).endswith("pigeonpost"):
+            raise PermissionError(13, "Permission denied")
+        return real_scandir(path)
+    monkeypatch.setattr(os, "scandir", scandir)
+    r = index_root(sample_root, default_config())
+    assert r.removed == 0 and len(r.problems) == 2
+    assert search_paths(sample_root, "retry headers") == before  # nothing lost
+    monkeypatch.undo()
+    (sample_root / "docs" / "configuration.md").write_text("# Configuration\nNow about walruses.\n")
+    r = index_root(sample_root, default_config())  # readable again: read again
+    assert r.updated == 1 and search_paths(sample_root, "walruses")[0][0] == "docs/configuration.md"

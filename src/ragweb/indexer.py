@@ -130,8 +130,13 @@ def scan_changes(engine: Engine, root: str | Path, config: dict,
                 out.unchanged.append(entry)
         else:
             out.changed.append(entry)
-    out.deleted = sorted(p for p in states if p not in seen)
-    out.gone_skipped = sorted(p for p in skipped if p not in seen)
+    # A file or folder that is there but could not be read this time (permissions, a
+    # network share gone away) keeps what was indexed of it: the next run tries again.
+    unreadable = [path for path, message in out.problems if message.startswith("unreadable")]
+    kept = (lambda p: p in unreadable or any(p.startswith(u + "/") or u == "." for u in unreadable)) if unreadable \
+        else (lambda p: False)
+    out.deleted = sorted(p for p in states if p not in seen and not kept(p))
+    out.gone_skipped = sorted(p for p in skipped if p not in seen and not kept(p))
     return out
 
 
@@ -485,6 +490,8 @@ def _index_one(engine: Engine, entry: FileEntry, old, outcome: tuple, report: In
             report.minified += 1
         else:
             report.problems.append((entry.path, reason))
+        if reason.startswith("unreadable"):
+            return  # (what was indexed of it stays until it can be read again: tried every run)
         if engine.remove_document(entry.path):  # indexed before: what is there now cannot be
             report.removed += 1
         if reason == "binary" or reason.startswith(("too large", "minified", "not UTF-8")):
