@@ -529,10 +529,10 @@
 
   // ------------------------------------------------------------------ indexing files
 
-  // Queue a job so that drops, picks and the sample never interleave.
-  // (a queued job runs after the boot: not ready then means the boot failed)
+  // A queued job runs after the boot: not ready then means the boot failed.
   const notReadyStatus = () => state.bootError ? `The engine failed to load: ${state.bootError}` : NOT_READY;
 
+  // Queue a job so that drops, picks and the sample never interleave.
   function enqueue(job) {
     if (!state.ready && !state.bootError) setStatus('The engine is still loading: what you gave it is indexed when it is ready.');
     state.jobs = state.jobs.then(job, job).catch((e) => {

@@ -508,18 +508,14 @@ def ignores_above(root_real: str) -> tuple[str, list[tuple[str, list[Rule]]]]:
     """When ``root_real`` is inside a git work tree but not its top: (the root's path from
     the top, the ignore rules of the folders above it, with ``.git/info/exclude``), as git
     applies them to the files below; else ("", [])."""
-    top = None
-    folder = os.path.dirname(root_real)
-    while True:
-        if os.path.exists(os.path.join(folder, ".git")):
-            top = folder
-            break
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return "", []
-        folder = parent
-    if os.path.exists(os.path.join(root_real, ".git")):  # (a repository of its own inside another)
+    if os.path.exists(os.path.join(root_real, ".git")):  # the top itself (or a repository in another)
         return "", []
+    top = os.path.dirname(root_real)
+    while not os.path.exists(os.path.join(top, ".git")):
+        parent = os.path.dirname(top)
+        if parent == top:
+            return "", []
+        top = parent
     prefix = os.path.relpath(root_real, top).replace(os.sep, "/")
     found = []
     steps = prefix.split("/")
