@@ -130,6 +130,11 @@ def test_pack_options_lean_whole_and_path(app, sample_docs):
     assert whole["snippets"] and not any(s["why"].startswith("compacted") for s in whole["snippets"])
     assert only["snippets"] and all(s["path"].startswith("pigeonpost/") for s in only["snippets"])
     assert app.call("(q) => ragPack(q, 600, null)", q) == default
+    # values JSON cannot carry are refused by name, not dropped (NaN became null: the default)
+    assert app.call("(q) => ragPack(q, 600, {topK: NaN})", q)["error"] == "options.topK must be a finite number, got NaN"
+    assert app.call("(q) => ragPack(q, 600, {topK: 2n})", q)["error"] == "options.topK must be a number, got a BigInt"
+    circle = app.call("(q) => { const o = {lean: true}; o.self = o; return ragPack(q, 600, o); }", q)
+    assert circle["error"].startswith("options must be plain data like {lean: true}: ")
 
 
 def test_an_html_page_is_searched_and_packed_by_its_visible_text(app):

@@ -313,7 +313,18 @@
           (typeof options !== 'object' || Array.isArray(options))) {
         return errorJson(`options must be an object like {lean: true}, got ${typeName(options)}`);
       }
-      return state.facade.pack(query, budget ?? undefined, options == null ? undefined : JSON.stringify(options));
+      let text;
+      try {  // (JSON would turn NaN into null and a circle into a TypeError's many lines)
+        text = options == null ? undefined : JSON.stringify(options, (key, v) => {
+          if (typeof v === 'number' && !Number.isFinite(v)) throw new Error(`options.${key} must be a finite number, got ${v}`);
+          if (typeof v === 'bigint') throw new Error(`options.${key} must be a number, got a BigInt`);
+          return v;
+        });
+      } catch (e) {
+        const why = String(e && e.message ? e.message : e).split('\n')[0];
+        return errorJson(why.startsWith('options.') ? why : `options must be plain data like {lean: true}: ${why}`);
+      }
+      return state.facade.pack(query, budget ?? undefined, text);
     });
   }
 
