@@ -307,6 +307,19 @@ def test_symlink_to_outside_dir_is_followed_once(tmp_path):
     assert problems[1][0] == "link2" and "already indexed via link1" in problems[1][1]
 
 
+def test_a_folder_linked_by_itself_and_through_its_parent_is_indexed_once(tmp_path):
+    # a link to ext/inner walked before a link to ext: inner's files came twice
+    root, ext = tmp_path / "root", tmp_path / "ext"
+    make(ext, {"e.md": "", "inner/i.md": ""})
+    root.mkdir()
+    os.symlink(ext / "inner", root / "a_inner")
+    os.symlink(ext, root / "b_ext")
+    paths, problems = walk(root, includes=["**/*.md"])
+    assert paths == ["a_inner/i.md", "b_ext/e.md"]
+    assert problems == [("b_ext/inner", f"the folder {ext / 'inner'}, already indexed via a_inner; not followed")]
+    assert all(is_link_note(m) for _, m in problems)
+
+
 def test_symlink_inside_tree_is_not_followed(tmp_path):
     make(tmp_path, {"real/a.md": ""})
     os.symlink("real", tmp_path / "alias")

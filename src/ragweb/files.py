@@ -420,6 +420,10 @@ class _Walker:
             self.linked[real] = path
         else:  # a plain directory's real path is its parent's (being walked) plus its name
             real = os.path.join(self.chain[-1], entry.name)
+            first = self.linked.get(real)
+            if first is not None:  # (reached again through a link to a folder above it)
+                self.problems.append((path, f"the folder {real}, already indexed via {first}" + NOT_FOLLOWED))
+                return
         self.chain.append(real)
         try:
             yield from self.walk(entry.path, path, ignores)
