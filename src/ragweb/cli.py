@@ -207,7 +207,8 @@ def _run_index(root: Path, cfg: dict, rebuild=False, use_gitignore=None, quiet=F
         print(f"warning: ... and {len(problems) - 20} more", file=sys.stderr)
     from ragweb.files import NOT_FOLLOWED, UNINDEXED_TARGET
     lost = [(path, message) for path, message in report.problems if message.endswith(UNINDEXED_TARGET + NOT_FOLLOWED)]
-    links = [path for path in report.links_not_followed if path not in dict(lost)]
+    lost_paths = {path for path, _ in lost}
+    links = [path for path in report.links_not_followed if path not in lost_paths]
     if links:  # (a folder reached twice is indexed once: nothing to fix, one line says so)
         print(f"note: {len(links)} symlinked folder{'' if len(links) == 1 else 's'} not followed, being a loop or "
               f"indexed through another path: {', '.join(links[:3])}{' ...' if len(links) > 3 else ''}",

@@ -133,8 +133,9 @@ def scan_changes(engine: Engine, root: str | Path, config: dict,
     # A file or folder that is there but could not be read this time (permissions, a
     # network share gone away) keeps what was indexed of it: the next run tries again.
     unreadable = [path for path, message in out.problems if message.startswith("unreadable")]
-    kept = (lambda p: p in unreadable or any(p.startswith(u + "/") or u == "." for u in unreadable)) if unreadable \
-        else (lambda p: False)
+
+    def kept(p: str) -> bool:
+        return any(p == u or p.startswith(u + "/") or u == "." for u in unreadable)
     out.deleted = sorted(p for p in states if p not in seen and not kept(p))
     out.gone_skipped = sorted(p for p in skipped if p not in seen and not kept(p))
     return out
