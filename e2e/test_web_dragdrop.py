@@ -167,6 +167,63 @@ def test_progress_moves_and_page_stays_responsive(app):
     assert "Indexed 300 of 300 files" in result["last"]
 
 
+BIG_FILE_JS = """() => {
+    const parts = [];
+    for (let i = 0; i < 600; i++) {
+        parts.push(`## Section ${i}\\n\\nValve ${i} opens at the limit of tank ${i % 17}; code w${i}q marks it. ` +
+                   'Operators log the readings every hour and file them. '.repeat(30));
+    }
+    parts.push('The harbour puffin appears only at the very end.');
+    return new File([parts.join('\\n\\n')], 'manual.md');
+}"""
+
+
+def test_one_big_file_is_indexed_in_steps_and_the_bar_moves_within_it(app):
+    result = app.page.evaluate("""async (makeFile) => {
+        const file = (0, eval)(makeFile)();
+        const texts = [];
+        const el = document.getElementById('progress-text');
+        const obs = new MutationObserver(() => texts.push(el.textContent));
+        obs.observe(el, {childList: true, characterData: true, subtree: true});
+        const dt = new DataTransfer();
+        dt.items.add(file);
+        document.querySelector('[data-testid="dropzone"]').dispatchEvent(
+            new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
+        await window.ragweb.idle();
+        obs.disconnect();
+        return {texts, size: file.size};
+    }""", BIG_FILE_JS)
+    assert result["size"] > 1_000_000
+    within = {t for t in result["texts"] if t.startswith("Indexing 0 of 1 files")}
+    assert len(within) >= 3, result["texts"]  # the bar moved while the one file was indexed
+    assert result["texts"][-1].startswith("Indexed 1 of 1 files")
+    assert app.stats()["files"] == ["manual.md"]
+    assert app.query("harbour puffin")["results"][0]["path"] == "manual.md"
+
+
+def test_clearing_the_index_while_a_big_file_is_indexed_stops_it(app):
+    result = app.page.evaluate("""async (makeFile) => {
+        const dt = new DataTransfer();
+        dt.items.add((0, eval)(makeFile)());
+        const el = document.getElementById('progress-text');
+        const started = new Promise((ok) => {
+            const obs = new MutationObserver(() => {
+                if (/^Indexing 0 of 1 files, [1-9]/.test(el.textContent)) { obs.disconnect(); ok(); } });
+            obs.observe(el, {childList: true, characterData: true, subtree: true});
+        });
+        document.querySelector('[data-testid="dropzone"]').dispatchEvent(
+            new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
+        await started;  // part of the file is done
+        const cleared = JSON.parse(ragClear());
+        await window.ragweb.idle();
+        return {cleared, progress: el.textContent};
+    }""", BIG_FILE_JS)
+    assert result["cleared"] == {"success": True}
+    assert result["progress"].startswith("Stopped at a clear of the index"), result
+    assert app.stats()["files"] == []
+    assert app.query("harbour puffin")["results"] == []
+
+
 def test_file_picker(app, tmp_path):
     (tmp_path / "one.md").write_text("# One\nPicked file about sextants.\n")
     (tmp_path / "two.py").write_text("def sextant_angle():\n    pass\n")

@@ -269,6 +269,79 @@ def test_index_bytes_rules():
     assert call(facade.query, "dial", 1)["results"][0]["text"] == "# Guide\nturn the dial"
 
 
+def _big_text(n_sections=200):
+    """A real-looking Markdown manual of more than `facade.STEP_MIN_CHARS` characters."""
+    parts = []
+    for i in range(n_sections):
+        parts.append(f"## Section {i}\n\nThe valve number {i} opens when the pressure of tank {i % 17} "
+                     f"passes the limit; word{i}x marks it.\n" + "Operators log readings every hour. " * 30)
+    text = "\n\n".join(parts) + "\n\nThe lighthouse quokka appears only here.\n"
+    assert len(text) >= facade.STEP_MIN_CHARS
+    return text.encode()
+
+
+def test_a_big_file_is_indexed_in_steps_to_the_same_index(sample_docs):
+    for path, text in sample_docs:
+        call(facade.index_text, path, text)
+    assert call(facade.query, "lighthouse quokka")["results"] == []  # (a search flushes: as below)
+    data = _big_text()
+    start = call(facade.index_bytes, "manual.md", data, 1.5, True)
+    assert start["pending"] is True and start["filename"] == "manual.md" and start["done"] == 0
+    total = start["total"]
+    assert total > 10
+    steps = []
+    while True:
+        out = call(facade.index_step, 1)
+        if not out.get("pending"):
+            break
+        steps.append(out["done"])
+        # between steps the page may search, and the file is not in the index yet
+        assert call(facade.query, "lighthouse quokka")["results"] == []
+        assert "manual.md" not in call(facade.stats)["files"]
+    assert len(steps) >= 2 and steps == sorted(steps) and steps[-1] <= total
+    assert out == {"success": True, "chunks": total, "filename": "manual.md"}
+    assert call(facade.query, "lighthouse quokka", 1)["results"][0]["path"] == "manual.md"
+    assert call(facade.index_step)["error"] == "no file is being indexed in steps"
+    stepped = facade.dump()
+    # the same database as the file indexed in one call
+    assert call(facade.init)["success"]
+    for path, text in sample_docs:
+        call(facade.index_text, path, text)
+    assert call(facade.query, "lighthouse quokka")["results"] == []
+    assert call(facade.index_bytes, "manual.md", data, 1.5)["success"]
+    assert facade.dump() == stepped
+
+
+def test_a_small_file_is_indexed_at_once_even_when_steps_are_asked_for():
+    assert call(facade.index_bytes, "a.md", b"# A\nhello\n", None, True) == {
+        "success": True, "chunks": 1, "filename": "a.md"}
+    assert call(facade.index_step)["error"] == "no file is being indexed in steps"
+
+
+def test_a_file_indexed_in_steps_can_be_abandoned_and_nothing_of_it_is_stored():
+    assert call(facade.index_text, "keep.md", "# Keep\nThe quokka stays.\n")["success"]
+    before = facade.dump()
+    assert call(facade.index_bytes, "manual.md", _big_text(), None, True)["pending"]
+    assert call(facade.index_step, 1)["pending"]
+    assert call(facade.index_cancel) == {"success": True, "cancelled": True}
+    assert call(facade.index_step)["error"] == "no file is being indexed in steps"
+    assert call(facade.index_cancel) == {"success": True, "cancelled": False}
+    assert facade.dump() == before
+    # a new init abandons one too
+    assert call(facade.index_bytes, "manual.md", _big_text(), None, True)["pending"]
+    assert call(facade.init)["totalDocs"] == 0
+    assert call(facade.index_step)["error"] == "no file is being indexed in steps"
+
+
+def test_a_file_being_indexed_in_steps_is_checked_for_room_when_it_is_stored(monkeypatch):
+    assert call(facade.index_bytes, "manual.md", _big_text(), None, True)["pending"]
+    monkeypatch.setattr(facade, "MAX_INDEX_BYTES", 1)  # the index filled up meanwhile
+    out = call(facade.index_step, 60_000)
+    assert out["code"] == "full" and "the index is full" in out["error"]
+    assert call(facade.stats)["files"] == []
+    assert call(facade.index_step)["error"] == "no file is being indexed in steps"
+
+
 def test_selection_matches_the_cli_walker(tmp_path):
     """Every file of a tree, decided by the facade's per-path checks, as `rag index` decides."""
     tree = {

@@ -589,16 +589,17 @@
     const bar = $('progress-bar');
     const text = $('progress-text');
     const totalBytes = items.reduce((n, it) => n + (it.file ? it.file.size : it.size || 0), 0);
-    const tally = { files: 0, chunks: 0, bytes: 0, skipped: 0, errors: [], skippedList: [], full: null };
+    const tally = { files: 0, chunks: 0, bytes: 0, partial: 0, skipped: 0, errors: [], skippedList: [], full: null };
     $('progress').classList.add('busy');
     state.indexing = true;  // the file list and stats refresh once at the end, not per file
     bar.max = Math.max(totalBytes, 1);
     bar.value = 0;
     const show = (done) => {
-      bar.value = Math.min(tally.bytes, bar.max);
+      const bytes = tally.bytes + tally.partial;  // (partial: the part of a big file done)
+      bar.value = Math.min(bytes, bar.max);
       const head = done ? (tally.cleared ? 'Stopped at a clear of the index: indexed' : 'Indexed') : 'Indexing';
       text.textContent = `${head} ${tally.files} of ${items.length} files, ` +
-        `${formatBytes(tally.bytes)} of ${formatBytes(totalBytes)}` +
+        `${formatBytes(bytes)} of ${formatBytes(totalBytes)}` +
         (tally.skipped ? `, ${tally.skipped} skipped` : '') +
         (tally.errors.length ? `, ${tally.errors.length} failed` : '') + (done ? '.' : '…');
     };
@@ -639,7 +640,9 @@
           out = JSON.stringify({ skipped: check.skip, filename: check.path || item.path });
         } else if (item.file) {
           const bytes = new Uint8Array(await item.file.arrayBuffer());
-          out = state.facade.index_bytes(item.path, bytes, item.file.lastModified ? item.file.lastModified / 1000 : undefined);
+          out = state.facade.index_bytes(item.path, bytes, item.file.lastModified ? item.file.lastModified / 1000 : undefined, true);
+          out = await indexSteps(out, size, tally, show, clears);
+          if (out === null) { tally.cleared = true; break; }
         } else {
           out = state.facade.index_text(item.path, item.text);
         }
@@ -660,6 +663,27 @@
         lastYield = performance.now();
       }
     }
+  }
+
+  // A big file that `index_bytes` only started: run its steps, yielding between them so the
+  // page stays responsive and the bar moves within the file. Returns the file's result, or
+  // null when a clear came meanwhile (the file is abandoned; nothing of it was stored).
+  async function indexSteps(out, size, tally, show, clears) {
+    let res = JSON.parse(out);
+    while (res.pending) {
+      tally.partial = res.total ? Math.round(size * res.done / res.total) : 0;
+      show(false);
+      await new Promise((r) => setTimeout(r));
+      if (state.clears !== clears) {
+        state.facade.index_cancel();
+        tally.partial = 0;
+        return null;
+      }
+      out = state.facade.index_step(YIELD_EVERY_MS);
+      res = JSON.parse(out);
+    }
+    tally.partial = 0;
+    return out;
   }
 
   const IGNORE_FILES = ['.gitignore', '.ragignore'];   // read in this order; later rules win (as the CLI)

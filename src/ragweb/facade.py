@@ -17,7 +17,7 @@ Calls for the page itself: dropped files go through the CLI's selection rules wi
 ``check_dir``/``check_path`` (before reading), ``ignore_reset``/``ignore_add`` (the
 .gitignore/.ragignore files of a dropped folder), ``config_add`` (a dropped folder's own
 ``rag.yaml``: its file selection applies under it) and ``index_bytes`` (decoding, binary
-skip); ``search_ui`` adds headings and highlight ranges to hits; ``render_pack`` and
+skip; a big file in steps, ``index_step``, so the page repaints between them); ``search_ui`` adds headings and highlight ranges to hits; ``render_pack`` and
 ``runtime_prompt`` render a packed context for copying.
 """
 
@@ -72,6 +72,7 @@ _folder_configs: list[tuple[str, dict, tuple]] = []  # (folder, index section, i
 _reread = None  # the steps of a re-read that init(..., stepwise=True) started (`reread_step`)
 _reread_total = 0  # ... and its number of documents
 _dump_crc: int | None = None  # CRC-32 of the bytes the last `dump` gave
+_job = None  # a big dropped file being indexed in steps (`index_bytes(..., stepwise=True)`, `_IndexJob`)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -223,6 +224,7 @@ def init(data=None, stepwise=False, crc=None) -> str:
     _ignores.clear()
     _folder_configs.clear()
     _stop_reread()
+    _stop_job()
     restored = False
     data = _null(data)
     crc = _as_int(crc, "crc", None, 0, 2**32 - 1)
@@ -598,13 +600,55 @@ def _skip_reason(path: str, size) -> str | None:
     return None
 
 
+STEP_MIN_CHARS = 200_000
+"""A dropped file of at least this many characters is indexed in steps when the caller asks
+(`index_bytes` with ``stepwise``): in one call, a 5 MB file held the page for three seconds."""
+
+
+class _IndexJob:
+    """A dropped file being indexed in steps: laid out (`ingest.prepare`) when it starts, its
+    chunks' terms counted a few at a time (`ingest.count_terms`, which touches no engine
+    state, so queries, saves and other files may run between steps), and stored in the
+    index in the last step."""
+
+    def __init__(self, eng, path: str, text: str, mtime: float):
+        from ragweb import ingest
+
+        self.engine, self.mtime = eng, mtime
+        self.doc = ingest.prepare(path, text, eng.settings)
+        self.total = len(self.doc.chunks)
+        self.steps = ingest.count_terms(self.doc, eng.analyzer)
+
+    def run(self, limit: float) -> dict:
+        """Count terms for about ``limit`` seconds; store the document once all are counted."""
+        start = time.perf_counter()
+        done = 0
+        for done, _ in self.steps:
+            if time.perf_counter() - start >= limit:
+                return {"pending": True, "filename": self.doc.path, "done": done, "total": self.total}
+        if self.engine is not _engine:
+            raise RagError("the engine was replaced while the file was being indexed")
+        _need_room(self.engine)
+        chunks = self.engine.add_prepared(self.doc, mtime=self.mtime)
+        return {"success": True, "chunks": chunks, "filename": self.doc.path}
+
+
+def _stop_job() -> None:
+    global _job
+    _job = None
+
+
 @_guard
-def index_bytes(path, data, mtime=None) -> str:
+def index_bytes(path, data, mtime=None, stepwise=False) -> str:
     """Index one dropped file from its bytes, with the CLI's rules.
 
     Returns ragIndex's shape on success, or ``{"skipped": reason, "filename": path}`` for an
-    excluded, too large, binary or minified file.
+    excluded, too large, binary or minified file. With ``stepwise``, a file of at least
+    `STEP_MIN_CHARS` characters is only started: the result is ``{"pending": true,
+    "filename", "done": 0, "total": chunks}``, and the caller runs `index_step` until it gives
+    the result (a file started before and not finished is abandoned).
     """
+    global _job
     from ragweb import files
 
     path = _clean_path(_need_str(path, "path"))
@@ -619,8 +663,42 @@ def index_bytes(path, data, mtime=None) -> str:
     mt = float(mtime) if isinstance(mtime, (int, float)) and not isinstance(mtime, bool) else 0.0
     eng = _need_engine()
     _need_room(eng)
+    _stop_job()
+    if _null(stepwise) and len(text) >= STEP_MIN_CHARS:
+        _job = _IndexJob(eng, path, text, mt)
+        return _json({"pending": True, "filename": path, "done": 0, "total": _job.total})
     chunks = eng.add_document(path, text, mtime=mt)
     return _json({"success": True, "chunks": chunks, "filename": path})
+
+
+@_guard
+def index_step(max_ms=40) -> str:
+    """Go on indexing the file `index_bytes` started stepwise, for about ``max_ms``
+    milliseconds (at least one chunk): ``{"pending": true, "filename", "done", "total"}``
+    (chunks counted, of all), then index_bytes's result once the file is stored. An error
+    ends the job; the index is as it was before the file."""
+    global _job
+    if _job is None:
+        raise RagError("no file is being indexed in steps")
+    limit = _as_int(max_ms, "max_ms", 40, 1, 60_000) / 1000
+    job = _job
+    try:
+        out = job.run(limit)
+    except BaseException:
+        _job = None
+        raise
+    if not out.get("pending"):
+        _job = None
+    return _json(out)
+
+
+@_guard
+def index_cancel() -> str:
+    """Abandon the file being indexed in steps, if any (nothing of it was stored):
+    ``{"success": true, "cancelled": bool}``."""
+    was = _job is not None
+    _stop_job()
+    return _json({"success": True, "cancelled": was})
 
 
 @_guard

@@ -102,6 +102,21 @@ def prepare(path: str, text: str, settings: dict, size: int | None = None, sha25
         bodies.append(body)
         chunks.append((ch.start, ch.end, ch.col_start, ch.col_end, span[0], span[1], ch.heading))
     blob = None if shown is None else store.pack_shown(shown)
-    if analyzer is None:
-        return Prepared(path, text, size, sha256, blob, chunks, bodies=bodies)
-    return Prepared(path, text, size, sha256, blob, chunks, counts=[analyzer.term_counts(b) for b in bodies])
+    doc = Prepared(path, text, size, sha256, blob, chunks, bodies=bodies)
+    if analyzer is not None:
+        for _ in count_terms(doc, analyzer):
+            pass
+    return doc
+
+
+def count_terms(doc: Prepared, analyzer: Analyzer):
+    """Count the terms of ``doc``'s chunks with ``analyzer`` (`Prepared.counts`, replacing
+    its ``bodies``), a chunk at a time: a generator yielding (chunks counted, chunks), for a
+    caller that must stay responsive (the page, on one big file). Reads and changes nothing
+    but ``doc``, so other work may run between its steps."""
+    bodies, total = doc.bodies, len(doc.chunks)
+    counts = []
+    for body in bodies:
+        counts.append(analyzer.term_counts(body))
+        yield len(counts), total
+    doc.counts, doc.bodies = counts, None
