@@ -86,6 +86,14 @@ def test_query_path_filter_and_no_mmr(indexed):
     assert data["results"] and all(h["path"].startswith("docs/") for h in data["results"])
 
 
+def test_a_path_glob_that_can_match_no_file_is_an_error(indexed):
+    for cmd in ("query", "pack"):
+        r = rag(cmd, "-q", "retry", "-d", indexed, "--path", "docs/[ab")
+        assert r.returncode == 2 and not r.stdout
+        assert r.stderr.strip() == ("Error: the path glob 'docs/[ab' can match no file: it has a '[' that "
+                                    "no ']' closes (write '\\[' for the character itself)")
+
+
 def test_query_without_results_says_why(indexed):
     r = rag("query", "-q", "quantum chromodynamics", "-d", indexed)
     assert r.returncode == 0 and r.stdout.strip() == "no results (no indexed file has these words)"

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from ragweb.config import (DEFAULTS, SCHEMA, config_help, default_config, dump_config,
                            load_config, parse_config)
 from ragweb.errors import ConfigError
+from ragweb.files import glob_problem
 
 
 def write(path, text):
@@ -170,6 +171,17 @@ def test_a_glob_negated_as_in_a_gitignore_is_refused():
     msg = error_of('index:\n  includes: ["**/*.md", "!secret.md"]\n')
     assert msg.startswith("rag.yaml line 2: index.includes items cannot start with '!'")
     assert "index.excludes" in msg
+
+
+def test_a_glob_that_can_match_no_file_is_refused():
+    msg = error_of('index:\n  excludes:\n    - "**/build/**"\n    - "docs/[abc"\n')
+    assert msg.startswith("rag.yaml line 4: index.excludes item 'docs/[abc' can match no file: "
+                          "it has a '[' that no ']' closes (write '\\[' for the character itself)")
+    msg = error_of('index:\n  includes: ["v[[:digits:]].md"]\n')
+    assert msg.startswith("rag.yaml line 2: index.includes item 'v[[:digits:]].md' can match no file: "
+                          "it has an unknown character class [:digits:] (known: alnum, alpha,")
+    cfg = parse_config('index:\n  includes: ["v[[:digit:]].md", "\\\\[draft\\\\].md", "[z-a].md"]\n')
+    assert cfg["index"]["includes"] == ["v[[:digit:]].md", "\\[draft\\].md", "[z-a].md"]
 
 
 def test_key_in_wrong_section_names_the_right_one():
@@ -334,8 +346,8 @@ def _value_strategy(section, key):
         return st.booleans()
     if typ is list:
         items = st.text(max_size=12)
-        if key in ("includes", "excludes"):  # (a glob may not start with "!")
-            items = items.filter(lambda t: not t.startswith("!"))
+        if key in ("includes", "excludes"):  # (a glob may not start with "!" nor match nothing)
+            items = items.filter(lambda t: not t.startswith("!") and glob_problem(t) is None)
         return st.lists(items, max_size=4)
     if typ is str:
         return st.sampled_from(check) if check else st.text(max_size=20)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from ragweb.config import DEFAULT_EXCLUDES, DEFAULT_INCLUDES
 from ragweb.errors import UsageError
 from ragweb.files import (DecodeResult, FileEntry, GlobSet, LeftOut, decode, expand_braces, file_sha256, glob_to_regex,
-                          UNINDEXED_TARGET, is_link_note, iter_files, parse_ignore, read_text_file)
+                          UNINDEXED_TARGET, is_link_note, iter_files, parse_ignore, parse_rule, read_text_file)
 
 ALL = ["**"]
 
@@ -71,7 +71,7 @@ def paths_of(root, **kw):
     ("[!a-c].md", "b.md", False),
     ("[!a-c].md", "d.md", True),
     ("[!a-c].md", "/.md", False),
-    ("x[ab", "x[ab", True),  # unclosed bracket is literal
+    ("x[ab", "x[ab", False),  # an unclosed bracket matches nothing, as in git
     ("\\*.md", "*.md", True),
     ("\\*.md", "a.md", False),
     ("a.md", "a_md", False),  # dots are literal
@@ -79,6 +79,34 @@ def paths_of(root, **kw):
 ])
 def test_glob_matching(pattern, path, expected):
     assert GlobSet([pattern]).matches(path) is expected
+
+
+# What `git check-ignore` (git 2.39) answers for these .gitignore lines and names: a `]`
+# first in a class, `\` escapes, ranges (a reversed one adds nothing), POSIX classes, and
+# brackets git never closes or cannot read (the line then matches nothing).
+GIT_BRACKETS = {
+    "a[\\]]b": {"a]b": True, "a\\]b": False, "a\\b": False},
+    "c[[:digit:]]d": {"c5d": True, "c[d": False, "cad": False},
+    "e[!a-c]f": {"ezf": True, "ebf": False, "e]f": True},
+    "g[]x]h": {"g]h": True, "gxh": True, "g]x]h": False},
+    "i[a-]j": {"i-j": True, "iaj": True, "ibj": False},
+    "k[\\\\]l": {"k\\l": True, "kl": False},
+    "m[[:alpha:][:digit:]]n": {"mAn": True, "m5n": True, "m-n": False},
+    "o[[:bogus:]]p": {"obp": False, "o:p": False},
+    "q[z-a]r": {"qzr": True, "qar": False, "q-r": False},
+    "x[y": {"x[y": False, "xy": False},
+    "u[[:alpha:]v": {"u[v": False, "uav": False},
+    "w[[:alp]z": {"w[z": True, "wpz": True, "w:z": True, "w]z": False},
+    "r[a-c-e]s": {"rbs": True, "r-s": True, "res": True, "rds": False},
+    "t[!]]u": {"t]u": False, "tau": True},
+}
+
+
+@pytest.mark.parametrize("line", GIT_BRACKETS)
+def test_bracket_expressions_match_as_git_matches_them(line):
+    rule = parse_rule(line)  # (a reversed range used to raise re.error: `rag index` crashed)
+    for name, ignored in GIT_BRACKETS[line].items():
+        assert bool(rule.regex.fullmatch(name)) is ignored, name
 
 
 @pytest.mark.parametrize("pattern", ["**/*.md", "**/*.d.ts", "**/*.MD", "**/build/**", "**/.rag/**"])

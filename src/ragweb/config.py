@@ -210,7 +210,11 @@ def _validate(doc: yaml.Node | None, loader: yaml.SafeLoader, name: str) -> dict
                     raise fail(bad[0], f"{full} items must be {what}, got {_show(bad[1])}")
                 raise fail(value_node, _type_message(section, key, raw))
             if full in ("index.includes", "index.excludes"):
+                from .files import glob_problem  # (files reads config's names)
+
                 for item_node, item in zip(value_node.value, value):
+                    if problem := glob_problem(item):
+                        raise fail(item_node, f"{full} item {_show(item)} can match no file: it has {problem}")
                     if item.startswith("!"):  # (a gitignore habit: no glob here undoes another)
                         raise fail(item_node, f"{full} items cannot start with '!', got {_show(item)}: list only "
                                    + ("what to leave out (and narrow index.includes for the rest)"

@@ -25,7 +25,7 @@ from ragweb.analysis import WORD_RE, Analyzer
 from ragweb.chunking import Outline, code_outline, outline, split_lines
 from ragweb.markup import FILL, pre_lines, readable, show_html, visible
 from ragweb.config import default_config
-from ragweb.files import GlobSet
+from ragweb.files import GlobSet, glob_problem
 from ragweb.errors import EmptyQueryError, IndexBusyError, IndexCorruptError, RagError, UsageError
 from ragweb.search import REPEAT_SHARE, REPEAT_TERMS, aggregate_path, bm25_idf, changelog_path, contained, mmr_select, shingles
 
@@ -615,6 +615,8 @@ class Engine:
         top_k = rc["top_k"] if top_k is None else int(top_k)
         if top_k < 1:
             raise UsageError(f"top_k must be at least 1, got {top_k}")
+        if path_glob and (problem := glob_problem(path_glob)):
+            raise UsageError(f"the path glob {path_glob!r} can match no file: it has {problem}")
         qterms = self.analyzer.query_terms(query)
         if not qterms and (mode == "bm25" or not query.strip()):  # vectors read any question
             raise EmptyQueryError(

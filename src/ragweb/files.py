@@ -104,6 +104,11 @@ def glob_to_regex(pattern: str) -> str:
     return "".join(parts)
 
 
+NEVER = "(?!)"
+"""A regex that matches nothing: what git makes of a glob with an unclosed ``[`` or an
+unknown ``[:class:]``."""
+
+
 def _segment_regex(seg: str) -> str:
     out, i, n = [], 0, len(seg)
     while i < n:
@@ -118,30 +123,94 @@ def _segment_regex(seg: str) -> str:
             i += 1
             out.append(re.escape(seg[i]))
         elif c == "[":
-            end = _class_end(seg, i)
-            if end < 0:
-                out.append(re.escape(c))
-            else:
-                body = seg[i + 1:end]
-                negate = body[:1] in ("!", "^")
-                body = body[1:] if negate else body
-                body = re.sub(r"([\\\\^\[\]])", r"\\\1", body)
-                out.append(f"[^/{body}]" if negate else f"[{body}]")
-                i = end
+            regex, i = _bracket(seg, i)
+            if regex == NEVER:
+                return NEVER
+            out.append(regex)
         else:
             out.append(re.escape(c))
         i += 1
     return "".join(out)
 
 
-def _class_end(seg: str, start: int) -> int:
-    """Index of the `]` closing the class opened at `start`, or -1."""
-    j = start + 1
-    if j < len(seg) and seg[j] in "!^":
-        j += 1
-    if j < len(seg) and seg[j] == "]":  # a leading ']' is literal
-        j += 1
-    return seg.find("]", j)
+_POSIX_CLASSES = {
+    "alnum": "a-zA-Z0-9", "alpha": "a-zA-Z", "blank": " \\t", "cntrl": "\\x00-\\x1f\\x7f",
+    "digit": "0-9", "graph": "\\x21-\\x7e", "lower": "a-z", "print": "\\x20-\\x7e",
+    "punct": re.escape("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"), "space": " \\t\\n\\r\\f\\v",
+    "upper": "A-Z", "xdigit": "0-9A-Fa-f",
+}
+
+
+def _bracket(seg: str, start: int) -> tuple[str, int]:
+    """The regex of the bracket expression opened at ``seg[start]`` and the index of its
+    closing ``]``, read as git's wildmatch reads it: ``!`` or ``^`` first negates, a ``]``
+    first is literal, ``\\`` escapes, ``a-z`` is a range (a reversed one adds nothing),
+    ``[:digit:]`` a character class. `NEVER` when it is not closed or names an unknown class."""
+    i, n = start + 1, len(seg)
+    negate = i < n and seg[i] in "!^"
+    if negate:
+        i += 1
+    items: list[str] = []
+    prev = ""  # the last literal character, which a '-' may start a range from
+    first = True
+    while i < n and (first or seg[i] != "]"):
+        first = False
+        c = seg[i]
+        if c == "\\":
+            i += 1
+            if i == n:
+                break
+            c = seg[i]
+            items.append(re.escape(c))
+        elif c == "-" and prev and i + 1 < n and seg[i + 1] != "]":
+            i += 1
+            if seg[i] == "\\":
+                i += 1
+                if i == n:
+                    break
+            c = seg[i]
+            if prev <= c:
+                items.append(f"{re.escape(prev)}-{re.escape(c)}")
+            c = ""
+        elif c == "[" and seg.startswith(":", i + 1) and (close := seg.find("]", i + 2)) > 0 \
+                and seg[close - 1] == ":" and close - 1 >= i + 2:
+            name = seg[i + 2:close - 1]
+            if name not in _POSIX_CLASSES:
+                return NEVER, n
+            items.append(_POSIX_CLASSES[name])
+            i = close
+            c = ""
+        else:
+            items.append(re.escape(c))
+        prev = c
+        i += 1
+    if i >= n:  # not closed
+        return NEVER, n
+    body = "".join(items)
+    if negate:
+        return f"[^/{body}]", i
+    return (f"[{body}]" if body else NEVER), i
+
+
+def glob_problem(pattern: str) -> str | None:
+    """Why a config glob can match nothing at all (an unclosed ``[``, an unknown
+    ``[:class:]``), or None. (In a .gitignore such a line is silently inert, as in git.)"""
+    for seg in pattern.split("/"):
+        i = 0
+        while i < len(seg):
+            if seg[i] == "\\":
+                i += 2
+                continue
+            if seg[i] == "[":
+                regex, i = _bracket(seg, i)
+                if regex == NEVER:
+                    unknown = [c for c in re.findall(r"\[:(\w*):\]", seg) if c not in _POSIX_CLASSES]
+                    if unknown:
+                        return (f"an unknown character class [:{unknown[0]}:] (known: "
+                                + ", ".join(_POSIX_CLASSES) + ")")
+                    return "a '[' that no ']' closes (write '\\[' for the character itself)"
+            i += 1
+    return None
 
 
 @dataclass(frozen=True)
