@@ -1,9 +1,11 @@
 """The `rag` command line, run as a user would: a subprocess on the sample corpus."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
@@ -287,7 +289,10 @@ def test_pack_formats_have_citations_and_a_token_line(indexed, fmt, tmp_path):
     assert r.returncode == 0, r.stderr
     text = out.read_text()
     assert "[" in text and ":L" in text
-    assert text.strip().splitlines()[-1].endswith("/400 tokens")
+    if fmt == "xml":  # one well-formed document, its token line an element
+        assert ElementTree.fromstring(text).find("tokens").text.endswith("/400 tokens")
+    else:
+        assert text.strip().splitlines()[-1].endswith("/400 tokens")
 
 
 def test_pack_into_a_file_says_what_it_wrote_and_warns_on_stderr(indexed, tmp_path):
@@ -557,3 +562,84 @@ def test_something_else_where_the_index_goes_is_named(tmp_path):
                  ["query", "-q", "wrens", "-d", tmp_path / "a"]):
         r = rag(*args)
         assert r.returncode == 1 and "index.db is a folder, not an index" in r.stderr, r.stderr
+
+
+def test_a_batch_with_an_option_no_question_makes_right_stops_before_any_answer(indexed, tmp_path):
+    batch = tmp_path / "q.txt"
+    batch.write_text("retry backoff\nheaders\n")
+    for cmd, option, why in [("pack", ("-b", "0"), "the token budget must be a positive whole number, got 0"),
+                             ("pack", ("-k", "0"), "top_k must be at least 1, got 0"),
+                             ("query", ("-k", "0"), "top_k must be at least 1, got 0"),
+                             ("query", ("--path", "docs/[ab"), "the path glob 'docs/[ab' can match no file")]:
+        r = rag(cmd, "-d", indexed, "--batch", batch, *option)
+        assert r.returncode == 2 and r.stdout == "", (cmd, option, r.stdout)
+        assert r.stderr.startswith(f"Error: {why}"), r.stderr
+
+
+def test_a_batch_file_with_a_byte_order_mark_reads_its_first_line_as_written(indexed, tmp_path):
+    batch = tmp_path / "q.jsonl"
+    batch.write_bytes(b'\xef\xbb\xbf{"id": "q-7", "question": "retry backoff"}\n')  # (Notepad's UTF-8)
+    out = json.loads(rag("query", "-d", indexed, "--batch", batch).stdout)
+    assert out["id"] == "q-7" and out["query"] == "retry backoff" and out["results"]
+
+
+def test_a_pack_that_fails_leaves_its_output_file_to_be_indexed(indexed):
+    r = rag("pack", "-d", indexed, "-q", "the of", "-o", indexed / "notes.md")
+    assert r.returncode == 2 and not (indexed / "notes.md").exists()
+    outputs = indexed / ".rag" / "outputs"
+    assert not outputs.exists() or "notes.md" not in outputs.read_text().split()
+    (indexed / "notes.md").write_text("# Notes\nThe zeppelin hangar notes.\n")
+    rag("index", indexed)
+    assert "notes.md:L" in rag("query", "-d", indexed, "-q", "zeppelin hangar").stdout
+
+
+def test_a_question_that_is_not_utf8_is_a_clear_error(indexed):
+    for args in [("pack", "-q", b"retry \xe9"), ("query", "retry", b"\xe9t\xe9"),
+                 ("query", "-q", "retry", "--path", b"\xe9*")]:
+        r = subprocess.run([sys.executable, "-m", "ragweb", *args, "-d", str(indexed)], capture_output=True,
+                           timeout=120, env={**os.environ, "LC_ALL": "C.UTF-8", "PYTHONUTF8": "1"})
+        assert r.returncode == 2 and r.stdout == b"", args
+        assert r.stderr.decode().endswith("is not UTF-8 text (the byte 0xe9); set the terminal's encoding to UTF-8\n")
+
+
+def test_runprompt_refuses_a_context_file_that_is_not_a_packed_context(tmp_path):
+    ctx = tmp_path / "c.json"
+    for body, why in [(b'{"query": "q", "snippets": [{"text": "hello"}]}',
+                       'snippet 1: "path" and "range" are missing or not text'),
+                      (b'{"snippets": ["abc"]}', 'snippet 1: "path", "range" and "text" are missing or not text'),
+                      (b'{"query": 5, "snippets": []}', 'its "query" is not text'),
+                      (b'{"query": "caf\xe9", "snippets": []}', "not UTF-8 text")]:
+        ctx.write_bytes(body)
+        r = rag("runprompt", "--runtime", "--ctx", ctx)
+        assert r.returncode == 1 and r.stderr.startswith(f"Error: {ctx} is not packed-context JSON ({why})"), r.stderr
+
+
+def test_a_closed_standard_output_is_an_error_not_a_traceback(indexed, tmp_path):
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "ragweb", *map(str, args)], capture_output=False,
+                              stdout=None, stderr=subprocess.PIPE, text=True, timeout=120,
+                              preexec_fn=lambda: os.close(1))
+    for cmd in ("query", "pack"):
+        r = run(cmd, "-d", indexed, "-q", "retry backoff")
+        assert r.returncode == 1
+        assert r.stderr == f"Error: standard output is closed: rag {cmd} has nowhere to write its results\n"
+    r = run("pack", "-d", indexed, "-q", "retry backoff", "-o", tmp_path / "ctx.json")
+    assert r.returncode == 0 and json.loads((tmp_path / "ctx.json").read_text())["snippets"]
+
+
+def test_pack_output_dash_is_standard_output(indexed):
+    r = rag("pack", "-d", indexed, "-q", "retry backoff", "-o", "-", cwd=indexed)
+    assert r.returncode == 0 and json.loads(r.stdout)["snippets"] and not (indexed / "-").exists()
+
+
+def test_pieces_of_an_over_long_line_carry_their_columns_and_are_not_widened(tmp_path):
+    line = " ".join(f"Sentence {i} about otters." for i in range(200))
+    (tmp_path / "l.txt").write_text("intro\n" + line + "\n")
+    rag("index", tmp_path)
+    for extra in ((), ("-c", "1")):
+        hits = json.loads(rag("query", "-d", tmp_path, "-q", "otters 150", "--json", *extra).stdout)["results"]
+        assert len(hits) >= 2 and all(h["startLine"] == h["endLine"] == 2 for h in hits)
+        for h in hits:
+            c0, c1 = h["cols"]
+            assert h["text"] == line[c0:c1] and len(h["text"]) < len(line) / 2
+        assert len({tuple(h["cols"]) for h in hits}) == len(hits)  # (-c 1 gave the whole line, again and again)

@@ -173,6 +173,19 @@ def test_a_glob_negated_as_in_a_gitignore_is_refused():
     assert "index.excludes" in msg
 
 
+def test_a_file_that_is_not_utf8_or_holds_a_control_character_names_its_line():
+    with pytest.raises(ConfigError) as e:
+        parse_config(b"# r\xe9glages\npack:\n  token_budget: 100\n")
+    assert str(e.value) == "rag.yaml line 1: not UTF-8 text (the byte 0xe9); save it as UTF-8"
+    with pytest.raises(ConfigError) as e:
+        parse_config(b"# x\n\npack:\n  token_budget: 100 \xe9\n")
+    assert str(e.value).startswith("rag.yaml line 4: not UTF-8 text")
+    for text in ("pack:\n  token_budget: 100\n  # x\x01y\n", b"pack:\n  token_budget: 100\n  # x\x01y\n"):
+        with pytest.raises(ConfigError) as e:
+            parse_config(text)
+        assert str(e.value) == "rag.yaml line 3: the control character U+0001 is not allowed in YAML; remove it"
+
+
 def test_a_glob_that_can_match_no_file_is_refused():
     msg = error_of('index:\n  excludes:\n    - "**/build/**"\n    - "docs/[abc"\n')
     assert msg.startswith("rag.yaml line 4: index.excludes item 'docs/[abc' can match no file: "

@@ -481,3 +481,17 @@ def test_a_writer_that_waited_for_another_reads_what_it_wrote(tmp_path):
     assert [h.path for h in eng.search("beta")] == ["two.md"]
     assert eng.search("gamma") == []
     eng.close()
+
+
+def test_a_one_character_cjk_word_finds_the_runs_that_hold_it():
+    eng = Engine.memory()
+    eng.add_document("a.md", "狗是人类的朋友。\n")     # first in a run: the bigram 狗是
+    eng.add_document("b.md", "# 猫\n\n我爱狗。\n")     # last in a run (爱狗), and 猫 alone
+    eng.add_document("c.md", "Cats and dogs.\n")
+    assert {h.path for h in eng.search("狗")} == {"a.md", "b.md"}
+    assert [h.path for h in eng.search("猫")] == ["b.md"]
+    assert eng.search("狗是")[0].path == "a.md"       # a bigram is still itself
+    packed = eng.pack("狗", budget=200)
+    assert {s["path"] for s in packed["snippets"]} == {"a.md", "b.md"}
+    assert packed["evidence"] == "sufficient"          # the packed text holds the word
+    assert eng.search("鱼") == [] and eng.pack("鱼")["evidence"] == "none"

@@ -4,6 +4,8 @@ import hashlib
 import os
 import random
 import re
+import stat
+import threading
 
 import pytest
 from hypothesis import assume, given
@@ -796,3 +798,29 @@ def test_a_mostly_english_file_with_names_from_many_western_languages_stays_west
             "João Conceição, Ðorðe, Þór Björnsson, Ignacio Peña, Mårten Løvås, Renée Brontë, Zoë Dupré.\n"
             + MOSTLY_ENGLISH)
     assert decode(text.encode("cp1252")).text == text
+
+
+def test_atomic_write_writes_through_a_link_keeps_permissions_and_writes_a_pipe_directly(tmp_path):
+    from ragweb.files import AtomicWrite
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "ctx.json").write_text("old")
+    (tmp_path / "ctx.json").symlink_to("shared/ctx.json")
+    with AtomicWrite(tmp_path / "ctx.json") as f:
+        f.write("new")
+    assert (tmp_path / "ctx.json").is_symlink() and (tmp_path / "shared" / "ctx.json").read_text() == "new"
+    private = tmp_path / "priv.json"
+    private.write_text("x")
+    private.chmod(0o600)
+    with AtomicWrite(private) as f:
+        f.write("packed")
+    assert private.read_text() == "packed" and private.stat().st_mode & 0o777 == 0o600
+    fifo = tmp_path / "f"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()))
+    reader.start()
+    with AtomicWrite(fifo) as f:
+        f.write("through the pipe")
+    reader.join(10)
+    assert got == ["through the pipe"] and stat.S_ISFIFO(fifo.stat().st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ctx.json", "f", "priv.json", "shared"]  # no temp files

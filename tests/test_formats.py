@@ -1,4 +1,5 @@
 import json
+from xml.etree import ElementTree
 
 import pytest
 
@@ -16,7 +17,8 @@ def test_json_is_the_dict():
 @pytest.mark.parametrize("fmt", ["markdown", "xml", "text"])
 def test_text_forms_cite_and_end_with_token_line(fmt):
     out = render(PACKED, fmt)
-    assert out.splitlines()[-1] == "12/100 tokens"
+    last = out.splitlines()[-2:] if fmt == "xml" else out.splitlines()[-1:]
+    assert last == (["<tokens>12/100 tokens</tokens>", "</context>"] if fmt == "xml" else ["12/100 tokens"])
     assert "a&b.md:L2-3" in out or "a&amp;b.md:L2-3" in out
     assert "weak" in out
 
@@ -29,6 +31,18 @@ def test_markdown_fence_is_longer_than_any_in_the_text():
 def test_xml_escapes():
     out = render(PACKED, "xml")
     assert "x &lt; y" in out and 'query="how &lt;b&gt;"' in out
+
+
+def test_xml_is_one_well_formed_document_even_with_control_characters():
+    packed = {**PACKED, "query": "gizmo\x01 init",
+              "snippets": [{"path": "b\x0b.c", "range": "L1-3", "why": "w", "text": "/* gizmo */\n\f\nint gizmo_init(void);"}]}
+    root = ElementTree.fromstring(render(packed, "xml"))  # (raised "not well-formed" before)
+    assert root.get("query") == "gizmo\ufffd init"
+    snippet = root.find("snippet")
+    assert snippet.get("path") == "b\ufffd.c" and snippet.get("range") == "L1-3"
+    assert snippet.text == "\n[b\ufffd.c:L1-3]\n/* gizmo */\n\ufffd\nint gizmo_init(void);\n"
+    assert root.find("tokens").text == "12/100 tokens"
+    assert root.find("warning").text.startswith("warning: the evidence found is weak")
 
 
 def test_warning_only_when_not_sufficient():

@@ -279,7 +279,13 @@ def related_candidates(qterms) -> set[str]:
     return {t for q in qterms for t, _ in _exact_forms(q)}
 
 
-def related_terms(qterms, vocab, longer=None, synonyms=None) -> dict[str, dict[str, float]]:
+def is_cjk_char(term: str) -> bool:
+    """True for a term that is one CJK character: a question's one-character word, which the
+    index holds only where it stood alone (a run of two or more became its bigrams)."""
+    return len(term) == 1 and _CJK_RE.match(term) is not None
+
+
+def related_terms(qterms, vocab, longer=None, synonyms=None, ending=None) -> dict[str, dict[str, float]]:
     """Query term -> {term: match strength} for terms that are not the query term itself
     but say the same: the digits of a number word ("ten" -> "10", strength 1), a longer word
     it starts ("time" -> "timeout", `PREFIX_MATCH`), an alphabetic abbreviation of it
@@ -288,7 +294,12 @@ def related_terms(qterms, vocab, longer=None, synonyms=None) -> dict[str, dict[s
     ``vocab`` holds the terms there are (it needs to hold only `related_candidates`, the
     synonyms and, without ``longer``, the longer words); ``longer(q)``: the terms that start
     with ``q`` and are longer (default: from ``vocab``). Packing passes the terms of the text
-    it compacts, search the index's."""
+    it compacts, search the index's. A one-CJK-character term (`is_cjk_char`) relates to the
+    bigrams that hold it, at `PREFIX_MATCH`: those it starts (``longer``) and those it ends
+    (``ending(q)``; default: from ``vocab``)."""
+    if ending is None:
+        def ending(q):
+            return [t for t in vocab if len(t) == 2 and t[1] == q]
     if longer is None:
         ordered = sorted(vocab)
 
@@ -308,6 +319,10 @@ def related_terms(qterms, vocab, longer=None, synonyms=None) -> dict[str, dict[s
         if PREFIX_MATCH and len(q) >= PREFIX_MIN:
             for t in longer(q):
                 rel[t] = max(rel.get(t, 0.0), PREFIX_MATCH)
+        if PREFIX_MATCH and is_cjk_char(q):
+            for t in (*longer(q), *ending(q)):
+                if len(t) == 2:
+                    rel[t] = max(rel.get(t, 0.0), PREFIX_MATCH)
         if synonyms and SYNONYM_MATCH:
             for t in synonyms.get(q, ()):
                 if t in vocab:

@@ -78,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     _retrieval(p)
     p.add_argument("-b", "--budget", type=int, default=None, metavar="TOKENS",
                    help="token budget (default pack.token_budget); tokens = ceil(chars/4)")
-    p.add_argument("-o", "--output", metavar="FILE", default=None, help="write to FILE instead of stdout")
+    p.add_argument("-o", "--output", metavar="FILE", default=None, help="write to FILE instead of stdout ('-': stdout)")
     p.add_argument("--format", choices=FORMATS, default=None,
                    help="output format (default pack.output)")
     p.add_argument("--no-compact", action="store_true", help="pack whole chunks only")
@@ -324,7 +324,7 @@ def _questions(batch: str):
 def _parse_questions(lines, batch: str):
     asked = False
     for n, line in enumerate(lines, 1):
-        line = line.strip()
+        line = line.strip().lstrip("\ufeff") if n == 1 else line.strip()  # (Notepad's byte order mark)
         if not line:
             continue
         if line.startswith("{"):
@@ -364,8 +364,16 @@ def cmd_index(args) -> int:
     return EXIT_OK
 
 
+_UNDECODED_RE = re.compile("[\udc80-\udcff]")  # bytes of an argument that were not UTF-8 (surrogateescape)
+
+
 def _question(args, command: str) -> str | None:
     """The question of `rag query` / `rag pack`: ``-q TEXT`` or the words after the command."""
+    for flag, value in (("the question", args.query), ("the question", " ".join(args.words or ())),
+                        ("--path", args.path)):
+        if value and (m := _UNDECODED_RE.search(value)):
+            raise UsageError(f"{flag} is not UTF-8 text (the byte 0x{ord(m.group()) - 0xdc00:02x}); "
+                             "set the terminal's encoding to UTF-8")
     words = " ".join(args.words).strip() if args.words else ""
     if words and args.query:
         raise UsageError(f"rag {command}: give the question once, with -q or as words, not both")
@@ -388,6 +396,7 @@ def cmd_query(args) -> int:
         raise UsageError(f"--context must be 0 or more, got {args.context}")
     args.query = _question(args, "query")
     engine = _open_for_reading(args, root, cfg)
+    engine.check_options(top_k=args.top_k, path_glob=args.path)  # (a batch would fail every question)
 
     def run(q: str):
         hits = engine.search(q, top_k=args.top_k, mmr=not args.no_mmr, path_glob=args.path,
@@ -437,6 +446,8 @@ def cmd_query(args) -> int:
 def cmd_pack(args) -> int:
     from ragweb.formats import evidence_warning, render
     from ragweb.indexer import note_pack_output
+    if args.output == "-":  # (as `--batch -` reads standard input)
+        args.output = None
     if args.output in FORMATS:  # `-o text` reads as the config's `pack.output: text`: say which flag does that
         raise UsageError(f"-o/--output takes a file name; for the {args.output} format use --format "
                          f"{args.output} (to write a file named {args.output!r}, give ./{args.output})")
@@ -445,13 +456,12 @@ def cmd_pack(args) -> int:
     fmt = args.format or cfg["pack"]["output"]
     args.query = _question(args, "pack")
     engine = _open_for_reading(args, root, cfg)
+    engine.check_options(top_k=args.top_k, path_glob=args.path, budget=args.budget)
 
     def run(q: str) -> dict:
         return engine.pack(q, budget=args.budget, top_k=args.top_k, path_glob=args.path,
                            compact=False if args.no_compact else None, lean=True if args.lean else None)
 
-    if args.output:  # a packed context written under the root is not indexed (indexer.pack_outputs)
-        note_pack_output(root, args.output)
     if args.batch:
         questions = _questions(args.batch)
         counts = {"packs": 0, "unsure": 0, "errors": 0}
@@ -470,6 +480,7 @@ def cmd_pack(args) -> int:
         if args.output:
             with AtomicWrite(args.output) as out:
                 answer(out)
+            note_pack_output(root, args.output)
             # the packs are in the file: say where, and how many may not answer their question
             n = counts["packs"]
             print(f"wrote {n} pack{'' if n == 1 else 's'} to {args.output} ({counts['unsure']} with weak or "
@@ -482,6 +493,8 @@ def cmd_pack(args) -> int:
     if args.output:
         with AtomicWrite(args.output) as out:
             out.write(text + "\n")
+        # a packed context written under the root is not indexed (indexer.pack_outputs)
+        note_pack_output(root, args.output)
         files = len({sn["path"] for sn in packed["snippets"]})
         n = len(packed["snippets"])
         print(f"wrote {args.output}: {n} snippet{'' if n == 1 else 's'} from {files} "
@@ -501,11 +514,23 @@ def cmd_runprompt(args) -> int:
         packed = json.loads(Path(args.ctx).read_text(encoding="utf-8"))
     except OSError as e:
         raise RagError(f"cannot read context file {args.ctx}: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise RagError(f"{args.ctx} is not packed-context JSON (not UTF-8 text); "
+                       "make one with `rag pack -q ... -o FILE`") from None
     except json.JSONDecodeError as e:
         raise RagError(f"{args.ctx} is not packed-context JSON (line {e.lineno}: {e.msg}); "
                        "make one with `rag pack -q ... -o FILE`") from None
     if not isinstance(packed, dict) or not isinstance(packed.get("snippets"), list):
         raise RagError(f"{args.ctx} is not packed-context JSON (no \"snippets\" list)")
+    for n, sn in enumerate(packed["snippets"], 1):
+        missing = [k for k in ("path", "range", "text") if not isinstance(sn, dict) or not isinstance(sn.get(k), str)]
+        if missing:
+            quoted = [f'"{k}"' for k in missing]
+            names = " and ".join([", ".join(quoted[:-1]), quoted[-1]] if len(quoted) > 1 else quoted)
+            raise RagError(f"{args.ctx} is not packed-context JSON (snippet {n}: {names} "
+                           f"{'is' if len(missing) == 1 else 'are'} missing or not text)")
+    if not isinstance(packed.get("query", ""), str):
+        raise RagError(f"{args.ctx} is not packed-context JSON (its \"query\" is not text)")
     render = runtime_prompt if args.runtime else builder_prompt
     print(render(packed, args.query))
     return EXIT_OK
@@ -532,6 +557,12 @@ COMMANDS = {"index": cmd_index, "query": cmd_query, "pack": cmd_pack, "runprompt
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if sys.stdout is None:  # started with its standard output closed (`>&-`)
+        if args.command not in ("index", "web") and not getattr(args, "output", None):
+            print(f"Error: standard output is closed: rag {args.command} has nowhere to write its results",
+                  file=sys.stderr)
+            return EXIT_ERROR
+        sys.stdout = open(os.devnull, "w")  # (a summary nobody can read)
     try:
         return COMMANDS[args.command](args) or EXIT_OK
     except (RagError, sqlite3.DatabaseError) as e:

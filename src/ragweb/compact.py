@@ -78,6 +78,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from ragweb.analysis import is_cjk_char
 from ragweb.chunking import ITEM_RE, Outline, code_outline, outline
 from ragweb.markup import FILL, mask_directives, visible
 from ragweb.search import bm25_idf
@@ -900,5 +901,8 @@ def evidence_weights(question: str, qterms: list[str], idf: dict[str, float], n_
 
 
 def text_terms(analyzer, text: str, weights: dict[str, float]) -> set:
-    """The terms of ``weights`` that occur in ``text``."""
-    return set(analyzer.term_counts(text)) & weights.keys()
+    """The terms of ``weights`` that occur in ``text`` (a one-character CJK word also inside
+    a run of them, where the text's terms are bigrams)."""
+    found = set(analyzer.term_counts(text)) & weights.keys()
+    found.update(t for t in weights.keys() - found if is_cjk_char(t) and t in text)
+    return found

@@ -139,17 +139,35 @@ def load_config(root: str | Path, path: str | Path | None = None) -> tuple[dict,
 def parse_config(text: str | bytes, name: str = "rag.yaml") -> dict:
     """Validate YAML config text and return the full config; ``name`` prefixes errors."""
     _need_yaml()
-    loader = yaml.SafeLoader(text)
+    try:
+        loader = yaml.SafeLoader(text)  # (reads the first bytes: it may refuse them already)
+    except yaml.reader.ReaderError as e:
+        raise _reader_error(e, text, name) from None
     try:
         try:
             doc = loader.get_single_node()
         except yaml.MarkedYAMLError as e:
             raise _syntax_error(e, name) from None
+        except yaml.reader.ReaderError as e:
+            raise _reader_error(e, text, name) from None
         except yaml.YAMLError as e:
             raise ConfigError(f"{name}: invalid YAML: {e}") from None
         return _validate(doc, loader, name)
     finally:
         loader.dispose()
+
+
+def _reader_error(e, text: str | bytes, name: str) -> ConfigError:
+    """A `yaml.reader.ReaderError` (bytes that are not UTF-8, a character YAML does not
+    allow) as an error naming the line and what to do."""
+    if e.encoding != "unicode" and isinstance(text, bytes):  # bytes it could not decode
+        line = text.count(b"\n", 0, e.position) + 1
+        return ConfigError(f"{name} line {line}: not UTF-8 text (the byte 0x{e.character:02x}); save it as UTF-8")
+    chars = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+    line = chars.count("\n", 0, e.position) + 1
+    code = e.character if isinstance(e.character, int) else ord(e.character)
+    return ConfigError(f"{name} line {line}: the control character U+{code:04X} is not allowed in YAML; "
+                       "remove it")
 
 
 def _syntax_error(e: yaml.MarkedYAMLError, name: str) -> ConfigError:

@@ -83,6 +83,8 @@ class Hit:
         """The browser/CLI JSON shape of a result (reference §5)."""
         out = {"path": self.path, "startLine": self.start_line, "endLine": self.end_line,
                "score": round(self.score, 6), "text": self.text}
+        if self.col_start is not None:  # a piece of one over-long line: its columns, as a pack's snippet
+            out["cols"] = [self.col_start, self.col_end]
         if self.visible:
             out["visible"] = True
         return out
@@ -579,7 +581,12 @@ class Engine:
             return [t for (t,) in self.conn.execute(
                 "SELECT term FROM terms WHERE term > ? AND term < ? AND df > 0 ORDER BY df DESC, term LIMIT ?",
                 (q, q + "\U0010ffff", RELATED_LONGER))]
-        return analysis.related_terms(terms, present, longer)
+
+        def ending(q):  # (a scan of the vocabulary: only for a one-character CJK word)
+            return [t for (t,) in self.conn.execute(
+                "SELECT term FROM terms WHERE length(term) = 2 AND substr(term, 2) = ? AND df > 0 "
+                "ORDER BY df DESC, term LIMIT ?", (q, RELATED_LONGER))]
+        return analysis.related_terms(terms, present, longer, ending=ending)
 
     def _postings(self, tid: int) -> list[bytes]:
         return [blob for (blob,) in self.conn.execute(
@@ -589,6 +596,18 @@ class Engine:
         cols = "id, term, df" if with_id else "term, df"
         rows = self._select_in(f"SELECT {cols} FROM terms WHERE term IN", terms)
         return sorted(rows, key=lambda r: r[-2])  # by term, as one query's ORDER BY term gave them
+
+    @staticmethod
+    def check_options(top_k: int | None = None, path_glob: str | None = None, budget: int | None = None) -> None:
+        """Raise `UsageError` for a search or pack option that no question makes right: a
+        ``top_k`` below 1, a ``path_glob`` that can match no file, a ``budget`` that is not a
+        positive whole number (None: the default). A batch checks them before its questions."""
+        if top_k is not None and int(top_k) < 1:
+            raise UsageError(f"top_k must be at least 1, got {top_k}")
+        if path_glob and (problem := glob_problem(path_glob)):
+            raise UsageError(f"the path glob {path_glob!r} can match no file: it has {problem}")
+        if budget is not None and (not isinstance(budget, int) or isinstance(budget, bool) or budget <= 0):
+            raise UsageError(f"the token budget must be a positive whole number, got {budget!r}")
 
     def search(self, query: str, top_k: int | None = None, mmr: bool = True,
                path_glob: str | None = None, pool: int | None = None,
@@ -612,11 +631,8 @@ class Engine:
         if mode != "bm25" and self.embedder is None:
             raise RagError("vector search needs embeddings: set embedding.enabled: true in rag.yaml "
                            "and run `rag index`")
+        self.check_options(top_k, path_glob)
         top_k = rc["top_k"] if top_k is None else int(top_k)
-        if top_k < 1:
-            raise UsageError(f"top_k must be at least 1, got {top_k}")
-        if path_glob and (problem := glob_problem(path_glob)):
-            raise UsageError(f"the path glob {path_glob!r} can match no file: it has {problem}")
         qterms = self.analyzer.query_terms(query)
         if not qterms and (mode == "bm25" or not query.strip()):  # vectors read any question
             raise EmptyQueryError(
@@ -645,7 +661,8 @@ class Engine:
             if mode == "semantic":  # no BM25 scores; the matched terms are still reported
                 continue
             weighted.append((idf * k1p1, self._postings(tid)))
-        absent = [t for t in qterms if t not in idfs]
+        # (a one-character CJK word is also looked for in the bigrams that hold it)
+        absent = [t for t in qterms if t not in idfs or analysis.is_cjk_char(t)]
         if absent and mode != "semantic":
             # a question word the index never saw is looked for in its related forms
             strength: dict[str, float] = {}
@@ -948,7 +965,10 @@ class Engine:
 
     def widen(self, hit: Hit, context: int) -> Hit:
         """A copy of ``hit`` widened by ``context`` lines before and after (from the stored
-        text; an HTML page's visible text)."""
+        text; an HTML page's visible text). A piece of one over-long line is returned as it
+        is: lines around it would not be next to it, and the whole line is what was cut."""
+        if hit.col_start is not None:
+            return hit
         lines = self.file_lines([hit.file_id])[hit.file_id]
         lines = self.file_visible(hit.file_id, hit.path, lines)
         start = max(1, hit.start_line - context)

@@ -1008,21 +1008,43 @@ class AtomicWrite:
 
     def __init__(self, path: str | os.PathLike):
         self.path = os.fspath(path)
-        folder, name = os.path.split(self.path)
+        # A link is written through (the file it points to is replaced, not the link), an
+        # existing file keeps its permissions, and what is not a regular file (a pipe,
+        # /dev/stdout, a shell's >(...)) is written directly: it cannot be replaced.
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            st = None
+        self.direct = st is not None and not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode)
+        self.target = self.path if self.direct else os.path.realpath(self.path)
+        self.mode = stat.S_IMODE(st.st_mode) if st is not None and stat.S_ISREG(st.st_mode) else None
+        folder, name = os.path.split(self.target)
         self.tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
 
     def __enter__(self):
         try:
-            self.file = open(self.tmp, "w", encoding="utf-8")
+            self.file = open(self.target if self.direct else self.tmp, "w", encoding="utf-8")
         except OSError as e:
             raise RagError(f"cannot write {self.path}: {e.strerror or e}") from None
+        if self.mode is not None:
+            try:
+                os.chmod(self.tmp, self.mode)
+            except OSError:
+                pass  # (not this user's file: the new one gets the usual permissions)
         return self.file
 
     def __exit__(self, kind, value, tb):
+        if self.direct:
+            try:
+                self.file.close()
+            except OSError as e:
+                if kind is None:
+                    raise RagError(f"cannot write {self.path}: {e.strerror or e}") from None
+            return False
         try:
             self.file.close()
             if kind is None:
-                os.replace(self.tmp, self.path)
+                os.replace(self.tmp, self.target)
                 return False
         except OSError as e:  # (a full disk on close; ``path`` a folder)
             if kind is None:

@@ -1,13 +1,15 @@
 """Renderings of a packed context: json, markdown, xml, text.
 
 The non-JSON forms put a `[path:range]` header above each snippet, ready to paste into an
-LLM, and end with a line `used/budget tokens`. A warning line is added when the packed
+LLM, and end with a line `used/budget tokens` (XML: a `<tokens>` element, last in the
+document). A warning line is added when the packed
 evidence is not sufficient to answer (see `ragweb.pack`).
 """
 
 from __future__ import annotations
 
 import json
+import re
 
 FORMATS = ("json", "markdown", "xml", "text")
 
@@ -20,6 +22,15 @@ def evidence_warning(packed: dict) -> str | None:
     if level == "none":
         return "warning: no evidence for this question was found in the index"
     return "warning: the evidence found is weak; the context may not answer the question"
+
+
+_NOT_XML_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_chars(text: str) -> str:
+    """``text`` with the characters XML 1.0 cannot hold, even escaped (a C file's form
+    feed, other control characters), replaced by U+FFFD."""
+    return _NOT_XML_RE.sub("\ufffd", text)
 
 
 def _fence(text: str) -> str:
@@ -44,16 +55,22 @@ def render(packed: dict, fmt: str) -> str:
             fence = _fence(s["text"])
             out += [f"[{s['path']}:{s['range']}]", fence, s["text"], fence, ""]
         out.append(footer)
-    elif fmt == "xml":
+    elif fmt == "xml":  # one well-formed document: the footer is its last element
         from xml.sax.saxutils import escape, quoteattr  # (it imports urllib.request: 20 ms a `rag` run)
-        out.append(f"<context query={quoteattr(packed['query'])}>")
+
+        def text(value: str) -> str:
+            return escape(xml_chars(value))
+
+        def attr(value: str) -> str:
+            return quoteattr(xml_chars(value))
+        out.append(f"<context query={attr(packed['query'])}>")
         if warning:
-            out.append(f"<warning>{escape(warning)}</warning>")
+            out.append(f"<warning>{text(warning)}</warning>")
         for s in packed["snippets"]:
-            out.append(f"<snippet path={quoteattr(s['path'])} range={quoteattr(s['range'])}>"
-                       f"\n[{escape(s['path'])}:{s['range']}]\n{escape(s['text'])}\n</snippet>")
+            out.append(f"<snippet path={attr(s['path'])} range={attr(s['range'])}>"
+                       f"\n[{text(s['path'])}:{s['range']}]\n{text(s['text'])}\n</snippet>")
+        out.append(f"<tokens>{footer}</tokens>")
         out.append("</context>")
-        out.append(footer)
     elif fmt == "text":
         if warning:
             out += [warning, ""]

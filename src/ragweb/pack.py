@@ -94,7 +94,6 @@ from dataclasses import dataclass, field
 from ragweb import compact as cp
 from ragweb.analysis import related_terms
 from ragweb.markup import readable, visible
-from ragweb.errors import UsageError
 from ragweb.search import bm25_idf
 from ragweb.tokens import count_tokens
 
@@ -535,8 +534,7 @@ def pack_context(engine, query: str, budget: int | None = None, top_k: int | Non
     """Search, then pack within ``budget``; returns the reference §4 dict plus evidence."""
     pc = engine.config["pack"]
     budget = pc["token_budget"] if budget is None else budget
-    if not isinstance(budget, int) or isinstance(budget, bool) or budget <= 0:
-        raise UsageError(f"the token budget must be a positive whole number, got {budget!r}")
+    engine.check_options(budget=budget)
     compact = pc.get("compact", True) if compact is None else bool(compact)
     lean = pc.get("lean", False) if lean is None else bool(lean)
     # (whole chunks keep a passage that repeats most of a better one: the rest of it may be
