@@ -123,6 +123,12 @@ def test_globs_tested_as_strings_match_as_their_regex(pattern):
         assert globs.covers_dir(path) is bool(regex.fullmatch(path + "/") or regex.fullmatch(path)), path
 
 
+def test_a_glob_written_from_the_current_folder_is_relative_to_the_root():
+    globs = GlobSet(["./docs/*.md", ".//src/"])
+    assert globs.matches_file("docs/a.md") and globs.matches_file("src/x/y.py")
+    assert not globs.matches_file("x/docs/a.md") and not globs.matches_file("a.md")
+
+
 def test_dir_only_glob_matches_directories_only():
     globs = GlobSet(["build/"])
     assert globs.matches("x/build", is_dir=True)

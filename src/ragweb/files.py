@@ -251,7 +251,7 @@ class GlobSet:
 
     def __init__(self, patterns: list[str]):
         suffixes, folders, rest = [], [], []
-        patterns = [q for p in patterns for q in expand_braces(p)]
+        patterns = [q for p in patterns for q in expand_braces(_strip_dot(p))]
         # A folder named as such ("docs/") or plainly ("docs", "src/lib", no wildcard) stands
         # for everything in it, as in a .gitignore
         trees = [parse_rule(p, allow_negation=False) for p in patterns
@@ -305,6 +305,14 @@ NAME_BREAK_RE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 """Control characters but the tab: a file name holding one cannot be cited (`path:Ls-e` is one line)."""
 _WILDCARD_RE = re.compile(r"[*?\[]")
 _BRACES_RE = re.compile(r"\{([^{}]*,[^{}]*)\}")
+
+
+def _strip_dot(pattern: str) -> str:
+    """``./docs/*.md`` as ``docs/*.md``: paths are relative to the root already, and a shell
+    user writes the dot (`rag query --path ./docs/*.md` matched nothing)."""
+    while pattern.startswith("./"):
+        pattern = pattern[2:].lstrip("/")
+    return pattern
 
 
 def expand_braces(pattern: str) -> list[str]:
