@@ -224,6 +224,46 @@ def test_clearing_the_index_while_a_big_file_is_indexed_stops_it(app):
     assert app.query("harbour puffin")["results"] == []
 
 
+def test_a_file_given_through_the_api_while_a_big_dropped_one_of_that_name_is_indexed_wins(app):
+    result = app.page.evaluate("""async (makeFile) => {
+        const dt = new DataTransfer();
+        dt.items.add((0, eval)(makeFile)());
+        const el = document.getElementById('progress-text');
+        const started = new Promise((ok) => {
+            const obs = new MutationObserver(() => {
+                if (/^Indexing 0 of 1 files, [1-9]/.test(el.textContent)) { obs.disconnect(); ok(); } });
+            obs.observe(el, {childList: true, characterData: true, subtree: true});
+        });
+        document.querySelector('[data-testid="dropzone"]').dispatchEvent(
+            new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
+        await started;
+        const given = JSON.parse(ragIndex('manual.md', '# Manual\\nNewer text about zebras.'));
+        await window.ragweb.idle();
+        return {given, status: document.getElementById('status').textContent};
+    }""", BIG_FILE_JS)
+    assert result["given"] == {"success": True, "chunks": 1, "filename": "manual.md"}
+    assert app.query("zebras")["results"][0]["text"] == "# Manual\nNewer text about zebras."
+    assert app.stats()["totalChunks"] == 1 and app.query("harbour puffin")["results"] == []
+    assert result["status"] == ("Nothing was indexed: skipped manual.md: replaced by ragIndex while it "
+                                "was being indexed.")
+
+
+def test_a_file_being_read_when_the_index_is_cleared_is_not_indexed(app):
+    result = app.page.evaluate("""async () => {
+        const f = new File(['quokka notes'], 'late.txt');
+        const read = f.arrayBuffer.bind(f);
+        f.arrayBuffer = () => new Promise((ok) => setTimeout(() => ok(read()), 300));  // a slow disk
+        const done = window.ragweb.indexFiles([f]);
+        await new Promise((r) => setTimeout(r, 100));
+        ragClear();
+        await done;
+        await window.ragweb.idle();
+        return document.getElementById('status').textContent;
+    }""")
+    assert app.stats()["files"] == []
+    assert result == "The index was cleared while files were being indexed: the rest were not indexed."
+
+
 def test_file_picker(app, tmp_path):
     (tmp_path / "one.md").write_text("# One\nPicked file about sextants.\n")
     (tmp_path / "two.py").write_text("def sextant_angle():\n    pass\n")
@@ -335,14 +375,16 @@ def test_files_dropped_while_the_engine_loads_are_indexed_when_it_is_ready(launc
     page = ctx.pages[0]
     page.goto("./", wait_until="commit")
     wait_for(page, "typeof window.ragStats === 'function'")
-    page.evaluate("""(files) => {
+    early = page.evaluate("""(files) => {
         const dt = new DataTransfer();
         for (const [name, content] of files) dt.items.add(new File([content], name));
         document.querySelector('[data-testid="dropzone"]').dispatchEvent(
             new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
+        // read in the same turn as the drop: the engine may be ready by the next one
+        return {stats: ragStats(), status: document.getElementById('status').textContent};
     }""", [["early.md", "# Early\nThe puffin lands before the engine is up.\n"]])
-    assert json.loads(page.evaluate("ragStats()"))["error"].startswith("not ready")  # (the drop came first)
-    assert "still loading" in page.locator("#status").inner_text()
+    assert json.loads(early["stats"])["error"].startswith("not ready")  # (the drop came first)
+    assert "still loading" in early["status"]
     page.evaluate("window.ragReady")
     page.evaluate("window.ragweb.idle()")
     app = make_app(page)

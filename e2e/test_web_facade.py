@@ -333,6 +333,29 @@ def test_a_file_indexed_in_steps_can_be_abandoned_and_nothing_of_it_is_stored():
     assert call(facade.index_step)["error"] == "no file is being indexed in steps"
 
 
+def test_a_later_call_on_the_path_of_a_file_being_indexed_in_steps_wins():
+    # ragIndex of the same path: its text stays, the dropped file is not stored over it
+    assert call(facade.index_bytes, "manual.md", _big_text(), None, True)["pending"]
+    assert call(facade.index_step, 1)["pending"]
+    assert call(facade.index_text, "other.md", "# Other\nThe walrus.\n")["success"]  # another path: no effect
+    assert call(facade.index_text, "manual.md", "# Manual\nNewer text about zebras.\n")["success"]
+    assert call(facade.index_step) == {"superseded": "replaced by ragIndex while it was being indexed",
+                                       "filename": "manual.md"}
+    assert call(facade.index_step)["error"] == "no file is being indexed in steps"
+    assert call(facade.query, "zebras", 1)["results"][0]["text"] == "# Manual\nNewer text about zebras."
+    assert call(facade.stats)["totalChunks"] == 2
+    # ragRemove of it: it is not indexed, and the removal says it removed it
+    assert call(facade.index_bytes, "manual.md", _big_text(), None, True)["pending"]
+    assert call(facade.remove, "manual.md") == {"success": True, "removed": True, "filename": "manual.md"}
+    assert call(facade.index_step)["superseded"] == "removed by ragRemove while it was being indexed"
+    assert call(facade.stats)["files"] == ["other.md"]
+    # ragClear
+    assert call(facade.index_bytes, "manual.md", _big_text(), None, True)["pending"]
+    assert call(facade.clear) == {"success": True}
+    assert call(facade.index_step)["superseded"] == "cleared while it was being indexed"
+    assert call(facade.stats)["files"] == []
+
+
 def test_a_file_being_indexed_in_steps_is_checked_for_room_when_it_is_stored(monkeypatch):
     assert call(facade.index_bytes, "manual.md", _big_text(), None, True)["pending"]
     monkeypatch.setattr(facade, "MAX_INDEX_BYTES", 1)  # the index filled up meanwhile

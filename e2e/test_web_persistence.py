@@ -65,6 +65,26 @@ def test_index_survives_reload_and_browser_restart(launch_persistent, boot_page,
     assert snapshot(make_app(page)) == before
 
 
+def test_a_question_typed_while_the_engine_loads_is_answered_when_it_is_ready(launch_persistent, boot_page,
+                                                                             make_app):
+    ctx = launch_persistent()
+    page = ctx.pages[0]
+    boot_page(page)
+    app = make_app(page)
+    app.call("(f, c) => ragIndex(f, c)", "notes.md", "# Notes\nThe quokka sleeps in the shade.")
+    assert app.flush()["saved"]
+    page.add_init_script("""document.addEventListener('DOMContentLoaded', () => {
+        const box = document.getElementById('search');
+        box.value = 'quokka shade';
+        box.dispatchEvent(new Event('input'));
+    })""")
+    page.reload()
+    page.evaluate("window.ragReady")
+    app.wait("document.querySelectorAll('#results > li').length === 1")
+    assert page.locator("#results .cite").inner_text() == "notes.md:L1-2"
+    assert "not ready" not in page.locator("#status").inner_text()
+
+
 def test_debounced_save_without_flush(launch_persistent, boot_page, make_app, wait_for):
     ctx = launch_persistent()
     page = ctx.pages[0]

@@ -154,6 +154,29 @@ def test_numbers_typed_in_exponent_form_are_read_as_numbers_and_clear_all_drops_
     assert page.get_by_test_id("copy-prompt").is_disabled() and page.get_by_test_id("copy-json").is_disabled()
 
 
+def test_a_pack_quoting_a_file_that_changes_or_goes_is_dropped(app):
+    page = app.page
+    for change in ("remove button", "ragIndex", "unrelated ragIndex"):
+        app.call("(f, c) => ragIndex(f, c)", "gone.md", "# Secret\nThe quokka password is hunter2.")
+        app.call("(f, c) => ragIndex(f, c)", "other.md", "# Other\nThe walrus.")
+        page.get_by_test_id("search").fill("quokka password")
+        page.get_by_test_id("pack-run").click()
+        assert "hunter2" in page.get_by_test_id("pack-output").inner_text()
+        if change == "remove button":
+            page.locator("#files li", has_text="gone.md").get_by_test_id("remove").click()
+        elif change == "ragIndex":
+            app.call("(f, c) => ragIndex(f, c)", "gone.md", "# Secret\nRotated.")
+        else:
+            app.call("(f, c) => ragIndex(f, c)", "other.md", "# Other\nThe walrus again.")
+            assert "hunter2" in page.get_by_test_id("pack-output").inner_text()  # (it quotes no other.md)
+            assert page.get_by_test_id("copy-prompt").is_enabled()
+            continue
+        assert page.get_by_test_id("pack-output").inner_text() == "", change
+        assert page.get_by_test_id("copy-prompt").is_disabled() and page.get_by_test_id("copy-json").is_disabled()
+        assert page.locator("#pack-info").inner_text() == (
+            "The packed context quoted gone.md, which has changed since; pack again.")
+
+
 def test_files_can_be_chosen_with_the_keyboard(app):
     page = app.page
     # Which file input a key opens. (The click is cancelled, so no dialog opens: whether

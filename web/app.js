@@ -37,6 +37,8 @@
     jobs: Promise.resolve(),
     clears: 0,             // how many times the index was cleared (a drop stops at a clear)
     lastPack: null,
+    packPaths: new Set(),  // the files lastPack quotes
+    pending: null,         // 'search' or 'pack': asked for while the engine loaded
     indexing: false,
     generation: null,      // id of the stored record this tab's index was loaded from or saved as
     conflict: null,        // message: another tab saved since; this tab does not overwrite it
@@ -288,7 +290,7 @@
       if (typeof content !== 'string') return errorJson(`content must be a string, got ${typeName(content)}`);
       if (state.quotaError) return errorJson(state.quotaError);
       const out = state.facade.index_text(filename, content);
-      if (isSuccess(out)) markChanged();
+      if (isSuccess(out)) { markChanged(); dropPackQuoting(JSON.parse(out).filename); }
       return out;
     });
   }
@@ -332,7 +334,8 @@
     return api(() => {
       if (typeof filename !== 'string') return errorJson(`filename must be a string, got ${typeName(filename)}`);
       const out = state.facade.remove(filename);
-      if (isSuccess(out) && JSON.parse(out).removed) markChanged();
+      const res = isSuccess(out) ? JSON.parse(out) : null;
+      if (res && res.removed) { markChanged(); dropPackQuoting(res.filename); }
       return out;
     });
   }
@@ -453,6 +456,9 @@
       : info.restored ? ' (restored from this browser)' : '';
     setStatus(`Ready. ${docs} file${docs === 1 ? '' : 's'} indexed${how}.`);
     document.body.classList.add('ready');
+    if (state.pending === 'pack') runPack();
+    else if (state.pending === 'search') rerunSearch();
+    state.pending = null;
     return {
       ready: true,
       restored: !!info.restored,
@@ -488,6 +494,7 @@
     state.generation = record.generation || null;
     refreshUi();
     rerunSearch();
+    resetPack();  // (made from the index this tab had)
     setStatus(`Updated from another tab: ${res.totalDocs} file${res.totalDocs === 1 ? '' : 's'} indexed.`);
   }
   if (channel) {
@@ -640,6 +647,7 @@
           out = JSON.stringify({ skipped: check.skip, filename: check.path || item.path });
         } else if (item.file) {
           const bytes = new Uint8Array(await item.file.arrayBuffer());
+          if (state.clears !== clears) { tally.cleared = true; break; }  // (cleared while it was read)
           out = state.facade.index_bytes(item.path, bytes, item.file.lastModified ? item.file.lastModified / 1000 : undefined, true);
           out = await indexSteps(out, size, tally, show, clears);
           if (out === null) { tally.cleared = true; break; }
@@ -650,8 +658,11 @@
         out = errorJson(pyMessage(e));
       }
       const res = JSON.parse(out);
-      if (res.success) { tally.files += 1; tally.chunks += res.chunks; markChanged(); }
-      else if (res.skipped) { tally.skipped += 1; tally.skippedList.push(`${res.filename}: ${res.skipped}`); }
+      if (res.success) { tally.files += 1; tally.chunks += res.chunks; markChanged(); dropPackQuoting(res.filename); }
+      else if (res.skipped || res.superseded) {
+        tally.skipped += 1;
+        tally.skippedList.push(`${res.filename}: ${res.skipped || res.superseded}`);
+      }
       else {
         tally.errors.push(`${item.path}: ${res.error}`);
         if (res.code === 'full') tally.full = res.error;
@@ -933,8 +944,15 @@
     return frag;
   }
 
+  // A question typed, or a pack asked for, while the engine loads is answered once it is ready.
+  function whenReady(what) {
+    if (state.bootError) { setStatus(notReadyStatus()); return; }
+    state.pending = what === 'pack' || state.pending === 'pack' ? 'pack' : 'search';
+    setStatus('The engine is still loading: your question is answered when it is ready.');
+  }
+
   function runSearch() {
-    if (!state.ready) { setStatus(NOT_READY); return; }
+    if (!state.ready) { whenReady('search'); return; }
     const q = $('search').value;
     const list = $('results');
     if (!q.trim()) { list.replaceChildren(); $('search-info').textContent = ''; return; }
@@ -985,13 +1003,14 @@
   const PACK_MODES = { compact: {}, lean: { lean: true }, whole: { compact: false } };
 
   function runPack() {
-    if (!state.ready) { setStatus(NOT_READY); return; }
+    if (!state.ready) { whenReady('pack'); return; }
     const q = $('search').value;
     const raw = $('budget').value.trim();  // (as a number: "1e3" is 1000; a fraction is refused by ragPack)
     const mode = $('pack-mode').value;
     const out = ragPack(q, raw === '' ? undefined : Number(raw), PACK_MODES[mode] || {});
     const res = JSON.parse(out);
     state.lastPack = res.error ? null : out;
+    state.packPaths = new Set(res.error ? [] : res.snippets.map((sn) => sn.path));
     if (res.error) {
       $('pack-info').textContent = res.error;
       $('pack-output').textContent = '';
@@ -1002,9 +1021,18 @@
     $('copy-json').disabled = !state.lastPack;
   }
 
+  // A pack that quotes a file indexed again or removed since no longer cites what is
+  // indexed: it goes, with a note (the copy buttons must not hand out the old text).
+  function dropPackQuoting(path) {
+    if (!state.lastPack || !state.packPaths.has(path)) return;
+    resetPack();
+    $('pack-info').textContent = `The packed context quoted ${path}, which has changed since; pack again.`;
+  }
+
   // No packed context on show (after Clear all: it quoted files that are gone).
   function resetPack() {
     state.lastPack = null;
+    state.packPaths = new Set();
     $('pack-info').textContent = '';
     $('pack-output').textContent = '';
     $('copy-prompt').disabled = true;

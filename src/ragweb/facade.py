@@ -73,6 +73,7 @@ _reread = None  # the steps of a re-read that init(..., stepwise=True) started (
 _reread_total = 0  # ... and its number of documents
 _dump_crc: int | None = None  # CRC-32 of the bytes the last `dump` gave
 _job = None  # a big dropped file being indexed in steps (`index_bytes(..., stepwise=True)`, `_IndexJob`)
+_job_end: dict | None = None  # why that file's job ended before `index_step` finished it
 
 
 # --------------------------------------------------------------------------- helpers
@@ -382,6 +383,7 @@ def index_text(filename, content) -> str:
     _need_size(path, text)
     _need_room(eng)
     chunks = eng.add_document(path, text)
+    _stop_job("replaced by ragIndex while it was being indexed", path)  # (the later text wins)
     return _json({"success": True, "chunks": chunks, "filename": path})
 
 
@@ -449,6 +451,7 @@ def pack(q, budget=None, options=None) -> str:
 def clear() -> str:
     """ragClear: remove every document."""
     _need_engine().clear()
+    _stop_job("cleared while it was being indexed")
     return _json({"success": True})
 
 
@@ -457,6 +460,9 @@ def remove(filename) -> str:
     """ragRemove: remove one document; ``removed`` is false when it was not indexed."""
     path = _clean_path(_need_str(filename, "filename"))
     removed = bool(_need_engine().remove_document(path))
+    if _job is not None and _job.doc.path == path:
+        removed = True  # (it was on its way in: it is not indexed now)
+        _stop_job("removed by ragRemove while it was being indexed", path)
     return _json({"success": True, "removed": removed, "filename": path})
 
 
@@ -633,8 +639,13 @@ class _IndexJob:
         return {"success": True, "chunks": chunks, "filename": self.doc.path}
 
 
-def _stop_job() -> None:
-    global _job
+def _stop_job(why: str | None = None, path: str | None = None) -> None:
+    """Abandon the file being indexed in steps (only if it is ``path``, when given); with
+    ``why``, the next `index_step` reports it as ``{"superseded": why, "filename"}``."""
+    global _job, _job_end
+    if path is not None and (_job is None or _job.doc.path != path):
+        return
+    _job_end = {"superseded": why, "filename": _job.doc.path} if why and _job is not None else None
     _job = None
 
 
@@ -675,10 +686,15 @@ def index_bytes(path, data, mtime=None, stepwise=False) -> str:
 def index_step(max_ms=40) -> str:
     """Go on indexing the file `index_bytes` started stepwise, for about ``max_ms``
     milliseconds (at least one chunk): ``{"pending": true, "filename", "done", "total"}``
-    (chunks counted, of all), then index_bytes's result once the file is stored. An error
-    ends the job; the index is as it was before the file."""
-    global _job
+    (chunks counted, of all), then index_bytes's result once the file is stored, or
+    ``{"superseded": why, "filename"}`` when a call since (`index_text` or `remove` of the
+    same path, `clear`) made it moot. An error ends the job; the index is as it was before
+    the file."""
+    global _job, _job_end
     if _job is None:
+        if _job_end is not None:  # a later call replaced, removed or cleared it
+            end, _job_end = _job_end, None
+            return _json(end)
         raise RagError("no file is being indexed in steps")
     limit = _as_int(max_ms, "max_ms", 40, 1, 60_000) / 1000
     job = _job
