@@ -178,6 +178,22 @@ BIG_FILE_JS = """() => {
 }"""
 
 
+# Inside `async (makeFile) => {...}`: drop BIG_FILE_JS's file and wait until part of it is
+# indexed (then `el` is the progress text).
+START_BIG_DROP_JS = """
+        const dt = new DataTransfer();
+        dt.items.add((0, eval)(makeFile)());
+        const el = document.getElementById('progress-text');
+        const started = new Promise((ok) => {
+            const obs = new MutationObserver(() => {
+                if (/^Indexing 0 of 1 files, [1-9]/.test(el.textContent)) { obs.disconnect(); ok(); } });
+            obs.observe(el, {childList: true, characterData: true, subtree: true});
+        });
+        document.querySelector('[data-testid="dropzone"]').dispatchEvent(
+            new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
+        await started;"""
+
+
 def test_one_big_file_is_indexed_in_steps_and_the_bar_moves_within_it(app):
     result = app.page.evaluate("""async (makeFile) => {
         const file = (0, eval)(makeFile)();
@@ -202,18 +218,7 @@ def test_one_big_file_is_indexed_in_steps_and_the_bar_moves_within_it(app):
 
 
 def test_clearing_the_index_while_a_big_file_is_indexed_stops_it(app):
-    result = app.page.evaluate("""async (makeFile) => {
-        const dt = new DataTransfer();
-        dt.items.add((0, eval)(makeFile)());
-        const el = document.getElementById('progress-text');
-        const started = new Promise((ok) => {
-            const obs = new MutationObserver(() => {
-                if (/^Indexing 0 of 1 files, [1-9]/.test(el.textContent)) { obs.disconnect(); ok(); } });
-            obs.observe(el, {childList: true, characterData: true, subtree: true});
-        });
-        document.querySelector('[data-testid="dropzone"]').dispatchEvent(
-            new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
-        await started;  // part of the file is done
+    result = app.page.evaluate("""async (makeFile) => {""" + START_BIG_DROP_JS + """
         const cleared = JSON.parse(ragClear());
         await window.ragweb.idle();
         return {cleared, progress: el.textContent};
@@ -225,18 +230,7 @@ def test_clearing_the_index_while_a_big_file_is_indexed_stops_it(app):
 
 
 def test_a_file_given_through_the_api_while_a_big_dropped_one_of_that_name_is_indexed_wins(app):
-    result = app.page.evaluate("""async (makeFile) => {
-        const dt = new DataTransfer();
-        dt.items.add((0, eval)(makeFile)());
-        const el = document.getElementById('progress-text');
-        const started = new Promise((ok) => {
-            const obs = new MutationObserver(() => {
-                if (/^Indexing 0 of 1 files, [1-9]/.test(el.textContent)) { obs.disconnect(); ok(); } });
-            obs.observe(el, {childList: true, characterData: true, subtree: true});
-        });
-        document.querySelector('[data-testid="dropzone"]').dispatchEvent(
-            new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
-        await started;
+    result = app.page.evaluate("""async (makeFile) => {""" + START_BIG_DROP_JS + """
         const given = JSON.parse(ragIndex('manual.md', '# Manual\\nNewer text about zebras.'));
         await window.ragweb.idle();
         return {given, status: document.getElementById('status').textContent};
