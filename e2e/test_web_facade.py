@@ -162,6 +162,12 @@ def test_a_file_name_with_a_lone_surrogate_is_a_clear_error():
     assert call(facade.stats)["files"] == ["ok\U0001F600.md"]
 
 
+def test_a_lone_surrogate_in_a_text_becomes_one_replacement_character():
+    # (a JavaScript string may hold one; it cannot be UTF-8, so it is stored as U+FFFD)
+    assert call(facade.index_text, "a.md", "yak \ud800 herd \udfff\n")["success"]
+    assert call(facade.query, "yak herd")["results"][0]["text"] == "yak \ufffd herd \ufffd"
+
+
 def test_dump_compacts_after_removals():
     call(facade.index_text, "small.md", "small note\n")
     small = len(facade.dump())

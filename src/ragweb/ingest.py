@@ -10,6 +10,7 @@ is `prepare` and `Engine.add_prepared` in one process (the browser has one).
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 
 from ragweb import store
@@ -58,10 +59,13 @@ def normalize(path: str, text: str) -> tuple[str, bytes]:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     try:
         data = text.encode("utf-8")
-    except UnicodeEncodeError:
-        text = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # one U+FFFD for each (not one per byte of its UTF-8 form)
+        text = _SURROGATE_RE.sub("\ufffd", text)
         data = text.encode("utf-8")
     return text, data
+
+
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
 
 def prepare(path: str, text: str, settings: dict, size: int | None = None, sha256: str | None = None,
