@@ -165,6 +165,7 @@ def test_an_html_page_is_searched_and_packed_by_its_visible_text(app):
     ("() => ragQuery('the of and')", ""),
     ("() => ragQuery('zebra', 0)", "topK must be between 1 and"),
     ("() => ragQuery('zebra', -3)", "topK must be between 1 and"),
+    ("() => ragQuery('zebra', 1e300)", "topK must be between 1 and 1000, got 1e+300"),  # (as JS writes it)
     ("() => ragQuery('zebra', 2.5)", "topK must be an integer"),
     ("() => ragQuery('zebra', '3')", "topK must be a number"),
     ("() => ragQuery('zebra', NaN)", "topK must be an integer"),
