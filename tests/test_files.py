@@ -733,6 +733,11 @@ def test_utf16_without_bom_mostly_cyrillic():
     assert decode(text.encode("utf-16-be")).text == text
 
 
+def test_a_few_bytes_with_one_nul_are_binary_not_utf16():
+    assert decode(b"bin\x00ary") == DecodeResult(None, "binary")  # (it read as '楢n牡...')
+    assert decode("hi\n".encode("utf-16-le")).text == "hi\n"      # three NULs: UTF-16 still
+
+
 def test_utf32_with_bom():
     assert decode("hi\r\n€".encode("utf-32")).text == "hi\n€"
 

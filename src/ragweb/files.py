@@ -992,7 +992,8 @@ def _utf16_without_bom(head: bytes) -> str | None:
     """
     even, odd = head[0::2].count(0), head[1::2].count(0)
     pairs = len(head) // 2
-    if pairs == 0 or min(even, odd) > 0.05 * max(even, odd) or max(even, odd) < 0.1 * pairs:
+    # (one NUL in a few bytes, b"bin\0ary", is no evidence of UTF-16)
+    if pairs == 0 or min(even, odd) > 0.05 * max(even, odd) or max(even, odd) < max(2, 0.1 * pairs):
         return None
     encoding = "utf-16-le" if odd > even else "utf-16-be"
     sample = head[: pairs * 2].decode(encoding, errors="replace")
