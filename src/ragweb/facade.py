@@ -17,7 +17,8 @@ Calls for the page itself: dropped files go through the CLI's selection rules wi
 ``check_dir``/``check_path`` (before reading), ``ignore_reset``/``ignore_add`` (the
 .gitignore/.ragignore files of a dropped folder), ``config_add`` (a dropped folder's own
 ``rag.yaml``: its file selection applies under it) and ``index_bytes`` (decoding, binary
-skip; a big file in steps, ``index_step``, so the page repaints between them); ``search_ui`` adds headings and highlight ranges to hits; ``render_pack`` and
+skip; a big file in steps, ``index_step``, so the page repaints between them);
+``search_ui`` adds headings and highlight ranges to hits; ``render_pack`` and
 ``runtime_prompt`` render a packed context for copying.
 """
 
@@ -698,9 +699,8 @@ def index_step(max_ms=40) -> str:
             return _json(end)
         raise RagError("no file is being indexed in steps")
     limit = _as_int(max_ms, "max_ms", 40, 1, 60_000) / 1000
-    job = _job
     try:
-        out = job.run(limit)
+        out = _job.run(limit)
     except BaseException:
         _job = None
         raise
