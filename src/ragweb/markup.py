@@ -37,6 +37,7 @@ the text stays exactly determined by the cited lines of the stored file. The lin
 
 from __future__ import annotations
 
+import bisect
 import html
 import re
 
@@ -229,24 +230,24 @@ def _without_navigation(text: str) -> str:
     node header; Sphinx's viewcode links) as `FILL`, nested
     elements of the same name included."""
     out, pos = [], 0
+    ends: dict[str, dict[int, int]] = {}  # element name -> {start of a start tag: end of its element}
+    links = None  # where _NODE_LINK_RE matches
     for at in _nav_starts(text):
         if at < pos:
             continue  # inside a navigation element already blanked
         m = _NAV_START_RE.match(text, at)
         if m is None:
             continue
-        name = m.group(1) or m.group(2) or m.group(3) or m.group(4)
-        depth, end = 1, len(text)
-        for t in re.compile(rf"<(/?){re.escape(name)}\b[^<>]*?(/?)>", re.I).finditer(text, m.end()):
-            if t.group(1):
-                depth -= 1
-            elif not t.group(2):
-                depth += 1
-            if depth == 0:
-                end = t.end()
-                break
-        if m.group(3) and not _NODE_LINK_RE.search(text, m.end(), end):
-            continue  # a page header, not a node's links
+        name = (m.group(1) or m.group(2) or m.group(3) or m.group(4)).lower()
+        if name not in ends:
+            ends[name] = _element_ends(text, name)
+        end = ends[name].get(m.start(), len(text))
+        if m.group(3):
+            if links is None:
+                links = [t.start() for t in _NODE_LINK_RE.finditer(text)]
+            i = bisect.bisect_left(links, m.end())
+            if i == len(links) or links[i] >= end:
+                continue  # a page header, not a node's links
         out.append(text[pos:m.start()])
         out.append(_blank(text[m.start():end]))
         pos = end
@@ -254,6 +255,21 @@ def _without_navigation(text: str) -> str:
         return text
     out.append(text[pos:])
     return "".join(out)
+
+
+def _element_ends(text: str, name: str) -> dict[int, int]:
+    """Where each element ``name`` of ``text`` ends: {start of its start tag: end of its end
+    tag}, nested elements of the name paired as a stack pairs them (one pass over the page;
+    looking for each element's end from its start was quadratic on nested or unclosed ones).
+    An element never closed is missing: it runs to the end of the text."""
+    out, stack = {}, []
+    for t in re.finditer(rf"<(/?){re.escape(name)}\b[^<>]*?(/?)>", text, re.I):
+        if t.group(1):
+            if stack:
+                out[stack.pop()] = t.end()
+        elif not t.group(2):
+            stack.append(t.start())
+    return out
 
 
 _PRE_RE = re.compile(r"<pre\b[^<>]*>.*?(?:</pre\s*>|\Z)", re.S | re.I)
