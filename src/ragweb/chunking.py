@@ -251,8 +251,11 @@ def code_outline(lines: list[str]) -> Outline:
         at = offset
         return line
 
-    def first_on_line(pos: int) -> bool:
-        return not text[text.rfind("\n", 0, pos) + 1:pos].strip(" \t")
+    def first_on_line(pos: int) -> bool:  # (looking back over blanks only: a long line has many "/*")
+        i = pos - 1
+        while i >= 0 and text[i] in " \t":
+            i -= 1
+        return i < 0 or text[i] == "\n"
 
     def blocks(openers: tuple[str, ...], closer_of, kind: str, line_start: bool) -> None:
         pos = 0

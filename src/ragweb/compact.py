@@ -73,7 +73,10 @@ Everything is pure Python and about linear in the size of the compacted regions.
 
 from __future__ import annotations
 
+import bisect
+import functools
 import heapq
+import itertools
 import math
 import re
 from dataclasses import dataclass, field
@@ -389,21 +392,23 @@ def _paragraph_units(block: list[tuple[int, str]], out: list[Unit], heads: tuple
     for _, line in block:
         starts.append(pos)
         pos += len(line) + 1
+    # where each line's text begins and ends (a unit starting in a line's indent starts
+    # the line; one ending in its trailing blanks ends it)
+    lead = [len(line) - len(line.lstrip()) for _, line in block]
+    tail = [len(line.rstrip()) for _, line in block]
 
     def locate(offset: int) -> tuple[int, int]:
         # the line holding ``offset`` (an offset at a line end stays on that line)
-        i = len(starts) - 1
-        while i > 0 and starts[i] > offset:
-            i -= 1
+        i = max(bisect.bisect_right(starts, offset) - 1, 0)
         return i, offset - starts[i]
 
     for a, b in [(0, len(flat.rstrip()))] if whole else _sentence_spans(flat):
         i, ca = locate(a)
         j, cb = locate(b)
         la, lb = block[i][1], block[j][1]
-        if not la[:ca].strip():
+        if ca <= lead[i]:
             ca = 0
-        if not lb[cb:].strip():
+        if cb >= tail[j]:
             cb = len(lb)
         text = span_text([la] if i == j else [line for _, line in block[i:j + 1]],
                          1, ca, j - i + 1, cb)
@@ -837,7 +842,8 @@ def query_weights(idf: dict[str, float], qterms: list[str],
     return out
 
 
-def entity_words(question: str) -> list[str]:
+@functools.lru_cache(maxsize=64)  # (a pack weighs the evidence of each of its files with it)
+def entity_words(question: str) -> tuple[str, ...]:
     """Words of a question that name something: with a digit ("c7g", "2026"), in capitals
     ("SLA"), with an inner capital ("GraphQL"), capitalised but not first in a sentence
     ("Redis") -- but not words written as code (in backticks, with an underscore, inside
@@ -845,17 +851,22 @@ def entity_words(question: str) -> list[str]:
     "2001:db8::1"): in a question those are mostly the asker's own names and values, which
     no documentation mentions."""
     out = []
-    code = [m.span() for rx in (_CODE_SPAN_RE, _ADDRESS_RE) for m in rx.finditer(question)]
+    code = sorted(m.span() for rx in (_CODE_SPAN_RE, _ADDRESS_RE) for m in rx.finditer(question))
+    reach = list(itertools.accumulate((b for _, b in code), max))  # the furthest end so far
+    code_starts = [a for a, _ in code]
     for m in _WORD_RE.finditer(question):
         w = m.group()
-        if _in_code(question, m.start(), m.end(), w) or any(a <= m.start() < b for a, b in code):
+        i = bisect.bisect_right(code_starts, m.start()) - 1  # (any span starting at or before it covers it?)
+        if _in_code(question, m.start(), m.end(), w) or (i >= 0 and m.start() < reach[i]):
             continue
-        before = question[:m.start()].rstrip()
-        starts_sentence = not before or before[-1] in ".?!:"
+        j = m.start() - 1  # the last character before the word that is not a blank
+        while j >= 0 and question[j].isspace():
+            j -= 1
+        starts_sentence = j < 0 or question[j] in ".?!:"
         if (any(c.isdigit() for c in w) or (len(w) > 1 and w.isupper())
                 or any(c.isupper() for c in w[1:]) or (w[0].isupper() and not starts_sentence)):
             out.append(w)
-    return out
+    return tuple(out)
 
 
 def _in_code(text: str, a: int, b: int, word: str) -> bool:

@@ -582,11 +582,18 @@ class Engine:
                 "SELECT term FROM terms WHERE term > ? AND term < ? AND df > 0 ORDER BY df DESC, term LIMIT ?",
                 (q, q + "\U0010ffff", RELATED_LONGER))]
 
-        def ending(q):  # (a scan of the vocabulary: only for a one-character CJK word)
-            return [t for (t,) in self.conn.execute(
-                "SELECT term FROM terms WHERE length(term) = 2 AND substr(term, 2) = ? AND df > 0 "
-                "ORDER BY df DESC, term LIMIT ?", (q, RELATED_LONGER))]
-        return analysis.related_terms(terms, present, longer, ending=ending)
+        # The bigrams that end with a one-character CJK word: one scan of the vocabulary
+        # for all of a question's (no index orders terms by their last character).
+        chars = sorted({t for t in terms if analysis.is_cjk_char(t)})
+        endings: dict[str, list[str]] = {}
+        if chars:
+            rows = self._select_in("SELECT term, df FROM terms WHERE length(term) = 2 AND df > 0 "
+                                   "AND substr(term, 2) IN", chars)
+            for t, _ in sorted(rows, key=lambda r: (-r[1], r[0])):  # the most frequent first
+                got = endings.setdefault(t[1], [])
+                if len(got) < RELATED_LONGER:
+                    got.append(t)
+        return analysis.related_terms(terms, present, longer, ending=lambda q: endings.get(q, []))
 
     def _postings(self, tid: int) -> list[bytes]:
         return [blob for (blob,) in self.conn.execute(
