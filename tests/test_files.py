@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from ragweb.config import DEFAULT_EXCLUDES, DEFAULT_INCLUDES
 from ragweb.errors import UsageError
 from ragweb.files import (DecodeResult, FileEntry, GlobSet, LeftOut, decode, expand_braces, file_sha256, glob_to_regex,
-                          UNINDEXED_TARGET, is_link_note, iter_files, parse_ignore, parse_rule, read_text_file)
+                          UNINDEXED_TARGET, is_link_note, iter_files, ignore_verdict, parse_ignore, parse_rule, read_text_file)
 
 ALL = ["**"]
 
@@ -835,3 +835,30 @@ def test_atomic_write_writes_through_a_link_keeps_permissions_and_writes_a_pipe_
     reader.join(10)
     assert got == ["through the pipe"] and stat.S_ISFIFO(fifo.stat().st_mode)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ctx.json", "f", "priv.json", "shared"]  # no temp files
+
+
+def test_an_ignore_file_of_thousands_of_names_decides_as_its_last_matching_rule():
+    # plain names are looked up in a set, the rest run by run in one regex each
+    text = "\n".join(f"gen{i}.log" for i in range(3000)) + "\n!gen7.log\n*.tmp\n!keep.tmp\nbuild/\n"
+    ignores = [("", parse_ignore(text)), ("sub", parse_ignore("gen7.log\n"))]
+    assert ignore_verdict(ignores, "gen5.log", False) is True
+    assert ignore_verdict(ignores, "x/gen2999.log", False) is True
+    assert ignore_verdict(ignores, "gen7.log", False) is False         # re-included later in the file
+    assert ignore_verdict(ignores, "sub/gen7.log", False) is True      # ... and ignored again below
+    assert ignore_verdict(ignores, "a.tmp", False) is True and ignore_verdict(ignores, "keep.tmp", False) is False
+    assert ignore_verdict(ignores, "build", True) is True and ignore_verdict(ignores, "build", False) is None
+    assert ignore_verdict(ignores, "gen3000.log", False) is None
+
+
+def test_a_folder_too_deep_to_walk_is_reported_not_a_crash(tmp_path):
+    from ragweb.files import MAX_DEPTH
+    path = tmp_path
+    for i in range(MAX_DEPTH + 60):  # (past Python's stack: RecursionError before)
+        path = path / "d"
+        path.mkdir()
+        (path / "f.md").write_text(f"level {i}\n")
+    problems = []
+    found = list(iter_files(tmp_path, ["**/*.md"], [], problems=problems))
+    assert len(found) == MAX_DEPTH
+    assert problems == [("/".join(["d"] * (MAX_DEPTH + 1)),
+                         f"a folder more than {MAX_DEPTH} folders deep: its files are not indexed")]

@@ -36,6 +36,7 @@ def test_a_file_name_that_is_not_utf8_is_reported_and_the_rest_indexed(tmp_path)
     for _ in range(2):  # (and again: it is not "new" forever, nor a crash later)
         r = index_root(tmp_path, default_config())
         assert r.problems == [(r"caf\xe9.md", "its name is not valid UTF-8; rename it to index it")]
+        assert "1 left out for its name or depth;" in r.summary() and "unreadable" not in r.summary()
     assert [p for p, *_ in search_paths(tmp_path, "yaks")] == ["good.md"]
 
 

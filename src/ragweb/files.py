@@ -86,6 +86,9 @@ def plain_name(path: str) -> str:
 
 # ---------------------------------------------------------------------------- globs
 
+_ANY_FOLDER = "(?:.*/)?"  # before an unanchored pattern: in any folder
+
+
 @functools.lru_cache(maxsize=4096)
 def glob_to_regex(pattern: str) -> str:
     """Regex source (for fullmatch) of a gitignore-style glob, without `!` or trailing `/`.
@@ -94,7 +97,7 @@ def glob_to_regex(pattern: str) -> str:
     """
     anchored = "/" in pattern
     segments = pattern.removeprefix("/").split("/")
-    parts = [] if anchored else ["(?:.*/)?"]
+    parts = [] if anchored else [_ANY_FOLDER]
     for i, seg in enumerate(segments):
         last = i == len(segments) - 1
         if seg == "**":
@@ -331,9 +334,44 @@ def _union(rules: list[Rule]) -> re.Pattern | None:
     return re.compile("|".join(f"(?:{r.regex.pattern})" for r in rules), re.DOTALL)
 
 
-def parse_ignore(text: str) -> list[Rule]:
+class Rules(list):
+    """The rules of one ignore file, in order, with `groups`: each run of rules of the same
+    kind (negated or not, folders only or not) as one regex, so a path is tested against a
+    file of thousands of rules in a few regex calls, not one per rule."""
+
+    @functools.cached_property
+    def groups(self) -> list[tuple[bool, bool, frozenset, re.Pattern | None]]:
+        """(negate, dir_only, the plain names among the run's rules, the others in one
+        regex or None), in the rules' order. A plain name (``npm-debug.log``: no wildcard,
+        no slash) matches a path whose last part it is: a set look-up."""
+        out: list[tuple[bool, bool, list[Rule]]] = []
+        for rule in self:
+            if out and out[-1][:2] == (rule.negate, rule.dir_only):
+                out[-1][2].append(rule)
+            else:
+                out.append((rule.negate, rule.dir_only, [rule]))
+        groups = []
+        for negate, dir_only, run in out:
+            names = {n for n in map(_plain_name_of, run) if n is not None}
+            rest = [r for r in run if _plain_name_of(r) is None]
+            groups.append((negate, dir_only, frozenset(names),
+                           (rest[0].regex if len(rest) == 1 else _union(rest)) if rest else None))
+        return groups
+
+
+def _plain_name_of(rule: Rule) -> str | None:
+    """The name an unanchored rule without wildcards matches as a path's last part, or None."""
+    source = rule.regex.pattern
+    if not source.startswith(_ANY_FOLDER):
+        return None
+    escaped = source[len(_ANY_FOLDER):]
+    name = re.sub(r"\\(.)", r"\1", escaped, flags=re.S)
+    return name if "/" not in name and re.escape(name) == escaped else None
+
+
+def parse_ignore(text: str) -> Rules:
     """The rules of a .gitignore / .ragignore file, in order."""
-    return [r for r in map(parse_rule, text.splitlines()) if r]
+    return Rules(r for r in map(parse_rule, text.splitlines()) if r)
 
 
 # ---------------------------------------------------------------------------- walking
@@ -386,6 +424,16 @@ def is_link_note(message: str) -> bool:
     return message.endswith(NOT_FOLLOWED)
 
 
+RENAME_IT = "rename it to index it"
+TOO_DEEP = "its files are not indexed"
+
+
+def is_left_out_note(message: str) -> bool:
+    """Whether a problem `iter_files` reported is a file or folder it left out for its name
+    (not UTF-8, a line break) or its depth, not one it could not read."""
+    return message.endswith((RENAME_IT, TOO_DEEP))
+
+
 def iter_files(root: str | os.PathLike, includes: list[str], excludes: list[str],
                use_gitignore: bool = True, problems: list | None = None,
                left_out: LeftOut | None = None) -> Iterator[FileEntry]:
@@ -423,6 +471,11 @@ def _has_entries(folder: str) -> bool:
             return next(it, None) is not None
     except OSError:
         return False
+
+
+MAX_DEPTH = 200
+"""Folders nested deeper than this below the root are reported and not walked (the walk
+recurses; Python's stack ends near 500 levels)."""
 
 
 class _Walker:
@@ -485,6 +538,9 @@ class _Walker:
     def _walk_dir(self, entry: os.DirEntry, path: str, ignores: list) -> Iterator[FileEntry]:
         if self._bad_name(path):
             return
+        if len(self.chain) > MAX_DEPTH:  # (each level is two frames of Python's stack)
+            self.problems.append((path, f"a folder more than {MAX_DEPTH} folders deep: {TOO_DEEP}"))
+            return
         if entry.is_symlink():
             real = os.path.realpath(entry.path)
             problem = self._link_problem(real)
@@ -526,12 +582,12 @@ class _Walker:
             path.encode("utf-8")
             if NAME_BREAK_RE.search(path):
                 self.problems.append((path.encode("unicode_escape").decode("ascii"),
-                                      "its name holds a line break or another control character; rename it to index it"))
+                                      f"its name holds a line break or another control character; {RENAME_IT}"))
                 return True
             return False
         except UnicodeEncodeError:
             shown = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-            self.problems.append((shown, "its name is not valid UTF-8; rename it to index it"))
+            self.problems.append((shown, f"its name is not valid UTF-8; {RENAME_IT}"))
             return True
 
     def _file(self, entry: os.DirEntry, path: str) -> FileEntry | None:
@@ -579,9 +635,12 @@ def ignore_verdict(ignores: list[tuple[str, list[Rule]]], path: str, is_dir: boo
         if base and not path.startswith(base + "/"):
             continue
         sub = path[len(base) + 1:] if base else path
-        for rule in reversed(rules):
-            if (is_dir or not rule.dir_only) and rule.regex.fullmatch(sub):
-                return not rule.negate
+        # the last rule that matches decides: the last run of rules holding one
+        groups = rules.groups if isinstance(rules, Rules) else Rules(rules).groups
+        name = sub[sub.rfind("/") + 1:]
+        for negate, dir_only, names, regex in reversed(groups):
+            if (is_dir or not dir_only) and (name in names or (regex is not None and regex.fullmatch(sub))):
+                return not negate
     return None
 
 

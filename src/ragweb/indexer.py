@@ -25,8 +25,8 @@ from ragweb.analysis import Analyzer
 from ragweb.config import is_own_file
 from ragweb.engine import Engine
 from ragweb.errors import IndexReadOnlyError, RagError
-from ragweb.files import (DECODER_VERSION, LEGACY_REASON, AtomicWrite, FileEntry, LeftOut, is_link_note, iter_files,
-                          read_text_file)
+from ragweb.files import (DECODER_VERSION, LEGACY_REASON, AtomicWrite, FileEntry, LeftOut, is_left_out_note,
+                          is_link_note, iter_files, read_text_file)
 
 INDEX_DIR = ".rag"
 INDEX_FILE = "index.db"
@@ -207,8 +207,11 @@ class IndexReport:
         parts = [f"{self.added} added", f"{self.updated} updated", f"{self.removed} removed",
                  f"{skipped} skipped" + (f" ({', '.join(why)})" if why else "")]
         links = len(self.links_not_followed)
-        if len(self.problems) > links:  # (not among the skipped: tried again next run)
-            parts.append(f"{len(self.problems) - links} unreadable")
+        left_out = sum(is_left_out_note(message) for _, message in self.problems)
+        if len(self.problems) > links + left_out:  # (not among the skipped: tried again next run)
+            parts.append(f"{len(self.problems) - links - left_out} unreadable")
+        if left_out:
+            parts.append(f"{left_out} left out for {'its' if left_out == 1 else 'their'} name or depth")
         if links:
             parts.append(f"{links} linked folder{'' if links == 1 else 's'} not followed")
         text = ", ".join(parts)
