@@ -96,6 +96,13 @@ class Analyzer:
         self._spans: dict[str, tuple[frozenset, int]] = {}  # text -> its term set and word characters
         self._synonyms: tuple[tuple, dict[str, frozenset]] = ((), {})  # (what it was made of, the map)
 
+    def trim(self, most: int) -> None:
+        """Forget the memoised analyses of words once they hold more than ``most`` entries (a
+        corpus of ids or hashes has a new word in every line: memory grew with it, unbounded)."""
+        for memo in (self._memo, self._stems):  # (`_spans` has a cap of its own)
+            if len(memo) > most:
+                memo.clear()
+
     @classmethod
     def of(cls, settings: dict) -> "Analyzer":
         """The analyzer of an index's analysis ``settings`` (`Engine.settings`)."""

@@ -32,6 +32,7 @@ from ragweb.search import REPEAT_SHARE, REPEAT_TERMS, aggregate_path, bm25_idf, 
 MAX_SEGMENTS = 12          # merge all segments when there are more than this many
 DEAD_MERGE_RATIO = 0.25    # ... or when this share of indexed chunks is dead
 FLUSH_INTS = 4_000_000     # buffered postings (3 ints each) are flushed as a segment beyond this (~30 MB of text)
+MEMO_MAX = 500_000         # words whose analysis a flush keeps memoised, at most (then forgotten)
 RELATED_LONGER = 10        # a question term the index lacks is searched for as up to this many longer terms
 FILE_CACHE = 256           # files whose lines (and an HTML page's views) packing keeps in memory ...
 FILE_CACHE_CHARS = 8_000_000  # ... and at most this many characters of them
@@ -511,6 +512,9 @@ class Engine:
             self.next_seg += 1
             self.n_segs += 1
         self._reset_pending()
+        if len(self._raw_ids) > MEMO_MAX:  # (memos, not state: what they forget is made again)
+            self._raw_ids = {}
+        self.analyzer.trim(MEMO_MAX)
         if self.n_segs > MAX_SEGMENTS or self.n_dead > DEAD_MERGE_RATIO * max(self.n_chunks, 1):
             self.merge_segments()
         if self._meta("analysis") is None:
