@@ -168,6 +168,10 @@ def test_a_lone_surrogate_in_a_text_becomes_one_replacement_character():
     assert call(facade.query, "yak herd")["results"][0]["text"] == "yak \ufffd herd \ufffd"
 
 
+def test_a_number_too_big_for_a_float_is_named_by_its_digits():
+    assert call(facade.query, "x", 10**400)["error"] == "topK must be between 1 and 1000, got a number of 401 digits"
+
+
 def test_dump_compacts_after_removals():
     call(facade.index_text, "small.md", "small note\n")
     small = len(facade.dump())

@@ -578,7 +578,7 @@ def test_a_batch_with_an_option_no_question_makes_right_stops_before_any_answer(
 
 def test_a_batch_file_with_a_byte_order_mark_reads_its_first_line_as_written(indexed, tmp_path):
     batch = tmp_path / "q.jsonl"
-    batch.write_bytes(b'\xef\xbb\xbf{"id": "q-7", "question": "retry backoff"}\n')  # (Notepad's UTF-8)
+    batch.write_bytes(b'\xef\xbb\xbf {"id": "q-7", "question": "retry backoff"}\n')  # (Notepad's UTF-8)
     out = json.loads(rag("query", "-d", indexed, "--batch", batch).stdout)
     assert out["id"] == "q-7" and out["query"] == "retry backoff" and out["results"]
 
@@ -623,8 +623,19 @@ def test_a_closed_standard_output_is_an_error_not_a_traceback(indexed, tmp_path)
         r = run(cmd, "-d", indexed, "-q", "retry backoff")
         assert r.returncode == 1
         assert r.stderr == f"Error: standard output is closed: rag {cmd} has nowhere to write its results\n"
+    r = run("pack", "-d", indexed, "-q", "retry backoff", "-o", "-")  # (- is standard output too)
+    assert r.returncode == 1 and "standard output is closed" in r.stderr
     r = run("pack", "-d", indexed, "-q", "retry backoff", "-o", tmp_path / "ctx.json")
     assert r.returncode == 0 and json.loads((tmp_path / "ctx.json").read_text())["snippets"]
+
+
+def test_a_pack_written_to_a_file_whose_name_is_not_utf8_is_written(indexed):
+    name = os.fsencode(indexed) + b"/ctx\xe9.json"
+    r = subprocess.run([sys.executable, "-m", "ragweb", "pack", "-d", str(indexed), "-q", "retry backoff",
+                        "-o", name], capture_output=True, timeout=120)
+    assert r.returncode == 0, r.stderr  # (a traceback after writing it, before)
+    with open(name, "rb") as f:
+        assert json.loads(f.read())["snippets"]
 
 
 def test_pack_output_dash_is_standard_output(indexed):

@@ -495,3 +495,18 @@ def test_a_one_character_cjk_word_finds_the_runs_that_hold_it():
     assert {s["path"] for s in packed["snippets"]} == {"a.md", "b.md"}
     assert packed["evidence"] == "sufficient"          # the packed text holds the word
     assert eng.search("鱼") == [] and eng.pack("鱼")["evidence"] == "none"
+
+
+def test_forgetting_the_memos_of_word_analyses_changes_nothing_in_the_index(monkeypatch):
+    docs = [(f"d{i}.md", f"# Part {i}\nThe valve v{i}x opens; retries back off. Identifiers: parseHeaderV{i % 7}.\n")
+            for i in range(60)]
+
+    def build():
+        eng = Engine.memory()
+        for path, text in docs:
+            eng.add_document(path, text)
+            eng.flush()  # (the memos are trimmed at each flush)
+        return eng.to_bytes(), [h.path for h in eng.search("valve retries parse header")]
+    kept = build()
+    monkeypatch.setattr(engine_mod, "MEMO_MAX", 1)
+    assert build() == kept

@@ -101,6 +101,7 @@ GIT_BRACKETS = {
     "w[[:alp]z": {"w[z": True, "wpz": True, "w:z": True, "w]z": False},
     "r[a-c-e]s": {"rbs": True, "r-s": True, "res": True, "rds": False},
     "t[!]]u": {"t]u": False, "tau": True},
+    "a[[:punct:]]b.md": {"a-b.md": True, "a/b.md": False},  # (a class never matches a slash)
 }
 
 

@@ -294,6 +294,12 @@ def test_navigation_elements_are_not_text_nested_ones_included():
     assert len(shown) == len(page) and shown.count("\n") == page.count("\n")
     assert visible(shown).split() == ["Delta", "body", "text.", "Zeta", "body."]
     assert visible(show_html("<nav>never closed\n<p>lost</p>")).split() == []
+    # a self-closing start tag still opens the element (as before; it is paired on its own)
+    assert visible(show_html("<p>intro</p><nav/><ul><li>menu</li></ul></nav><p>body text</p>")).split() == [
+        "intro", "body", "text"]
+    # many unclosed page headers and node headers: each paired with its own end
+    headers = '<div class="header"><a rel="next">Next</a></div>\n' + '<div class="header"><p>Release notes</p>\n' * 3
+    assert visible(show_html(headers + "<p>Body.</p>")).split() == ["Release", "notes"] * 3 + ["Body."]
 
 
 @pytest.mark.parametrize("before", ["", "\u0130stanbul: ", "\u212a "])  # lowercasing changes the length / not

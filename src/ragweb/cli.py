@@ -324,7 +324,7 @@ def _questions(batch: str):
 def _parse_questions(lines, batch: str):
     asked = False
     for n, line in enumerate(lines, 1):
-        line = line.strip().lstrip("\ufeff") if n == 1 else line.strip()  # (Notepad's byte order mark)
+        line = line.lstrip("\ufeff").strip() if n == 1 else line.strip()  # (Notepad's byte order mark)
         if not line:
             continue
         if line.startswith("{"):
@@ -395,8 +395,9 @@ def cmd_query(args) -> int:
     if args.context < 0:
         raise UsageError(f"--context must be 0 or more, got {args.context}")
     args.query = _question(args, "query")
+    from ragweb.engine import Engine
+    Engine.check_options(top_k=args.top_k, path_glob=args.path)  # (a batch would fail every question)
     engine = _open_for_reading(args, root, cfg)
-    engine.check_options(top_k=args.top_k, path_glob=args.path)  # (a batch would fail every question)
 
     def run(q: str):
         hits = engine.search(q, top_k=args.top_k, mmr=not args.no_mmr, path_glob=args.path,
@@ -455,8 +456,9 @@ def cmd_pack(args) -> int:
     cfg = _config(args, root)
     fmt = args.format or cfg["pack"]["output"]
     args.query = _question(args, "pack")
+    from ragweb.engine import Engine
+    Engine.check_options(top_k=args.top_k, path_glob=args.path, budget=args.budget)
     engine = _open_for_reading(args, root, cfg)
-    engine.check_options(top_k=args.top_k, path_glob=args.path, budget=args.budget)
 
     def run(q: str) -> dict:
         return engine.pack(q, budget=args.budget, top_k=args.top_k, path_glob=args.path,
@@ -558,7 +560,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if sys.stdout is None:  # started with its standard output closed (`>&-`)
-        if args.command not in ("index", "web") and not getattr(args, "output", None):
+        if args.command not in ("index", "web") and getattr(args, "output", None) in (None, "-"):
             print(f"Error: standard output is closed: rag {args.command} has nowhere to write its results",
                   file=sys.stderr)
             return EXIT_ERROR

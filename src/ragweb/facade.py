@@ -131,7 +131,9 @@ def _as_int(value, name: str, default: int, lo: int, hi: int) -> int:
     if not _is_int(value):
         raise RagError(f"{name} must be an integer, got {_describe(value)}")
     if not lo <= value <= hi:  # (from 1e21 on, JavaScript writes a number with an exponent)
-        shown = repr(float(value)) if abs(value) >= 1e21 else value
+        shown = value
+        if abs(value) >= 1e21:
+            shown = repr(float(value)) if abs(value) < 1e308 else f"a number of {len(str(abs(value)))} digits"
         raise RagError(f"{name} must be between {lo} and {hi}, got {shown}")
     return value
 

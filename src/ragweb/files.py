@@ -192,7 +192,7 @@ def _bracket(seg: str, start: int) -> tuple[str, int]:
     body = "".join(items)
     if negate:
         return f"[^/{body}]", i
-    return (f"[{body}]" if body else NEVER), i
+    return (f"(?!/)[{body}]" if body else NEVER), i  # (never a slash, as in git: "[[:punct:]]")
 
 
 def glob_problem(pattern: str) -> str | None:

@@ -59,7 +59,8 @@ def note_pack_output(root: str | Path, output: str | Path) -> str | None:
     root = Path(root).resolve()
     try:
         rel = Path(output).resolve().relative_to(root).as_posix()
-    except ValueError:
+        rel.encode("utf-8")
+    except ValueError:  # (UnicodeEncodeError too: a name that is not UTF-8 is never indexed anyway)
         return None
     folder = root / INDEX_DIR
     if not folder.is_dir() or rel.split("/", 1)[0] == INDEX_DIR:

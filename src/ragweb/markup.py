@@ -239,9 +239,12 @@ def _without_navigation(text: str) -> str:
         if m is None:
             continue
         name = (m.group(1) or m.group(2) or m.group(3) or m.group(4)).lower()
-        if name not in ends:
-            ends[name] = _element_ends(text, name)
-        end = ends[name].get(m.start(), len(text))
+        if m.group().endswith("/>"):  # (self-closing: counted as open, as a browser would not)
+            end = _end_from(text, name, m.end())
+        else:
+            if name not in ends:
+                ends[name] = _element_ends(text, name)
+            end = ends[name].get(m.start(), len(text))
         if m.group(3):
             if links is None:
                 links = [t.start() for t in _NODE_LINK_RE.finditer(text)]
@@ -255,6 +258,20 @@ def _without_navigation(text: str) -> str:
         return text
     out.append(text[pos:])
     return "".join(out)
+
+
+def _end_from(text: str, name: str, at: int) -> int:
+    """Where the element ``name`` whose start tag ends at ``at`` ends (its nested elements of
+    that name paired with their ends), or the end of the text."""
+    depth = 1
+    for t in re.compile(rf"<(/?){re.escape(name)}\b[^<>]*?(/?)>", re.I).finditer(text, at):
+        if t.group(1):
+            depth -= 1
+        elif not t.group(2):
+            depth += 1
+        if depth == 0:
+            return t.end()
+    return len(text)
 
 
 def _element_ends(text: str, name: str) -> dict[int, int]:
