@@ -5,7 +5,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PORT   ?= 8000
 
-.PHONY: setup browser-deps site serve test test-unit bench bench-browser bench-docs eval clean
+.PHONY: setup browser-deps site serve test test-unit bench bench-browser bench-docs bench-scaling eval clean
 
 setup: $(VENV)/.installed
 
@@ -41,6 +41,9 @@ test-unit: setup
 bench: setup
 	$(PY) -m pip install -q rank_bm25 bm25s numpy
 	$(PY) bench/bench_native.py
+
+bench-scaling: setup
+	$(PY) bench/bench_scaling.py
 
 bench-browser: setup browser-deps node_modules/.installed
 	$(PY) bench/bench_browser.py

@@ -10,6 +10,7 @@ are merged.
 
 from __future__ import annotations
 
+import gc
 import json
 import sqlite3
 from array import array
@@ -993,8 +994,17 @@ class Engine:
              path_glob: str | None = None, compact: bool | None = None, lean: bool | None = None) -> dict:
         """The packed-context dict for ``query`` within ``budget`` tokens (reference §4)."""
         from ragweb.pack import pack_context
-        return pack_context(self, query, budget=budget, top_k=top_k, path_glob=path_glob,
-                            compact=compact, lean=lean)
+        # Compaction makes tens of thousands of small objects on a big file, and none of them
+        # forms a cycle: the cyclic collector, which scans them all as they pile up, is
+        # paused meanwhile (a pack of a 1 MB page: 1.27 s -> 0.92 s).
+        paused = gc.isenabled()
+        gc.disable()
+        try:
+            return pack_context(self, query, budget=budget, top_k=top_k, path_glob=path_glob,
+                                compact=compact, lean=lean)
+        finally:
+            if paused:
+                gc.enable()
 
 
 class _Cached:

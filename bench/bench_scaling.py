@@ -1,0 +1,144 @@
+"""Does the cost grow linearly with the input? Times of index, search and pack on inputs
+made to find quadratic paths (each was one, before it was fixed), at sizes n, 2n and 4n,
+with the ratio per doubling: about 2 is linear; the target is at most 2.3.
+
+    .venv/bin/python bench/bench_scaling.py [--quick]
+
+Each family runs in this process on `Engine.memory()` (the walk family on a temporary folder),
+best of 3 cold runs per size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from ragweb.engine import Engine
+from ragweb.files import iter_files, parse_rule
+
+TARGET = 2.3
+R = random.Random(0)
+WORDS = [''.join(R.choice("abcdefghijklmnop") for _ in range(R.randint(3, 9))) for _ in range(3000)]
+WORDS += ["server", "timeout", "retry"]
+
+
+def words(k: int) -> str:
+    return " ".join(R.choice(WORDS) for _ in range(k))
+
+
+def best_of(work, runs: int = 3, setup=None) -> float:
+    """The least time of ``work(setup())`` over ``runs`` runs; each run starts cold (its own
+    engine, empty caches), so a cache that holds a small input whole does not pass for
+    speed that a big one lacks."""
+    times = []
+    for _ in range(runs):
+        parse_rule.cache_clear()
+        re.purge()
+        ready = setup() if setup else None
+        t0 = time.perf_counter()
+        work(ready)
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def index_time(path: str, text: str) -> float:
+    def work(eng):
+        eng.add_document(path, text)
+        eng.flush()
+    return best_of(work, setup=Engine.memory)
+
+
+def pack_time(path: str, text: str, question: str) -> float:
+    def setup():
+        eng = Engine.memory()
+        eng.add_document(path, text)
+        eng.flush()
+        return eng
+    return best_of(lambda eng: eng.pack(question, budget=1400), setup=setup)
+
+
+def html_headers(n: int) -> float:
+    """index: an HTML page of unclosed <div class="header"> (a page header, not navigation)."""
+    return index_time("a.html", "\n".join(f'<div class="header"><p>{words(4)}</p>' for _ in range(n // 30)))
+
+
+def long_paragraphs(n: int) -> float:
+    """pack: Markdown whose paragraphs are lines of 110 sentences."""
+    line = lambda: " ".join(R.choice(WORDS).capitalize() + " " + R.choice(WORDS) + "." for _ in range(110))  # noqa: E731
+    return pack_time("a.md", "# Server timeout\n\n" + "\n".join(line() for _ in range(n // 1500)), "server timeout")
+
+
+def comment_openers(n: int) -> float:
+    """pack: a one-line C file with a comment after every statement."""
+    return pack_time("a.c", " ".join(f"x{i} /* {R.choice(WORDS)} */" for i in range(n // 16)), "server timeout")
+
+
+def long_question(n: int) -> float:
+    """pack: a question of many code spans, over a small corpus."""
+    def setup():
+        eng = Engine.memory()
+        for i in range(50):
+            eng.add_document(f"d{i}.md", f"# Server {i}\n\n" + " ".join(f"The server x{j} replies." for j in range(i, i + 40)))
+        eng.flush()
+        return eng
+    question = " ".join(f"`x{i}` server" for i in range(n // 400))
+    return best_of(lambda eng: eng.pack(question, budget=1400), setup=setup)
+
+
+def ignore_rules(n: int) -> float:
+    """walk: F files under a .gitignore of F plain names, F = n / 250."""
+    count = n // 250
+    root = Path(tempfile.mkdtemp(prefix="ragscale-"))
+    try:
+        (root / ".gitignore").write_text("".join(f"nomatch{i}.log\n" for i in range(count)))
+        for i in range(count):
+            (root / f"f{i}.md").write_text("x\n")
+        return best_of(lambda _: sum(1 for _ in iter_files(root, ["**/*.md"], [])))
+    finally:
+        shutil.rmtree(root)
+
+
+def big_markdown(n: int) -> float:
+    """index: one Markdown file of n characters."""
+    parts, size = [], 0
+    while size < n:
+        part = f"## {words(2)}\n\n{words(60)}.\n"
+        parts.append(part)
+        size += len(part)
+    return index_time("a.md", "".join(parts))
+
+
+# (family, how many times the base size it runs at: enough work that the times are not noise)
+FAMILIES = [(html_headers, 1), (long_paragraphs, 1), (comment_openers, 8), (long_question, 8),
+            (ignore_rules, 4), (big_markdown, 2)]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller sizes (for a smoke run)")
+    args = parser.parse_args()
+    base = 250_000 if args.quick else 1_000_000
+    sizes = [base, 2 * base, 4 * base]
+    print(f"cost per doubling of the input (target <= {TARGET}); sizes {', '.join(f'{s:,}' for s in sizes)} "
+          "characters, times a family's scale")
+    print(f"  {'family':<18} {'n s':>7} {'2n s':>7} {'4n s':>7} {'worst x':>8}  verdict")
+    failed = 0
+    for family, scale in FAMILIES:
+        times = [family(s * scale) for s in sizes]
+        worst = max(b / a for a, b in zip(times, times[1:]) if a > 0)
+        ok = worst <= TARGET
+        failed += not ok
+        print(f"  {family.__name__:<18} {times[0]:>7.2f} {times[1]:>7.2f} {times[2]:>7.2f} {worst:>8.2f}  "
+              f"{'PASS' if ok else 'FAIL'}  ({family.__doc__.strip()})")
+    print(f"{len(FAMILIES) - failed} of {len(FAMILIES)} grow linearly")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
