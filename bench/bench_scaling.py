@@ -123,7 +123,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes (for a smoke run)")
     args = parser.parse_args()
-    base = 250_000 if args.quick else 1_000_000
+    base = 100_000 if args.quick else 250_000
     sizes = [base, 2 * base, 4 * base]
     print(f"cost per doubling of the input (target <= {TARGET}); sizes {', '.join(f'{s:,}' for s in sizes)} "
           "characters, times a family's scale")
