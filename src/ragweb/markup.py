@@ -239,7 +239,7 @@ def _without_navigation(text: str) -> str:
         if m is None:
             continue
         name = (m.group(1) or m.group(2) or m.group(3) or m.group(4)).lower()
-        if m.group().endswith("/>"):  # (self-closing: counted as open, as a browser would not)
+        if m.group().endswith("/>"):  # ("<nav/>" opens a nav, as HTML5 reads it: paired by a forward scan)
             end = _end_from(text, name, m.end())
         else:
             if name not in ends:
