@@ -38,6 +38,7 @@ the text stays exactly determined by the cited lines of the stored file. The lin
 from __future__ import annotations
 
 import bisect
+import functools
 import html
 import re
 
@@ -260,11 +261,18 @@ def _without_navigation(text: str) -> str:
     return "".join(out)
 
 
+@functools.lru_cache(maxsize=32)
+def _tags_of(name: str) -> re.Pattern:
+    """The start and end tags of the element ``name``: group 1 "/" for an end tag, group 2
+    "/" for a self-closing one."""
+    return re.compile(rf"<(/?){re.escape(name)}\b[^<>]*?(/?)>", re.I)
+
+
 def _end_from(text: str, name: str, at: int) -> int:
     """Where the element ``name`` whose start tag ends at ``at`` ends (its nested elements of
     that name paired with their ends), or the end of the text."""
     depth = 1
-    for t in re.compile(rf"<(/?){re.escape(name)}\b[^<>]*?(/?)>", re.I).finditer(text, at):
+    for t in _tags_of(name).finditer(text, at):
         if t.group(1):
             depth -= 1
         elif not t.group(2):
@@ -280,7 +288,7 @@ def _element_ends(text: str, name: str) -> dict[int, int]:
     looking for each element's end from its start was quadratic on nested or unclosed ones).
     An element never closed is missing: it runs to the end of the text."""
     out, stack = {}, []
-    for t in re.finditer(rf"<(/?){re.escape(name)}\b[^<>]*?(/?)>", text, re.I):
+    for t in _tags_of(name).finditer(text):
         if t.group(1):
             if stack:
                 out[stack.pop()] = t.end()
