@@ -114,6 +114,30 @@ def test_numpy_leaves_removed_chunks_out_of_the_pool():
     assert runs[0] == runs[1] and len(runs[0]) == 8
 
 
+def check_segments(eng):
+    """The listed segments are the postings' (sizes, chunk-id runs), and `dead` lists
+    exactly the removed chunks whose postings some segment still holds."""
+    conn = eng.conn
+    segs = eng._segs
+    assert eng.n_segs == len(segs) and [s for s, _, _ in segs] == sorted({s for s, _, _ in segs})
+    live = {c for (c,) in conn.execute("SELECT id FROM chunks")}
+    dead = {c for (c,) in conn.execute("SELECT chunk FROM dead")}
+    assert eng.n_dead == len(dead) and not live & dead
+    in_postings = set()
+    for i, (seg, first, size) in enumerate(segs):
+        blobs = [b for (b,) in conn.execute("SELECT data FROM postings WHERE seg=?", (seg,))]
+        assert sum(len(b) for b in blobs) // 4 == size
+        upto = segs[i + 1][1] if i + 1 < len(segs) else eng.next_chunk
+        for b in blobs:
+            chunks = set(engine_mod.store.blob_to_ints(b)[0::3])
+            assert all(first <= c < upto for c in chunks)
+            in_postings |= chunks
+    assert conn.execute("SELECT count(*) FROM postings WHERE seg NOT IN (%s)"
+                        % ",".join(str(s) for s, _, _ in segs) if segs else
+                        "SELECT count(*) FROM postings").fetchone() == (0,)
+    assert in_postings <= live | dead and dead <= in_postings
+
+
 def test_many_flushes_merge_segments_and_keep_results(monkeypatch):
     docs = {p: t for p, t in sample_documents()}
     eng = Engine.memory()
@@ -121,10 +145,77 @@ def test_many_flushes_merge_segments_and_keep_results(monkeypatch):
         for path, text in docs.items():
             eng.add_document(path, text)
             eng.flush()
-    assert eng.n_segs <= engine_mod.MAX_SEGMENTS
+            check_segments(eng)
+    assert eng.n_segs < 2 * engine_mod.MERGE_FACTOR
     ref = fresh(docs)
     for q in QUERIES + ["configure the client", "pigeon post"]:
         assert results(eng, q) == results(ref, q)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["add", "add", "remove", "flush"]),
+                          st.sampled_from([f"f{i}.txt" for i in range(8)]), doc_text), max_size=60),
+       st.integers(2, 4))
+def test_merging_some_segments_keeps_results_and_lists(ops_, factor):
+    """Segments are merged a few at a time (any run of them, by their sizes); with removals
+    between, each merge drops its own chunks' dead entries and no others."""
+    cfg = default_config()
+    cfg["index"]["chunk_tokens"] = 32
+    cfg["index"]["chunk_overlap"] = 8
+    old = engine_mod.MERGE_FACTOR
+    engine_mod.MERGE_FACTOR = factor
+    try:
+        eng = Engine.memory(cfg)
+        docs = {}
+        for op, path, text in ops_:
+            if op == "add":
+                eng.add_document(path, text)
+                docs[path] = text
+            elif op == "remove":
+                eng.remove_document(path)
+                docs.pop(path, None)
+            eng.flush()
+            check_segments(eng)
+    finally:
+        engine_mod.MERGE_FACTOR = old
+    ref = fresh(docs, cfg)
+    for q in QUERIES:
+        assert results(eng, q, top_k=10, mmr=False) == results(ref, q, top_k=10, mmr=False)
+    assert eng.stats() == ref.stats()
+
+
+def test_flushing_each_document_costs_n_log_n_rows_not_n_squared():
+    # Indexing through the JS API flushes after each document when questions come between.
+    # Merging every segment every few flushes rewrote all postings each time: the rows
+    # written grew with the square of the documents.
+    def rows_written(n):
+        eng = Engine.memory()
+        for i in range(n):
+            eng.add_document(f"d{i}.txt", " ".join(f"w{i}x{j}" for j in range(40)))
+            eng.flush()
+        return eng.conn.total_changes
+
+    small, big = rows_written(150), rows_written(1200)
+    assert big / small < 8 * 1.6  # 8 times the documents: 64 times the rows at N²
+
+
+def test_an_index_without_its_segments_listed_merges_them_once():
+    # an index written before segments were listed (no "segs" in meta)
+    docs = {p: t for p, t in sample_documents()[:5]}
+    eng = Engine.memory()
+    for path, text in docs.items():
+        eng.add_document(path, text)
+        eng.flush()
+    eng.conn.execute("DELETE FROM meta WHERE key='segs'")
+    old = Engine.from_bytes(eng.to_bytes())
+    assert old._segs is None and old.n_segs > 1
+    old.add_document("new.md", "pigeon post by carrier")
+    old.flush()
+    assert old.n_segs == 1
+    check_segments(old)
+    docs["new.md"] = "pigeon post by carrier"
+    for q in QUERIES + ["pigeon post"]:
+        assert results(old, q) == results(fresh(docs), q)
 
 
 def test_a_big_buffer_flushes_by_itself_and_keeps_results(monkeypatch):

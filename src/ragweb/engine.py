@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gc
 import json
+import math
 import sqlite3
 from array import array
 from contextlib import contextmanager
@@ -30,8 +31,8 @@ from ragweb.files import GlobSet, glob_problem
 from ragweb.errors import EmptyQueryError, IndexBusyError, IndexCorruptError, RagError, UsageError
 from ragweb.search import REPEAT_SHARE, REPEAT_TERMS, aggregate_path, bm25_idf, changelog_path, contained, mmr_select, shingles
 
-MAX_SEGMENTS = 12          # merge all segments when there are more than this many
-DEAD_MERGE_RATIO = 0.25    # ... or when this share of indexed chunks is dead
+MERGE_FACTOR = 8           # segments of about the same size are merged this many at a time (`_merge_window`)
+DEAD_MERGE_RATIO = 0.25    # all segments are merged when this share of indexed chunks is dead
 FLUSH_INTS = 4_000_000     # buffered postings (3 ints each) are flushed as a segment beyond this (~30 MB of text)
 MEMO_MAX = 500_000         # words whose analysis a flush keeps memoised, at most (then forgotten)
 RELATED_LONGER = 10        # a question term the index lacks is searched for as up to this many longer terms
@@ -176,6 +177,9 @@ class Engine:
             self.n_dead = self._meta("n_dead", 0)
             self.next_seg = self._meta("next_seg", 0)
             self.n_segs = self._meta("n_segs", 0)
+            # [segment, its first chunk id, its ints] from the oldest; None in an index
+            # written before segments were listed (its first flush merges them all)
+            self._segs = self._meta("segs", None if self.n_segs else [])
             (max_chunk,) = self.conn.execute("SELECT max(id) FROM chunks").fetchone()
             (max_dead,) = self.conn.execute("SELECT max(chunk) FROM dead").fetchone()
             # changes when another connection commits (`transaction` reloads then)
@@ -510,35 +514,31 @@ class Engine:
             rows.append((tid, seg, store.ints_to_blob(arr)))
         if rows:
             conn.executemany("INSERT INTO postings VALUES(?,?,?)", rows)
+            if self._segs is not None:
+                self._segs.append([seg, self._pending_from, sum(len(r[2]) for r in rows) // 4])
             self.next_seg += 1
             self.n_segs += 1
         self._reset_pending()
         if len(self._raw_ids) > MEMO_MAX:  # (memos, not state: what they forget is made again)
             self._raw_ids = {}
         self.analyzer.trim(MEMO_MAX)
-        if self.n_segs > MAX_SEGMENTS or self.n_dead > DEAD_MERGE_RATIO * max(self.n_chunks, 1):
+        if self._segs is None or self.n_dead > DEAD_MERGE_RATIO * max(self.n_chunks, 1):
             self.merge_segments()
+        else:
+            while window := _merge_window([size for _, _, size in self._segs]):
+                self._merge_window(*window)
         if self._meta("analysis") is None:
             self._set_meta("analysis", self.settings)
         for key in ("n_chunks", "total_len", "n_dead", "next_seg", "n_segs"):
             self._set_meta(key, getattr(self, key))
+        self._set_meta("segs", self._segs)
         self._set_meta("next_chunk", self.next_chunk - 1)
 
     def merge_segments(self) -> None:
         """Rewrite all postings as one segment without dead chunks; drop unused terms."""
         conn = self.conn
         dead = {c for (c,) in conn.execute("SELECT chunk FROM dead")}
-        merged = []
-        cur_term, cur = None, None
-        for tid, blob in conn.execute("SELECT term, data FROM postings ORDER BY term, seg"):
-            if tid != cur_term:
-                if cur:
-                    merged.append((cur_term, 0, store.ints_to_blob(cur)))
-                cur_term, cur = tid, array("i")
-            arr = store.blob_to_ints(blob)
-            cur.extend(_drop_dead(arr, dead) if dead else arr)
-        if cur:
-            merged.append((cur_term, 0, store.ints_to_blob(cur)))
+        merged = _merged_rows(conn.execute("SELECT term, data FROM postings ORDER BY term, seg"), dead, 0)
         conn.execute("DELETE FROM postings")
         conn.execute("DELETE FROM dead")
         conn.executemany("INSERT INTO postings VALUES(?,?,?)", merged)
@@ -548,8 +548,33 @@ class Engine:
         self.n_dead = 0
         self.next_seg = 1
         self.n_segs = 1 if merged else 0
+        self._segs = [[0, 0, sum(len(r[2]) for r in merged) // 4]] if merged else []
         for key in ("n_dead", "next_seg", "n_segs"):
             self._set_meta(key, getattr(self, key))
+        self._set_meta("segs", self._segs)
+
+    def _merge_window(self, start: int, end: int) -> None:
+        """Rewrite segments ``self._segs[start:end]`` as one, without dead chunks.
+
+        A flush writes the chunks added since the last, so a segment holds the chunk ids
+        from its first up to the next segment's first: these segments' chunks are those
+        from ``start``'s first to ``end``'s, and their dead entries can go. Terms are dropped
+        only by `merge_segments`: a term's postings of dead chunks may be in other segments."""
+        conn = self.conn
+        segs = self._segs
+        seg, lo, _ = segs[start]
+        last = segs[end - 1][0]
+        hi = segs[end][1] if end < len(segs) else self.next_chunk
+        conn.execute(store.POSTINGS_BY_SEGMENT)
+        dead = {c for (c,) in conn.execute("SELECT chunk FROM dead WHERE chunk >= ? AND chunk < ?", (lo, hi))}
+        merged = _merged_rows(conn.execute("SELECT term, data FROM postings WHERE seg BETWEEN ? AND ? "
+                                           "ORDER BY term, seg", (seg, last)), dead, seg)
+        conn.execute("DELETE FROM postings WHERE seg BETWEEN ? AND ?", (seg, last))
+        conn.execute("DELETE FROM dead WHERE chunk >= ? AND chunk < ?", (lo, hi))
+        conn.executemany("INSERT INTO postings VALUES(?,?,?)", merged)
+        self.n_dead -= len(dead)
+        segs[start:end] = [[seg, lo, sum(len(r[2]) for r in merged) // 4]] if merged else []
+        self.n_segs = len(segs)
 
     # --- reading ----------------------------------------------------------------------
     def stats(self) -> dict:
@@ -1032,6 +1057,45 @@ def _pool_scores(np, total, dead: set[int] | None, pool: int) -> dict[int, float
         keep = vals >= cut
         ids, vals = ids[keep], vals[keep]
     return dict(zip(ids.tolist(), vals.tolist()))
+
+
+def _merge_window(sizes: list[int]) -> tuple[int, int] | None:
+    """The segments to merge as one, ``(start, end)`` indexes into ``sizes`` (the segments'
+    sizes, oldest first), or None to merge none.
+
+    Segments are levelled by size, a level per `MERGE_FACTOR` times bigger (as Lucene's
+    log merge policy does). From the oldest, the segments up to the last one within a
+    level of the biggest left form a group (so small segments written before a big one
+    join its group), and `MERGE_FACTOR` segments of a group are merged. A posting is
+    rewritten about once per level, so indexing N postings costs N log N however often
+    it is flushed (merging every segment every few flushes cost N² when each document was
+    flushed on its own), and there are at most about `MERGE_FACTOR` segments per level."""
+    levels = [math.log(max(size, 1), MERGE_FACTOR) for size in sizes]
+    start = 0
+    while start < len(levels):
+        top = max(levels[start:]) - 0.75
+        end = max(i for i in range(start, len(levels)) if levels[i] >= top) + 1
+        if end - start >= MERGE_FACTOR:
+            return start, start + MERGE_FACTOR
+        start = end
+    return None
+
+
+def _merged_rows(rows, dead: set[int], seg: int) -> list[tuple[int, int, bytes]]:
+    """``rows`` of (term, posting blob), by term then segment, as one row per term of
+    segment ``seg``, without the postings of ``dead`` chunks (a term left none has no row)."""
+    merged = []
+    cur_term, cur = None, None
+    for tid, blob in rows:
+        if tid != cur_term:
+            if cur:
+                merged.append((cur_term, seg, store.ints_to_blob(cur)))
+            cur_term, cur = tid, array("i")
+        arr = store.blob_to_ints(blob)
+        cur.extend(_drop_dead(arr, dead) if dead else arr)
+    if cur:
+        merged.append((cur_term, seg, store.ints_to_blob(cur)))
+    return merged
 
 
 def _drop_dead(arr: array, dead: set[int]) -> array:

@@ -60,6 +60,10 @@ CREATE TABLE skipped(path TEXT PRIMARY KEY, mtime REAL NOT NULL, size INTEGER NO
 # is unchanged (an index without it shows pages as before, by reading them).
 SHOWN_TABLE = "CREATE TABLE IF NOT EXISTS shown(file INTEGER PRIMARY KEY, sha256 TEXT NOT NULL, data BLOB NOT NULL)"
 
+# Postings by segment, for merging the newest segments without reading the others. Created
+# when first merged that way, so the format is unchanged (an index without it is read as before).
+POSTINGS_BY_SEGMENT = "CREATE INDEX IF NOT EXISTS postings_seg ON postings(seg)"
+
 _SWAP = sys.byteorder != "little"
 
 
