@@ -218,6 +218,34 @@ def test_an_index_without_its_segments_listed_merges_them_once():
         assert results(old, q) == results(fresh(docs), q)
 
 
+def test_segments_listed_then_written_by_an_older_version_are_not_trusted():
+    # An index this version wrote, then an older one (which writes segments and counters
+    # but not their list): the stale list must not guide a merge, which would drop the
+    # dead entries of chunks whose postings are still in a segment it does not list.
+    docs = {p: t for p, t in sample_documents()[:5]}
+    eng = Engine.memory()
+    for path, text in docs.items():
+        eng.add_document(path, text)
+        eng.flush()
+    listed = eng.conn.execute("SELECT value FROM meta WHERE key='segs'").fetchone()[0]
+    first = next(iter(docs))
+    eng.remove_document(first)  # the older version's writes: one more segment, a removal
+    eng.add_document("new.md", "pigeon post by carrier")
+    eng.flush()
+    eng.conn.execute("UPDATE meta SET value=? WHERE key='segs'", (listed,))
+    old = Engine.from_bytes(eng.to_bytes())
+    assert old._segs is None
+    for i in range(12):
+        old.add_document(f"more{i}.md", f"carrier number {i}")
+        old.flush()
+        check_segments(old)
+    del docs[first]
+    docs["new.md"] = "pigeon post by carrier"
+    docs.update({f"more{i}.md": f"carrier number {i}" for i in range(12)})
+    for q in QUERIES + ["pigeon post", "carrier"]:
+        assert results(old, q) == results(fresh(docs), q)
+
+
 def test_a_big_buffer_flushes_by_itself_and_keeps_results(monkeypatch):
     # a big corpus must not hold all its postings in memory until the end of the run
     docs = {p: t for p, t in sample_documents()}

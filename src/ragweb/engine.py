@@ -177,9 +177,7 @@ class Engine:
             self.n_dead = self._meta("n_dead", 0)
             self.next_seg = self._meta("next_seg", 0)
             self.n_segs = self._meta("n_segs", 0)
-            # [segment, its first chunk id, its ints] from the oldest; None in an index
-            # written before segments were listed (its first flush merges them all)
-            self._segs = self._meta("segs", None if self.n_segs else [])
+            self._segs = self._listed_segments()
             (max_chunk,) = self.conn.execute("SELECT max(id) FROM chunks").fetchone()
             (max_dead,) = self.conn.execute("SELECT max(chunk) FROM dead").fetchone()
             # changes when another connection commits (`transaction` reloads then)
@@ -531,8 +529,8 @@ class Engine:
             self._set_meta("analysis", self.settings)
         for key in ("n_chunks", "total_len", "n_dead", "next_seg", "n_segs"):
             self._set_meta(key, getattr(self, key))
-        self._set_meta("segs", self._segs)
         self._set_meta("next_chunk", self.next_chunk - 1)
+        self._list_segments()
 
     def merge_segments(self) -> None:
         """Rewrite all postings as one segment without dead chunks; drop unused terms."""
@@ -551,7 +549,26 @@ class Engine:
         self._segs = [[0, 0, sum(len(r[2]) for r in merged) // 4]] if merged else []
         for key in ("n_dead", "next_seg", "n_segs"):
             self._set_meta(key, getattr(self, key))
-        self._set_meta("segs", self._segs)
+        self._list_segments()
+
+    def _list_segments(self) -> None:
+        # With the counters an older version also writes, which it changes when it writes
+        # segments: then the list is stale, and is not read (`_listed_segments`).
+        self._set_meta("segs", {"segs": self._segs, "next_seg": self.next_seg,
+                                "next_chunk": self.next_chunk - 1})
+
+    def _listed_segments(self) -> list[list[int]] | None:
+        """The segments as ``[segment, its first chunk id, its ints]``, the oldest first; None
+        when they are not known: in an index written before segments were listed, or written
+        since by such a version (the first flush merges them all, and lists the one)."""
+        listed = self._meta("segs")
+        if not self.n_segs:
+            return []
+        if (isinstance(listed, dict) and listed.get("next_seg") == self.next_seg
+                and listed.get("next_chunk") == self._meta("next_chunk", 0)
+                and len(listed.get("segs") or ()) == self.n_segs):
+            return listed["segs"]
+        return None
 
     def _merge_window(self, start: int, end: int) -> None:
         """Rewrite segments ``self._segs[start:end]`` as one, without dead chunks.
