@@ -114,9 +114,20 @@ def big_markdown(n: int) -> float:
     return index_time("a.md", "".join(parts))
 
 
+def flush_each(n: int) -> float:
+    """index: documents of 30 words, each flushed on its own (the JS API, asked between)."""
+    docs = [words(30) for _ in range(n // 200)]
+
+    def work(eng):
+        for i, text in enumerate(docs):
+            eng.add_document(f"d{i}.txt", text)
+            eng.flush()
+    return best_of(work, setup=Engine.memory)
+
+
 # (family, how many times the base size it runs at: enough work that the times are not noise)
 FAMILIES = [(html_headers, 1), (long_paragraphs, 1), (comment_openers, 8), (long_question, 8),
-            (ignore_rules, 4), (big_markdown, 2)]
+            (ignore_rules, 4), (big_markdown, 2), (flush_each, 1)]
 
 
 def main() -> int:
