@@ -12,6 +12,8 @@ synonyms together, so a question can match a passage it shares no word with.
 import json
 import math
 import re
+import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -48,6 +50,8 @@ class FakeProvider:
         self.fail_after = None           # answer 500 from this many requests on
         self.dimension = DIM
         self.reply = None                # a function of the texts giving the raw answer body
+        self.on_request = None           # called with the request's body before it is answered
+        self.truncate = False            # answer a body shorter than its Content-Length says
         provider = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -59,12 +63,16 @@ class FakeProvider:
                 texts = body["input"]
                 provider.requests.append({"path": self.path, "texts": texts, "model": body["model"],
                                           "auth": self.headers.get("Authorization")})
+                if provider.on_request is not None:
+                    provider.on_request(body)
                 if provider.fail_after is not None and len(provider.requests) > provider.fail_after:
                     return self._send(500, {"error": "model crashed"})
                 if provider.reply is not None:
                     return self._send(200, provider.reply(texts))
                 vectors = [fake_vector(t)[:provider.dimension] + [0.0] * (provider.dimension - DIM)
                            for t in texts]
+                if body["model"].endswith("-2"):  # another model: other vectors
+                    vectors = [v[::-1] for v in vectors]
                 if self.path == "/api/embed":
                     return self._send(200, {"model": body["model"], "embeddings": vectors})
                 if self.path == "/v1/embeddings":
@@ -78,9 +86,11 @@ class FakeProvider:
                 raw = obj if isinstance(obj, bytes) else json.dumps(obj).encode()
                 self.send_response(code)
                 self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(raw)))
+                self.send_header("Content-Length", str(len(raw) + (100 if provider.truncate else 0)))
                 self.end_headers()
                 self.wfile.write(raw)
+                if provider.truncate:
+                    self.close_connection = True
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
@@ -353,3 +363,159 @@ def test_a_question_of_stopwords_only_is_read_by_the_vectors(tmp_path, provider)
     assert packed["snippets"] and packed["used_tokens"] <= 100 and packed["evidence"] == "none"
     r = rag("query", "-d", root, "--no-auto-index", "--semantic", "-q", "   ")
     assert r.returncode != 0 and "question" in r.stderr
+
+
+def stored_vectors(root) -> dict[str, list[float]]:
+    """path -> the vector stored for its (one) chunk."""
+    eng = Engine.open(root / ".rag" / "index.db", create=False)
+    try:
+        rows = eng.conn.execute("SELECT f.path, v.data FROM vectors v JOIN chunks c ON c.id = v.chunk "
+                                "JOIN files f ON f.id = c.file_id").fetchall()
+        return {path: list(embeddings.blob_vector(blob)) for path, blob in rows}
+    finally:
+        eng.close()
+
+
+def unit(v):
+    return list(embeddings.blob_vector(embeddings.normalized_blob(v)))
+
+
+def test_a_model_change_that_fails_keeps_the_vectors_it_would_replace(tmp_path, provider):
+    root = write_root(tmp_path, provider)
+    assert rag("index", root).returncode == 0
+    before = stored_vectors(root)
+    good = config_file(root).read_text()
+    config_file(root).write_text(good.replace(f"dimension: {DIM}", "dimension: 128"))  # a slip
+    r = rag("index", root)
+    assert r.returncode == 1 and "embedding.dimension is 128" in r.stderr
+    assert "keeps its 3 embeddings made by ollama fake-embed, dimension 64" in r.stderr
+    assert stored_vectors(root) == before
+    config_file(root).write_text(good)  # put back: nothing to make again
+    assert query(root, "-q", "automobile", "--semantic", "-k", "1")[0]["path"] == "garage.md"
+    provider.requests.clear()
+    r = rag("index", root)
+    assert "embedded 0 chunks" in r.stdout and provider.requests == []
+
+
+def test_a_run_that_changes_the_model_meanwhile_stops_the_other_run(tmp_path, provider):
+    # Run A embeds with fake-embed; while its first batch is with the provider, run B (the
+    # user changed the model) embeds everything with fake-embed-2. A must not then write
+    # fake-embed vectors into an index that says fake-embed-2.
+    root = write_root(tmp_path, provider, batch_size=1)
+    other = tmp_path / "other.yaml"
+    other.write_text(config_file(root).read_text().replace('"fake-embed"', '"fake-embed-2"'))
+    assert rag("index", root, "--config", other).returncode == 0
+    assert rag("index", root).returncode == 0  # (back to fake-embed: A's model)
+    (root / "more.md").write_text("# More\n\nA new page about the garage door.\n")
+    config_file(root).write_text(config_file(root).read_text())
+    second = []
+
+    def run_b(body):
+        if body["model"] == "fake-embed" and not second:
+            second.append(rag("index", root, "--config", other))
+    provider.on_request = run_b
+    provider.requests.clear()
+    r = rag("index", root)
+    assert second and second[0].returncode == 0, second[0].stderr
+    assert r.returncode == 1 and "another run changed the index's embeddings" in r.stderr
+    assert "Traceback" not in r.stderr
+    stored = stored_vectors(root)
+    assert set(stored) == set(DOCS) | {"more.md"}
+    for path, v in stored.items():  # all fake-embed-2's
+        text = "More\n# More\n\nA new page about the garage door." if path == "more.md" else None
+        if text:
+            assert v == pytest.approx(unit(fake_vector(text)[::-1]), abs=1e-6)
+
+
+def test_chunks_removed_while_embedding_are_skipped(tmp_path, provider):
+    root = write_root(tmp_path, provider, batch_size=1)
+    off = tmp_path / "off.yaml"
+    off.write_text("embedding:\n  enabled: false\n")
+    removed = []
+
+    def remove_one(body):
+        if not removed:
+            (root / "taxes.md").unlink()
+            removed.append(rag("index", root, "--config", off))
+    provider.on_request = remove_one
+    r = rag("index", root)
+    assert removed and removed[0].returncode == 0
+    assert r.returncode == 0, r.stderr
+    assert "embedded 2 chunks" in r.stdout  # (taxes.md's chunk was gone when its turn came)
+    assert set(stored_vectors(root)) == {"garage.md", "pets.md"}
+
+
+def test_embedding_waits_for_another_writer(tmp_path, provider):
+    root = write_root(tmp_path, provider, batch_size=1)
+    held = []
+
+    def hold_the_index(body):
+        if not held:  # another writer takes the index while this run waits for vectors
+            conn = sqlite3.connect(root / ".rag" / "index.db", check_same_thread=False)
+            conn.execute("BEGIN IMMEDIATE")
+            held.append(conn)
+            threading.Timer(1.5, conn.rollback).start()
+    provider.on_request = hold_the_index
+    r = rag("index", root)
+    assert held and r.returncode == 0, r.stderr
+    assert "embedded 3 chunks" in r.stdout
+
+
+def test_broken_answers_and_unusable_urls_are_one_line_errors(tmp_path, provider):
+    root = write_root(tmp_path, provider)
+    provider.truncate = True
+    r = rag("index", root)
+    assert r.returncode == 1 and "sent a broken answer (IncompleteRead" in r.stderr
+    assert "Traceback" not in r.stderr
+    provider.truncate = False
+    for url, message in [("http://127.0.0.1:abc", "is not a usable URL"), ("http://[::1", "is not a usable URL"),
+                         ("ftp://127.0.0.1/", "must be an http:// or https:// URL"),
+                         ("file:///etc", "must be an http:// or https:// URL")]:
+        text = re.sub(r'base_url: ".*"', f'base_url: "{url}"', config_file(root).read_text())
+        config_file(root).write_text(text)
+        r = rag("index", root)
+        assert r.returncode == 1 and message in r.stderr and "Traceback" not in r.stderr, (url, r.stderr)
+
+
+def test_ctrl_c_while_embedding_says_what_the_index_keeps(tmp_path, provider):
+    root = write_root(tmp_path, provider, batch_size=1)
+    proc = subprocess.Popen([sys.executable, "-m", "ragweb", "index", str(root)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+    def interrupt(body):
+        if len(provider.requests) == 2:  # the first batch is stored; the second is asked for
+            proc.send_signal(signal.SIGINT)
+            threading.Event().wait(1.0)
+    provider.on_request = interrupt
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "interrupted while embedding; the text index is up to date; 1 of 3 chunks have embeddings" in err
+    assert "as it was before" not in err
+    assert query(root, "-q", "garage")[0]["path"] == "garage.md"
+
+
+def test_hybrid_with_no_vectors_yet_ranks_by_bm25_and_fused_scores_are_named(tmp_path, provider):
+    root = write_root(tmp_path, provider)
+    with config_file(root).open("a") as f:
+        f.write("retrieve:\n  hybrid_enabled: true\n")
+    provider.fail_after = 0
+    assert rag("index", root).returncode == 1  # the text index, no vectors
+    r = rag("query", "-d", root, "--no-auto-index", "--json", "-q", "garage battery")
+    assert r.returncode == 0, r.stderr
+    assert "3 of 3 chunks have no embedding yet" in r.stderr
+    assert [h["path"] for h in json.loads(r.stdout)["results"]] == ["garage.md"]
+    provider.fail_after = None
+    assert rag("index", root).returncode == 0
+    r = rag("pack", "-d", root, "--no-auto-index", "-q", "garage battery", "--no-compact")
+    assert r.returncode == 0, r.stderr
+    whys = [s["why"] for s in json.loads(r.stdout)["snippets"]]
+    assert whys and all(w.startswith("fused score: 0.0") for w in whys), whys
+
+
+def test_semantic_search_keeps_hits_below_zero_similarity(tmp_path, provider):
+    root = write_root(tmp_path, provider)
+    provider.reply = lambda texts: {"embeddings": [[-x for x in fake_vector(t)] if "Taxes" in t else fake_vector(t)
+                                                   for t in texts]}
+    assert rag("index", root).returncode == 0
+    hits = query(root, "-q", "annual return deadline", "--semantic", "-k", "3")
+    assert len(hits) == 3 and hits[-1]["path"] == "taxes.md" and hits[-1]["score"] < 0

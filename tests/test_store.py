@@ -3,7 +3,8 @@ import sqlite3
 import pytest
 
 from ragweb import store
-from ragweb.errors import IndexCorruptError
+from ragweb.engine import Engine
+from ragweb.errors import IndexBusyError, IndexCorruptError
 
 
 def test_blob_round_trip_is_little_endian():
@@ -44,3 +45,23 @@ def test_memory_round_trip():
     data = conn.serialize()
     again = store.open_memory(data)
     assert again.execute("PRAGMA user_version").fetchone()[0] == store.FORMAT_VERSION
+
+
+def test_an_index_locked_by_another_process_is_busy_not_damaged(tmp_path):
+    # (once seen when two `rag index` runs met: "not a readable index (database is locked);
+    # rebuild it", advice that would throw the index away)
+    path = tmp_path / "index.db"
+    eng = Engine.open(path)
+    eng.add_document("a.md", "hello")
+    with eng.transaction():
+        pass
+    eng.close()
+    other = sqlite3.connect(path)
+    other.execute("PRAGMA locking_mode=EXCLUSIVE")
+    other.execute("BEGIN EXCLUSIVE")
+    other.execute("INSERT INTO meta VALUES('x', '1')")
+    with pytest.raises(IndexBusyError, match="being written by another rag process"):
+        store.open_file(path, create=False)
+    other.rollback()
+    other.close()
+    assert Engine.open(path, create=False).search("hello")

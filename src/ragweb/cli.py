@@ -234,24 +234,44 @@ def _run_embed(root: Path, cfg: dict, quiet: bool) -> None:
     """Give the index's new chunks embeddings (`ragweb.embeddings.embed_missing`)."""
     from ragweb import embeddings
     from ragweb.engine import Engine
-    from ragweb.indexer import index_path
+    from ragweb.indexer import WRITER_WAIT_SECONDS, index_path
     embedder = embeddings.Embedder(cfg)
     bar = _ProgressBar(not quiet and sys.stderr.isatty(), "chunks embedded")
     t0 = time.perf_counter()
-    engine = Engine.open(index_path(root), cfg, create=False)
+    engine = Engine.open(index_path(root), cfg, create=False, timeout=WRITER_WAIT_SECONDS)
     try:
         try:
             done, had = embeddings.embed_missing(engine, embedder, lambda d, n: bar(d, n, 0, 0))
         except RagError as e:
-            _, have, total = embeddings.status(engine)
-            raise RagError(f"{e}\nThe text index is up to date; {have} of {total} chunks have "
-                           "embeddings (run `rag index` again to embed the rest).") from None
+            raise RagError(f"{e}\n{_embedding_state(engine, embedder)}") from None
+        except KeyboardInterrupt:
+            raise _Interrupted(f"interrupted while embedding; {_embedding_state(engine, embedder)}") from None
         finally:
             bar.close()
     finally:
         engine.close()
     print(f"embedded {done} chunks with {embedder.provider} {embedder.model} "
           f"({had} already had embeddings); {time.perf_counter() - t0:.2f} s")
+
+
+def _embedding_state(engine, embedder) -> str:
+    """What a run that stopped while embedding leaves: the text index, and which vectors."""
+    from ragweb import embeddings
+    signature, have, total = embeddings.status(engine)
+    if have and signature != embedder.signature:
+        return (f"the text index is up to date, and keeps its {have} embeddings made by "
+                f"{embeddings.described(signature)}; none are made by {embeddings.described(embedder.signature)} "
+                "yet (run `rag index` again to make them).")
+    return (f"the text index is up to date; {have} of {total} chunks have embeddings "
+            "(run `rag index` again to embed the rest).")
+
+
+class _Interrupted(KeyboardInterrupt):
+    """Ctrl-C where the index is not as it was before the run: says what it is."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
 
 
 def _open_for_reading(args, root: Path, cfg: dict):
@@ -574,8 +594,8 @@ def main(argv: list[str] | None = None) -> int:
             e = RagError(f"the index is damaged ({e}); rebuild it with `rag index --rebuild`")
         print(f"Error: {e}", file=sys.stderr)
         return EXIT_USAGE if isinstance(e, UsageError) else EXIT_ERROR
-    except KeyboardInterrupt:
-        print("\ninterrupted; the index is as it was before this run", file=sys.stderr)
+    except KeyboardInterrupt as e:
+        print("\n" + getattr(e, "message", "interrupted; the index is as it was before this run"), file=sys.stderr)
         return 130
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -63,7 +63,9 @@ SCHEMA: dict[str, dict[str, tuple]] = {
         "path_boost_weight": (0.3, float, (0.0, 100.0), "extra score when query terms are in the path"),
         "changelog_weight": (0.8, float, (0.0, 1.0), "score x this for release notes and change logs (releases/, CHANGELOG.md, NEWS); 1: as any file"),
         "aggregate_weight": (0.8, float, (0.0, 1.0), "score x this for pages that gather other pages whole (mdBook's print.html, Sphinx's singlehtml), so citations name the page itself; 1: as any file"),
-        "min_score_threshold": (0.0, float, (0.0, 1e9), "drop hits scoring below this"),
+        "min_score_threshold": (0.0, float, (0.0, 1e9), "drop hits scoring below this (0 drops none; with "
+                                "embeddings a score is a cosine similarity with `--semantic`, from -1 to 1, "
+                                "and a fused score in hybrid search, at most 1 / (`rrf_k` + 1))"),
         "hybrid_enabled": (False, bool, None, "fuse BM25 with vector search (needs embeddings)"),
         "rrf_k": (60, int, (1, 10_000), "reciprocal rank fusion constant"),
         "bm25_weight": (0.5, float, (0.0, 1.0), "weight of the BM25 list in fusion"),

@@ -32,6 +32,7 @@ Similarity is pure Python; numpy, when installed, is an accelerator with the sam
 
 from __future__ import annotations
 
+import http.client
 import json
 import math
 import os
@@ -60,6 +61,9 @@ class Embedder:
         self.dimension = ec["dimension"]
         self.batch_size = ec["batch_size"]
         self.base_url = ec["base_url"].rstrip("/")
+        if not self.base_url.lower().startswith(("http://", "https://")):
+            # (urllib would read file: URLs, and wait out the timeout on ftp: ones)
+            raise RagError(f"embedding.base_url must be an http:// or https:// URL, got {ec['base_url']!r}")
         self.api_key_env = ec["api_key_env"]
         self.document_prefix = ec["document_prefix"]
         self.query_prefix = ec["query_prefix"]
@@ -92,8 +96,8 @@ class Embedder:
         key = os.environ.get(self.api_key_env) if self.api_key_env else None
         if key and self.provider == "openai":
             headers["Authorization"] = f"Bearer {key}"
-        request = urllib.request.Request(url, data=body, headers=headers, method="POST")
         try:
+            request = urllib.request.Request(url, data=body, headers=headers, method="POST")
             with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT) as response:
                 raw = response.read()
         except urllib.error.HTTPError as e:
@@ -112,6 +116,13 @@ class Embedder:
             reason = getattr(e, "reason", e)
             raise RagError(f"cannot reach the embedding provider at {url} ({reason}); start it, "
                            "fix embedding.base_url, or set embedding.enabled: false") from None
+        except http.client.InvalidURL as e:  # ("http://host:abc", a space in the host)
+            raise RagError(f"embedding.base_url {self.base_url!r} is not a usable URL ({e})") from None
+        except http.client.HTTPException as e:  # (an answer cut off, or not HTTP at all)
+            raise RagError(f"the embedding provider at {url} sent a broken answer ({type(e).__name__}"
+                           f"{': ' + str(e) if str(e) else ''}); is it working?") from None
+        except ValueError as e:  # (a URL urllib cannot read: "http://[::1")
+            raise RagError(f"embedding.base_url {self.base_url!r} is not a usable URL ({e})") from None
         return self._parse(raw, len(texts), url)
 
     def _parse(self, raw: bytes, n: int, url: str) -> list[list[float]]:
@@ -186,25 +197,44 @@ def status(engine) -> tuple[dict | None, int, int]:
 def embed_missing(engine, embedder: Embedder,
                   progress: Callable[[int, int], None] | None = None) -> tuple[int, int]:
     """Give every live chunk of ``engine`` a vector from ``embedder``; returns (chunks
-    embedded now, chunks that had one). Vectors of another provider, model or dimension are
-    dropped first. Each batch commits on its own (module doc); a provider error is raised
-    after the finished batches are kept."""
+    embedded now, chunks that had one). Each batch commits on its own (module doc); a
+    provider error is raised after the finished batches are kept.
+
+    Vectors of another provider, model, dimension or document prefix are replaced: they are
+    dropped with the first batch of new ones, in its transaction, so a run that gets no
+    vector (a provider that is down, a mistyped dimension) leaves them as they were. Each
+    batch is written only while the index's vectors are still this embedder's: another run
+    that changed them meanwhile (a new model in rag.yaml) stops this one, rather than
+    mixing vectors of two models. Chunks removed meanwhile (by another run) are skipped."""
     engine.flush()
+    signature = embedder.signature
     with engine.transaction():
         engine.conn.execute(VECTOR_TABLE)
-        if engine._meta("embedding") != embedder.signature:
-            engine.conn.execute("DELETE FROM vectors")
-            engine._set_meta("embedding", embedder.signature)
         engine.conn.execute("DELETE FROM vectors WHERE chunk NOT IN (SELECT id FROM chunks)")
-    todo = [cid for (cid,) in engine.conn.execute(
-        "SELECT c.id FROM chunks c LEFT JOIN vectors v ON v.chunk = c.id WHERE v.chunk IS NULL ORDER BY c.id")]
-    (had,) = engine.conn.execute("SELECT count(*) FROM vectors").fetchone()
+        stored = engine._meta("embedding")
+    if stored == signature:
+        todo = [cid for (cid,) in engine.conn.execute(
+            "SELECT c.id FROM chunks c LEFT JOIN vectors v ON v.chunk = c.id WHERE v.chunk IS NULL ORDER BY c.id")]
+        (had,) = engine.conn.execute("SELECT count(*) FROM vectors").fetchone()
+    else:
+        todo = [cid for (cid,) in engine.conn.execute("SELECT id FROM chunks ORDER BY id")]
+        had = 0
     done = 0
     for i in range(0, len(todo), embedder.batch_size):
         ids = todo[i:i + embedder.batch_size]
         texts = engine.chunk_texts(ids)
+        ids = [cid for cid in ids if cid in texts]  # (not those removed since the run began)
         vectors = embedder.embed_documents([texts[cid] for cid in ids])
         with engine.transaction():
+            now = engine._meta("embedding")
+            if now != stored:
+                raise RagError(f"another run changed the index's embeddings while this one ran (to "
+                               f"{described(now)}); this run stopped, so that the index does not "
+                               "mix vectors of two models")
+            if stored != signature:
+                engine.conn.execute("DELETE FROM vectors")
+                engine._set_meta("embedding", signature)
+                stored = signature
             engine.conn.executemany("INSERT OR REPLACE INTO vectors VALUES(?, ?)",
                                     [(cid, normalized_blob(v)) for cid, v in zip(ids, vectors)])
         done += len(ids)
@@ -212,6 +242,13 @@ def embed_missing(engine, embedder: Embedder,
             progress(done, len(todo))
     engine.drop_vector_cache()
     return done, had
+
+
+def described(signature: dict | None) -> str:
+    """A stored embedding signature in words ("ollama nomic-embed-text, dimension 768")."""
+    if not signature:
+        return "none"
+    return f"{signature.get('provider')} {signature.get('model')}, dimension {signature.get('dimension')}"
 
 
 def load_vectors(engine) -> tuple[list[int], list[array]]:

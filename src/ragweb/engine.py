@@ -679,7 +679,7 @@ class Engine:
             raise UsageError("the question must be text")
         rc = self.config["retrieve"]
         if mode is None:
-            mode = "hybrid" if self.embedder is not None and rc["hybrid_enabled"] else "bm25"
+            mode = self.search_mode()
         if mode not in ("bm25", "semantic", "hybrid"):
             raise UsageError(f"unknown search mode {mode!r}")
         if mode != "bm25" and self.embedder is None:
@@ -752,7 +752,7 @@ class Engine:
                         if dead and c in dead:
                             continue
                         scores[c] = get(c, 0.0) + v
-        vector = self._vector_scores(query) if mode != "bm25" else {}
+        vector = self._vector_scores(query, mode == "semantic") if mode != "bm25" else {}
         if not scores and not vector:
             return []
         allowed = None
@@ -795,7 +795,8 @@ class Engine:
                 score *= (changelog_w if is_log else 1.0) * (aggregate_w if is_aggregate else 1.0)
             cands.append((Hit(path, start, end, score, "", heading, [], bm, boost, cid, fid, cs, ce, mtime), blob))
         threshold = rc["min_score_threshold"]
-        cands = [hc for hc in cands if hc[0].score >= threshold]
+        if threshold > 0:  # (0 drops none: a cosine similarity, --semantic's score, can be below 0)
+            cands = [hc for hc in cands if hc[0].score >= threshold]
         cands.sort(key=lambda hc: (-hc[0].score, hc[0].path, hc[0].start_line, hc[0].col_start or 0))
         # term-id sets are made only for the candidates MMR looks at
         sets = _Cached(lambda i: frozenset(store.blob_to_ints(cands[i][1])))
@@ -831,8 +832,10 @@ class Engine:
             return contained(runs(i), runs(j)) >= REPEAT_SHARE
         return repeats
 
-    def _vector_scores(self, query: str) -> dict[int, float]:
-        """chunk id -> cosine similarity of its embedding with the question's."""
+    def _vector_scores(self, query: str, needed: bool) -> dict[int, float]:
+        """chunk id -> cosine similarity of its embedding with the question's; with no
+        embeddings in the index, an error when ``needed``, else none (hybrid search then
+        ranks by BM25 alone, and the CLI has said that chunks have no embedding yet)."""
         from ragweb import embeddings
         if self._vectors is None:  # checked and loaded once per engine (writes drop the cache)
             signature = self._meta("embedding")
@@ -843,8 +846,15 @@ class Engine:
             self._vectors = ids, vectors, embeddings.vector_matrix(vectors)
         ids, vectors, matrix = self._vectors
         if not ids:
+            if not needed:
+                return {}
             raise RagError("the index has no embeddings yet: run `rag index` with embedding.enabled: true")
         return dict(zip(ids, embeddings.similarities(self.embedder.embed_query(query), vectors, matrix)))
+
+    def search_mode(self) -> str:
+        """The mode `search` ranks by when not told: "hybrid" with an `embedder` and
+        ``retrieve.hybrid_enabled``, else "bm25"."""
+        return "hybrid" if self.embedder is not None and self.config["retrieve"]["hybrid_enabled"] else "bm25"
 
     def drop_vector_cache(self) -> None:
         """Forget the loaded vectors (after `ragweb.embeddings.embed_missing` wrote some)."""

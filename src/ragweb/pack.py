@@ -549,8 +549,11 @@ def pack_context(engine, query: str, budget: int | None = None, top_k: int | Non
     used = sum(s.tokens for s in snippets)
     while used > budget:  # cannot happen (selection counts exactly); the budget is a hard limit
         used -= snippets.pop().tokens
+    hybrid = engine.search_mode() == "hybrid"
     for s in snippets:
         s.visible = engine.reads_html(s.path)
+        if hybrid:  # a whole chunk's score is then the fused rank score, not BM25's
+            s.why = s.why.replace("BM25 score", "fused score", 1)
     level, score = assess_evidence(engine, query, snippets, lean)
     return {"query": query, "budget_tokens": budget, "used_tokens": used,
             "evidence": level, "evidence_score": score,

@@ -159,6 +159,12 @@ def check_format(conn: sqlite3.Connection, where: str, deep: bool = False) -> bo
         (version,) = conn.execute("PRAGMA user_version").fetchone()
         (app,) = conn.execute("PRAGMA application_id").fetchone()
         (ntables,) = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.OperationalError as e:
+        if "locked" in str(e) or "busy" in str(e):  # (another process holds it: not damage)
+            raise IndexBusyError(f"{where} is being written by another rag process; try again") from e
+        raise IndexCorruptError(
+            f"{where} is not a readable index ({e}); rebuild it with `rag index --rebuild`"
+        ) from e
     except sqlite3.DatabaseError as e:
         raise IndexCorruptError(
             f"{where} is not a readable index ({e}); rebuild it with `rag index --rebuild`"
