@@ -519,3 +519,12 @@ def test_semantic_search_keeps_hits_below_zero_similarity(tmp_path, provider):
     assert rag("index", root).returncode == 0
     hits = query(root, "-q", "annual return deadline", "--semantic", "-k", "3")
     assert len(hits) == 3 and hits[-1]["path"] == "taxes.md" and hits[-1]["score"] < 0
+
+
+def test_huge_values_keep_their_direction_and_a_zero_question_vector_is_an_error(tmp_path, provider):
+    assert unit([3e200, 4e200]) == pytest.approx([0.6, 0.8])
+    root = write_root(tmp_path, provider)
+    assert rag("index", root).returncode == 0
+    provider.reply = lambda texts: {"embeddings": [[0.0] * DIM for _ in texts]}
+    r = rag("query", "-d", root, "--no-auto-index", "-q", "automobile", "--semantic")
+    assert r.returncode == 1 and "all-zero vector for the question" in r.stderr

@@ -80,8 +80,13 @@ class Embedder:
         return self.embed([self.document_prefix + t for t in texts])
 
     def embed_query(self, question: str) -> list[float]:
-        """`embed` a question, after ``query_prefix``."""
-        return self.embed([self.query_prefix + question])[0]
+        """`embed` a question, after ``query_prefix`` (an all-zero vector is an error: it is
+        as near every passage, and would rank them at random)."""
+        vector = self.embed([self.query_prefix + question])[0]
+        if not any(vector):
+            raise RagError(f"the embedding provider at {self._url()} sent an all-zero vector for the "
+                           "question, which says nothing about its meaning")
+        return vector
 
     def _url(self) -> str:
         return self.base_url + ("/api/embed" if self.provider == "ollama" else "/embeddings")
@@ -168,6 +173,8 @@ def passage_similarities(embedder: Embedder, question: str, texts: list[str]) ->
 
 def normalized_blob(vector: list[float]) -> bytes:
     """``vector`` scaled to length 1, as little-endian float32 bytes (a zero vector stays zero)."""
+    top = max(map(abs, vector), default=0.0) or 1.0
+    vector = [x / top for x in vector]  # (first: squares of values past 1e154 overflow)
     norm = math.sqrt(sum(x * x for x in vector)) or 1.0
     return array_to_blob(array("f", (x / norm for x in vector)))
 
