@@ -114,6 +114,17 @@ def big_markdown(n: int) -> float:
     return index_time("a.md", "".join(parts))
 
 
+def one_line_page(n: int) -> float:
+    """index: an HTML page on one line (minified; rustdoc's), its heading tag first."""
+    body = " ".join(f"{words(8)}." for _ in range(n // 60))
+    return index_time("min.html", f"<html><head><title>Jobs</title></head><body><h2>Retries</h2><p>{body}</p></body></html>")
+
+
+def menu_words(n: int) -> float:
+    """index: an HTML page of one <pre> whose lines say "menu" and "navigation"."""
+    return index_time("log.html", "<pre>\n" + "menu item navigation entry\n" * (n // 27) + "</pre>\n")
+
+
 def flush_each(n: int) -> float:
     """index: documents of 30 words, each flushed on its own (the JS API, asked between)."""
     docs = [words(30) for _ in range(n // 200)]
@@ -127,7 +138,7 @@ def flush_each(n: int) -> float:
 
 # (family, how many times the base size it runs at: enough work that the times are not noise)
 FAMILIES = [(html_headers, 1), (long_paragraphs, 1), (comment_openers, 8), (long_question, 8),
-            (ignore_rules, 4), (big_markdown, 2), (flush_each, 1)]
+            (ignore_rules, 4), (big_markdown, 2), (flush_each, 1), (one_line_page, 4), (menu_words, 4)]
 
 
 def main() -> int:

@@ -3,7 +3,8 @@
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from ragweb.chunking import outline, split_lines
+from ragweb.chunking import PageLines, outline, split_lines
+from ragweb.config import default_config
 from ragweb.analysis import Analyzer
 from ragweb.engine import Engine
 from ragweb.tokens import count_tokens
@@ -554,3 +555,71 @@ def test_asciidoc_preprocessor_lines_are_not_words():
     unit = cp.Unit(1, 0, 2, 11, "ifdef::git-pull[]\n--verbose::", "text")
     cp.prepare_units([unit], Analyzer())
     assert unit.all_terms == {"verbos"}
+
+
+def chunk_headings(path: str, page: str, chunk_tokens: int = 512) -> list[str]:
+    cfg = default_config()
+    cfg["index"]["chunk_tokens"] = chunk_tokens
+    cfg["index"]["chunk_overlap"] = 4
+    eng = Engine.memory(cfg)
+    eng.add_document(path, page)
+    return [h for (h,) in eng.conn.execute("SELECT heading FROM chunks ORDER BY id")]
+
+
+def test_a_page_on_one_line_heads_its_chunks_with_the_title_not_the_rest_of_the_line():
+    # minified HTML (rustdoc writes every page so): the heading tag starts the line, and the
+    # rest of the line was taken as its title, then stored with every piece of the line
+    body = " ".join(f"Sentence {i} explains how the scheduler retries a failed job." for i in range(600))
+    page = f"<html><head><title>Jobs</title></head><body><h2>Retries</h2><p>{body}</p></body></html>"
+    headings = chunk_headings("min.html", page)
+    assert len(headings) > 10 and set(headings) == {"Jobs"}
+    # and a Markdown heading of a whole page's length is cut, at a word
+    md = "# " + body + "\n\nmore text\n"
+    (heading,) = set(chunk_headings("a.md", md, 64))
+    assert heading.endswith(" ...") and len(heading) <= 304 and body.startswith(heading[:-4])
+
+
+def test_lines_of_pre_are_code_not_headings_and_a_page_has_no_markdown_fences():
+    page = ("<html><body><h2>Querying</h2>\n<p>Count the widgets the scheduler refreshed.</p>\n<pre>\n"
+            "SELECT count(*) AS widget_count FROM widgets;\nwidget_count\n------------\n 42\n"
+            "# install the tool first\n$ make install\n</pre>\n"
+            "<p>The counter is refreshed by the scheduler every minute.</p>\n" * 3 +
+            "<h2>Release notes</h2>\n<p>Release 2.0<br>\n~~~~~~~~~~~<br>\nNew gizmo.</p>\n"
+            "<h2>Removing gizmo</h2>\n<p>Delete the binary to uninstall gizmo.</p>\n" + "<p>Filler text.</p>\n" * 20 +
+            "</body></html>\n")
+    headings = chunk_headings("q.html", page, 32)
+    assert set(headings) <= {"Querying", "Release notes", "Release 2.0", "Removing gizmo"}, set(headings)
+    assert "Removing gizmo" in headings  # (a "~~~" line did not open a fence that hid it)
+    lines = split_lines(mask_html(page))
+    shown = split_lines(show_html(page))
+    ol = outline(lines, True, PageLines(split_lines(page), shown, pre_lines(page)))
+    assert not ol.fence and pre_lines(page) <= ol.code
+
+
+def test_a_title_is_its_shown_text_up_to_its_end_tag():
+    page = ("<dl><dt><code>json</code>.dumps(<em>obj</em>, indent=None)</dt><dd>Serialize obj to JSON.</dd></dl>\n"
+            "<dl><dt><code>--track-origins</code>=&lt;yes|no&gt;</dt><dd>Track origins.</dd></dl>\n")
+    lines, shown = split_lines(mask_html(page)), split_lines(show_html(page))
+    heads = outline(lines, True, PageLines(split_lines(page), shown, frozenset())).heads
+    assert [h[1] for h in heads.values()] == ["json.dumps(obj, indent=None)", "--track-origins=<yes|no>"]
+
+
+def test_blocks_keep_their_space_when_inline_tags_follow_a_closing_one():
+    page = ('<div><h2>See Also</h2><span class="simplelist"><a href="alter.html"><span>ALTER WIDGET</span></a></span></div>'
+            '<p>Stored in the catalog.</p><a href="x.html">Next page</a><ul><li>one</li></ul><span>Footnote</span>'
+            '<table><tr><td>cell</td></tr></table><em>Emphasis</em> and <b>Kuber</b>netes')
+    text = visible(show_html(page))
+    for words in ("See Also ALTER WIDGET", "catalog. Next page", "one Footnote", "cell Emphasis", "Kubernetes"):
+        assert words in text, (words, text)
+
+
+def test_numeric_character_references_without_their_semicolon_are_read():
+    shown = show_html("<p>Icons &#xf17c/&#xf179 and &#60;b&#62 and &amp; &copy and AT&T</p>")
+    assert visible(shown) == "Icons \uf17c/\uf179 and <b> and & &copy and AT&T"
+
+
+def test_navigation_after_many_menu_words_in_text_is_still_found():
+    # each "menu" in text looked back to the last "<" before it: quadratic on a long <pre>
+    page = "<pre>\n" + "menu item navigation entry\n" * 2000 + "</pre>\n<div role='navigation'>Home Next</div>\n<p>Body</p>"
+    text = visible(show_html(page))
+    assert "Home Next" not in text and "Body" in text and text.count("menu item") == 2000

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from ragweb.files import PROSE_SUFFIXES, plain_name
+from ragweb.markup import title_end, visible
 from ragweb.tokens import CHARS_PER_TOKEN, count_tokens
 
 # (greedy to the line end, then `_title`: a lazy title before optional closing marks would
@@ -141,9 +142,35 @@ def _title(text: str, mark: str) -> str:
     return _one_line(text)
 
 
+MAX_TITLE_CHARS = 300  # a title longer than this is cut (at a word): each chunk keeps its heading
+
+
 def _one_line(text: str) -> str:
-    """``text`` with every run of blanks one space (an HTML page's view blanks its tags)."""
-    return " ".join(text.split())
+    """``text`` with every run of blanks one space (an HTML page's view blanks its tags), at
+    most `MAX_TITLE_CHARS` long."""
+    text = " ".join(text.split())
+    if len(text) > MAX_TITLE_CHARS:
+        cut = text.rfind(" ", 0, MAX_TITLE_CHARS)
+        text = text[:cut if cut > 0 else MAX_TITLE_CHARS] + " ..."
+    return text
+
+
+@dataclass(frozen=True)
+class PageLines:
+    """What `outline` reads of an HTML page besides its view (`ragweb.markup`): its stored
+    lines (a heading's text ends at its end tag: on a page written on one line, the rest of
+    the line is the rest of the page), its shown lines (a title is their visible text:
+    "<code>json</code>.dumps" reads "json.dumps", not the view's "json .dumps"), and the lines
+    of its ``<pre>`` elements (code, as in a Markdown fence: a psql table's "-----" or a
+    shell's "# comment" there is not a heading; the page has no Markdown fences)."""
+
+    raw: list[str]
+    shown: list[str]
+    pre: frozenset
+
+    def title(self, i: int, at: int) -> str:
+        """The title that goes on at column ``at`` of line ``i``."""
+        return _one_line(visible(self.shown[i][at:title_end(self.raw[i], at)]))
 
 
 def front_matter_title(lines: list[str]) -> tuple[int, int, str] | None:
@@ -164,11 +191,14 @@ def front_matter_title(lines: list[str]) -> tuple[int, int, str] | None:
     return None
 
 
-def outline(lines: list[str], markdown: bool) -> Outline:
-    """The `Outline` of ``lines``; empty for a file that is not Markdown-like (code)."""
+def outline(lines: list[str], markdown: bool, page: PageLines | None = None) -> Outline:
+    """The `Outline` of ``lines``; empty for a file that is not Markdown-like (code). For an
+    HTML page ``lines`` are its view, and ``page`` the rest that is read (`PageLines`)."""
     out = Outline()
     if not markdown:
         return out
+    pre = frozenset() if page is None else page.pre
+    out.code |= pre
     styles: dict[tuple[str, bool], int] = {}
     in_fence = False
     adorn = out.adorn
@@ -188,11 +218,11 @@ def outline(lines: list[str], markdown: bool) -> Outline:
             else:
                 out.code.add(i)
             continue
-        if adorn and i in adorn:
+        if adorn and i in adorn or i in pre:
             continue
         # cheap test first: only a line followed by a punctuation line can be a title
         style = None
-        if i < last and lines[i + 1][:1] in _ADORN_START:
+        if i < last and lines[i + 1][:1] in _ADORN_START and i + 1 not in pre:
             nxt = lines[i + 1].lstrip(" ")
             if nxt[1:3] == nxt[:1] * 2:
                 style = _underline(lines, i)
@@ -207,20 +237,21 @@ def outline(lines: list[str], markdown: bool) -> Outline:
         c = line[:1]
         if c == " ":
             c = line.lstrip(" ")[:1]
-        if (c == "`" or c == "~") and _FENCE_RE.match(line):
+        if (c == "`" or c == "~") and page is None and _FENCE_RE.match(line):
             out.fence[i] = True
             in_fence = True
         elif c == "#" or c == "=":
             m = (_HEADING_RE if c == "#" else _ADOC_HEADING_RE).match(line)
             if m:
-                title = _title(m.group(2), c)
+                title = _title(m.group(2), c) if page is None else page.title(i, m.start(2))
                 if (c == "#" and i < last and _BARE_TITLE_RE.match(title) and lines[i + 1].strip()
-                        and (i + 1 == last or not lines[i + 2].strip())):
+                        and (i + 1 == last or not lines[i + 2].strip()) and i + 1 not in pre):
                     nxt = lines[i + 1]
                     first = nxt.lstrip(" ")[:1]
                     if first not in "#`~|" and not ITEM_RE.match(nxt) and len(nxt.strip()) <= _JOIN_TITLE_CHARS:
                         # an HTML heading whose text goes on the next line ("<h1>" / "git-cat(1)" /
                         # "</h1>"; "<h1><span>2. </span>" / "Enabling ...": the view keeps lines)
+                        nxt = nxt if page is None else page.title(i + 1, 0)
                         out.heads[i] = (len(m.group(1)), _one_line(title + " " + nxt), i, i + 1)
                         out.adorn[i + 1] = i
                         continue
@@ -302,11 +333,12 @@ def code_outline(lines: list[str]) -> Outline:
     return out
 
 
-def line_headings(lines: list[str], markdown: bool) -> tuple[list[str], set[int], list[int]]:
+def line_headings(lines: list[str], markdown: bool, page: PageLines | None = None
+                  ) -> tuple[list[str], set[int], list[int]]:
     """For each line: the nearest heading at or above it ('' if none); the 0-based indices
     of the lines where headings start (an overline, or the title); and for each line the
-    index of that nearest heading's start line (-1 if none)."""
-    heads = outline(lines, markdown).heads
+    index of that nearest heading's start line (-1 if none). (``page``: `outline`'s.)"""
+    heads = outline(lines, markdown, page).heads
     # (an overline, or a front matter's opening mark, starts the heading of a later line)
     title_at = {h[2]: h[1] for h in heads.values()}
     starts = set(title_at)
@@ -322,17 +354,18 @@ def line_headings(lines: list[str], markdown: bool) -> tuple[list[str], set[int]
 
 
 def chunk_lines(text: str, chunk_tokens: int = 512, chunk_overlap: int = 50,
-                markdown: bool = False) -> list[Chunk]:
-    """Cut ``text`` into chunks of whole lines; see the module docstring."""
+                markdown: bool = False, page: PageLines | None = None) -> list[Chunk]:
+    """Cut ``text`` into chunks of whole lines; see the module docstring. (An HTML page's
+    ``text`` is its view, and ``page`` the rest `outline` reads.)"""
     lines = split_lines(text)
     if not text.strip():
         return []
     if len(text) // CHARS_PER_TOKEN + 2 * len(lines) <= chunk_tokens // 4:
         # a small text (the bound exceeds its summed line costs) is one chunk: no heading
         # can split it, as a heading starts a new chunk only once a quarter is full
-        title = line_headings(lines, markdown)[0][0] if markdown else ""
+        title = line_headings(lines, markdown, page)[0][0] if markdown else ""
         return [Chunk(1, len(lines), title)]
-    headings, heading_starts, heading_at = line_headings(lines, markdown)
+    headings, heading_starts, heading_at = line_headings(lines, markdown, page)
 
     def context(i: int) -> str:
         return headings[i] if 0 <= heading_at[i] < i else ""

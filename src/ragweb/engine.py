@@ -24,7 +24,7 @@ from ragweb import accel, analysis, ingest, store
 from collections import _count_elements  # C helper behind Counter.update
 
 from ragweb.analysis import WORD_RE, Analyzer
-from ragweb.chunking import Outline, code_outline, outline, split_lines
+from ragweb.chunking import Outline, PageLines, code_outline, outline, split_lines
 from ragweb.markup import FILL, pre_lines, readable, show_html, visible
 from ragweb.config import default_config
 from ragweb.files import GlobSet, glob_problem
@@ -39,7 +39,7 @@ RELATED_LONGER = 10        # a question term the index lacks is searched for as 
 FILE_CACHE = 256           # files whose lines (and an HTML page's views) packing keeps in memory ...
 FILE_CACHE_CHARS = 8_000_000  # ... and at most this many characters of them
 OUTLINE_CACHE = 1024       # outlines kept (of files whose lines were dropped too: small, slow to make)
-MARKUP_VERSION = 12        # how pages are read: HTML through `ragweb.markup` (2: <dt> terms are
+MARKUP_VERSION = 13        # how pages are read: HTML through `ragweb.markup` (2: <dt> terms are
                            # headings), reST entries (3: ".. function::" heads a section), front
                            # matter (4: its "title" is the page's title heading), headings on
                            # one line (5: an HTML heading's blanked tags are one space), the
@@ -52,7 +52,10 @@ MARKUP_VERSION = 12        # how pages are read: HTML through `ragweb.markup` (2
                            # viewcode links, "&para;" permalinks, a "<" in a quoted value,
                            # Texinfo's node headers
                            # (11: "[source]", Apache's <img alt="<-">), ARIA menus
-                           # (12: mdBook's theme picker, role="menu"); an
+                           # (12: mdBook's theme picker, role="menu"), a heading's
+                           # text up to its end tag and as shown, <pre> lines never headings
+                           # nor Markdown fences, "</h2><a>" a space, "&#xf17c" without its
+                           # ";" (13); an
                            # index built before (no "markup" setting) reads HTML as plain text,
                            # one of another version chunked some pages otherwise: rebuilt by
                            # `rag index`, re-read from its texts by the browser
@@ -1006,10 +1009,14 @@ class Engine:
         if ol is None:
             if len(self._outlines) >= OUTLINE_CACHE:  # the least recently made first
                 del self._outlines[next(iter(self._outlines))]
-            ol = outline(lines, markdown) if markdown else code_outline(lines)
+            page = None
             if self.reads_html(path):
                 stored = self.file_lines([file_id])[file_id]
-                ol.code |= self._html_lines(file_id, path, stored, 3)
+                page = PageLines(stored, self._html_lines(file_id, path, stored, 1),
+                                 self._html_lines(file_id, path, stored, 3))
+            ol = outline(lines, markdown, page) if markdown else code_outline(lines)
+            if page is not None and not markdown:
+                ol.code |= page.pre
             self._outlines[file_id] = ol
         return ol
 

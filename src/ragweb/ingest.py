@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 from ragweb import store
 from ragweb.analysis import Analyzer
-from ragweb.chunking import chunk_lines, is_markdown, split_lines
+from ragweb.chunking import PageLines, chunk_lines, is_markdown, split_lines
 from ragweb.errors import UsageError
-from ragweb.markup import FILL, is_html, mask_directives, show_html
+from ragweb.markup import FILL, is_html, mask_directives, pre_lines, show_html
 
 
 def reads_html(path: str, settings: dict) -> bool:
@@ -94,7 +94,10 @@ def prepare(path: str, text: str, settings: dict, size: int | None = None, sha25
         starts[i] = pos
         pos += len(line) + 1
     chunks, bodies = [], []
-    for ch in chunk_lines(view, settings["chunk_tokens"], settings["chunk_overlap"], prose):
+    page = None
+    if shown is not None and settings.get("markup", 0) >= 13:
+        page = PageLines(lines, split_lines(shown), pre_lines(text))
+    for ch in chunk_lines(view, settings["chunk_tokens"], settings["chunk_overlap"], prose, page):
         first = starts[ch.start - 1]
         if ch.col_start is not None:
             span = (first + ch.col_start, first + ch.col_end)

@@ -62,7 +62,8 @@ _MARKUP_RE = re.compile(
     r"|<[!?/]?[A-Za-z][^<>]*>"                                  # any other tag, doctype or processing instruction
     r"|<[A-Za-z](?:[^<>\"']|\"[^\"]{0,1000}\"|'[^']{0,1000}')*>"  # (one with a "<" or ">" in a quoted value:
     # Apache's <img alt="<-">; tried only where the form above fails, and each value is bounded)
-    r"|(?P<ref>&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);)",  # a character reference
+    r"|(?P<ref>&(?:#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[A-Za-z][A-Za-z0-9]*;))",  # a character reference
+    # (a numeric one without its ";" too, as browsers read it: Django's "&#xf17c/&#xf179")
     re.S | re.I | re.M,
 )
 _BLOCK_TAG_RE = re.compile(
@@ -110,9 +111,10 @@ def _shown(m: re.Match) -> str:
         # a block's tag between two words keeps them apart ("<h2>Title</h2><p>Text" reads
         # "Title Text"); an inline tag ("<b>", "<code>") and a tag at a line end do not
         text, b = m.string, m.end()
-        # (an opening block tag before inline ones -- "<p><code>ninja" -- leaves the space too)
+        # (a block tag before inline ones -- "<p><code>ninja", "See Also</h2><a>ALTER" --
+        # leaves the space too)
         nxt = text[b] if b < len(text) else "\n"
-        if (nxt != "\n" and (nxt != "<" or s[1] != "/") and _BLOCK_TAG_RE.match(s)
+        if (nxt != "\n" and _BLOCK_TAG_RE.match(s)
                 and (nxt != "<" or (not _BLOCK_TAG_RE.match(text, b) and _text_after(text, b)))):
             a = m.start()
             if a > 0 and _text_before(text, a):
@@ -214,13 +216,23 @@ def _nav_starts(text: str) -> list[int]:
             while i >= 0:
                 hints.append(i)
                 i = low.find(word, i + 1)
+    # "navigation" names the tag it is in: the last "<" before it, with no ">" between. Hints
+    # come in order, and each looks back only to the one before (the last "<" before that,
+    # and whether a ">" followed it, are carried): looking back to the "<" from each hint
+    # was quadratic on a <pre> of many "menu" words.
     out = set()
-    for i in hints:
-        if text[i] != "<":  # "navigation" names the tag it is in: the last "<" before it
-            j = text.rfind("<", 0, i)
-            if j < 0 or text.find(">", j, i) >= 0:
+    lt, closed, prev = -1, False, 0
+    for i in sorted(hints):
+        k = text.rfind("<", prev, i)
+        if k >= 0:
+            lt, closed = k, text.find(">", k, i) >= 0
+        elif lt >= 0 and not closed:
+            closed = text.find(">", prev, i) >= 0
+        prev = i
+        if text[i] != "<":
+            if lt < 0 or closed:
                 continue
-            i = j
+            i = lt
         out.add(i)
     return sorted(out)
 
@@ -309,6 +321,17 @@ def pre_lines(text: str) -> frozenset[int]:
         at = m.start()
         out.update(range(line, line + m.group().count("\n") + 1))
     return frozenset(out)
+
+
+_TITLE_END_RE = re.compile(r"</(?:h[1-6]|title|dt)\s*>|<dd\b", re.I)
+
+
+def title_end(line: str, at: int) -> int:
+    """Where the text of a heading or term that goes on at column ``at`` of a stored line
+    ends: at its end tag (or a ``<dd>``), else at the line's end. (On a page written on one
+    line, the rest of the line is the rest of the page.)"""
+    m = _TITLE_END_RE.search(line, at)
+    return m.start() if m else len(line)
 
 
 _INDENT_RE = re.compile(r"^[ \t]+", re.M)
