@@ -623,3 +623,17 @@ def test_navigation_after_many_menu_words_in_text_is_still_found():
     page = "<pre>\n" + "menu item navigation entry\n" * 2000 + "</pre>\n<div role='navigation'>Home Next</div>\n<p>Body</p>"
     text = visible(show_html(page))
     assert "Home Next" not in text and "Body" in text and text.count("menu item") == 2000
+
+
+def test_words_split_by_a_tag_or_a_character_reference_are_found_as_shown():
+    page = ("<html><body><h1>Notes</h1>\n<p>Das Ger&auml;t von M&uuml;ller is a na&iuml;ve approach.</p>\n"
+            "<p>Deploy it on <b>Kuber</b>netes, back it up with <code>pg_dump</code>all.</p>\n"
+            + "<p>Other words fill the page here.</p>\n" * 40 + "</body></html>\n")
+    eng = Engine.memory()
+    eng.add_document("notes.html", page)
+    eng.add_document("plain.md", "# Plain\n\nNothing about it.\n")
+    for q in ("Gerät", "Müller", "naïve", "kubernetes", "pg_dumpall"):
+        hits = eng.search(q)
+        assert [h.path for h in hits] == ["notes.html"], q
+    packed = eng.pack("pg_dumpall kubernetes", budget=60)
+    assert "Kubernetes" in packed["snippets"][0]["text"] and packed["evidence"] == "sufficient"

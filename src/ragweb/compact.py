@@ -486,12 +486,19 @@ def join_runs(lines: list[str], units: list[Unit]) -> list[Run]:
     return out
 
 
-def prepare_units(units: list[Unit], analyzer) -> set:
-    """Set each unit's ``all_terms`` and ``content``; return the union of their terms."""
+def prepare_units(units: list[Unit], analyzer, shown_of: dict | None = None) -> set:
+    """Set each unit's ``all_terms`` and ``content``; return the union of their terms.
+    ``shown_of``: an HTML page's shown lines by file (`select_units`'s), whose units' words
+    are read from their visible text, as the page's chunks were: the view blanks a tag or a
+    character reference inside a word ("<b>Kuber</b>netes", "Ger&auml;t") into a space."""
     vocab: set = set()
     span_terms = analyzer.span_terms
     for u in units:
-        u.all_terms, u.content = span_terms(mask_directives(u.text))
+        shown = shown_of.get(u.file) if shown_of else None
+        if shown is None:
+            u.all_terms, u.content = span_terms(mask_directives(u.text))
+        else:
+            u.all_terms, u.content = span_terms(visible(span_text(shown, u.start, u.col_start, u.end, u.col_end)))
         vocab |= u.all_terms
     return vocab
 

@@ -358,7 +358,7 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
         limit -= sum(s.tokens for s in whole)
         if not units or limit <= 0:
             return whole
-    vocab = cp.prepare_units(units, engine.analyzer)
+    vocab = cp.prepare_units(units, engine.analyzer, shown_of)
     synonyms = engine.analyzer.synonyms(engine.config["pack"].get("synonyms", []))
     related = related_terms(qterms, vocab, synonyms=synonyms)
     idf = engine.idf_of(sorted(set(qterms) | {t for rel in related.values() for t in rel}))
