@@ -637,3 +637,18 @@ def test_words_split_by_a_tag_or_a_character_reference_are_found_as_shown():
         assert [h.path for h in hits] == ["notes.html"], q
     packed = eng.pack("pg_dumpall kubernetes", budget=60)
     assert "Kubernetes" in packed["snippets"][0]["text"] and packed["evidence"] == "sufficient"
+
+
+def test_a_long_line_of_a_page_is_cut_at_a_space_it_shows():
+    # cut at a space of the view, a piece could end inside "&gt;": its columns cut the file there
+    line = " ".join(f"a&gt;b{i} &amp;&amp; c&lt;d" for i in range(400))
+    page = f"<h2>Ops</h2>\n<p>{line}</p>\n"
+    eng = Engine.memory()
+    eng.add_document("ops.html", page)
+    rows = eng.conn.execute("SELECT col_start, col_end, start_line, heading FROM chunks ORDER BY id").fetchall()
+    raw = page.split("\n")
+    pieces = [(a, b) for a, b, line, _ in rows if a is not None]
+    assert len(pieces) > 3
+    for a, b in pieces:  # each cut falls on a space the page shows, not inside a reference
+        assert b == len(raw[1]) or raw[1][b - 1] == " ", raw[1][b - 8:b + 4]
+    assert all(h == "Ops" for *_, h in rows)

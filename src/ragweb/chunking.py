@@ -255,6 +255,8 @@ def outline(lines: list[str], markdown: bool, page: PageLines | None = None) -> 
                         out.heads[i] = (len(m.group(1)), _one_line(title + " " + nxt), i, i + 1)
                         out.adorn[i + 1] = i
                         continue
+                if page is not None and not title:
+                    continue  # (a page's heading or term whose text is further down: no title to give)
                 out.heads[i] = (len(m.group(1)), title, i, i)
         elif c == ".":
             m = _ENTRY_RE.match(line)
@@ -377,7 +379,10 @@ def chunk_lines(text: str, chunk_tokens: int = 512, chunk_overlap: int = 50,
     i = 0
     while i < n:
         if costs[i] > chunk_tokens:
-            chunks.extend(_split_long_line(lines[i], i, headings[i], chunk_tokens, context(i)))
+            # (a page's line is cut at a space it shows: a space of the view may be a
+            # character reference's or a tag's, and the cited columns would cut the file there)
+            chunks.extend(_split_long_line(lines[i], i, headings[i], chunk_tokens, context(i),
+                                           None if page is None else page.shown[i]))
             i += 1
             continue
         j = i
@@ -406,15 +411,17 @@ def chunk_lines(text: str, chunk_tokens: int = 512, chunk_overlap: int = 50,
 
 
 def _split_long_line(line: str, index: int, heading: str, chunk_tokens: int,
-                     context: str) -> list[Chunk]:
-    """Pieces of one over-long line, cut at whitespace where possible."""
+                     context: str, spaces: str | None = None) -> list[Chunk]:
+    """Pieces of one over-long line, cut at a space where possible (a space of ``spaces``,
+    the same line as shown, when given)."""
     width = chunk_tokens * 4
     pieces: list[Chunk] = []
     pos = 0
+    spaces = line if spaces is None else spaces
     while pos < len(line):
         end = min(pos + width, len(line))
         if end < len(line):
-            cut = line.rfind(" ", pos + width // 2, end)
+            cut = spaces.rfind(" ", pos + width // 2, end)
             if cut > pos:
                 end = cut + 1
         if line[pos:end].strip():
