@@ -568,3 +568,22 @@ def test_a_file_or_folder_that_cannot_be_read_this_time_keeps_what_was_indexed(s
     (sample_root / "docs" / "configuration.md").write_text("# Configuration\nNow about walruses.\n")
     r = index_root(sample_root, default_config())  # readable again: read again
     assert r.updated == 1 and search_paths(sample_root, "walruses")[0][0] == "docs/configuration.md"
+
+
+def test_a_run_that_frees_most_of_the_index_gives_the_space_back(tmp_path):
+    root = tmp_path / "docs"
+    root.mkdir()
+    for i in range(120):
+        (root / f"f{i}.md").write_text(f"# Page {i}\n\n" + " ".join(f"word{i}x{j}" for j in range(400)) + "\n")
+    cfg = default_config()
+    index_root(root, cfg)
+    db = index_path(root)
+    full = db.stat().st_size
+    for i in range(10, 120):
+        (root / f"f{i}.md").unlink()
+    report = index_root(root, cfg)
+    assert report.removed == 110
+    assert db.stat().st_size < full / 4  # (SQLite keeps freed pages in the file until a VACUUM)
+    eng = Engine.open(db, cfg, create=False)
+    assert eng.search("word3x7")[0].path == "f3.md" and eng.stats()["totalDocs"] == 10
+    eng.close()
