@@ -629,3 +629,24 @@ def test_forgetting_the_memos_of_word_analyses_changes_nothing_in_the_index(monk
     kept = build()
     monkeypatch.setattr(engine_mod, "MEMO_MAX", 1)
     assert build() == kept
+
+
+def test_terms_of_text_that_changes_on_every_save_do_not_pile_up():
+    # a log re-indexed with new ids each time: its old ids are in no chunk once replaced,
+    # and must leave the vocabulary when their last postings are merged away
+    eng = Engine.memory()
+    for i in range(40):
+        eng.add_document(f"d{i}.txt", f"alpha beta gamma {i}")
+    ids = iter(range(10**6))
+    for _ in range(300):
+        eng.add_document("log.txt", "\n".join(f"event q{next(ids):07d}z done" for _ in range(20)))
+        eng.flush()
+        check_segments(eng)
+    (unused,) = eng.conn.execute("SELECT count(*) FROM terms WHERE df <= 0").fetchone()
+    (total,) = eng.conn.execute("SELECT count(*) FROM terms").fetchone()
+    assert unused < 20 * 40 and total < 20 * 50  # (300 saves made 6,000 ids)
+    assert [h.path for h in eng.search("q0005990z")] == ["log.txt"]
+    assert eng.search("q0000001z") == []
+    # a word whose term was dropped is indexed again under a term of its own
+    eng.add_document("again.txt", "event q0000001z returns")
+    assert [h.path for h in eng.search("q0000001z")] == ["again.txt"]

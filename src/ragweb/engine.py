@@ -578,8 +578,8 @@ class Engine:
 
         A flush writes the chunks added since the last, so a segment holds the chunk ids
         from its first up to the next segment's first: these segments' chunks are those
-        from ``start``'s first to ``end``'s, and their dead entries can go. Terms are dropped
-        only by `merge_segments`: a term's postings of dead chunks may be in other segments."""
+        from ``start``'s first to ``end``'s, and their dead entries can go. A term left with
+        no postings anywhere and in no chunk goes too (`_drop_unused_terms`)."""
         conn = self.conn
         segs = self._segs
         seg, lo, _ = segs[start]
@@ -587,14 +587,32 @@ class Engine:
         hi = segs[end][1] if end < len(segs) else self.next_chunk
         conn.execute(store.POSTINGS_BY_SEGMENT)
         dead = {c for (c,) in conn.execute("SELECT chunk FROM dead WHERE chunk >= ? AND chunk < ?", (lo, hi))}
+        emptied: list[int] = []
         merged = _merged_rows(conn.execute("SELECT term, data FROM postings WHERE seg BETWEEN ? AND ? "
-                                           "ORDER BY term, seg", (seg, last)), dead, seg)
+                                           "ORDER BY term, seg", (seg, last)), dead, seg, emptied)
         conn.execute("DELETE FROM postings WHERE seg BETWEEN ? AND ?", (seg, last))
         conn.execute("DELETE FROM dead WHERE chunk >= ? AND chunk < ?", (lo, hi))
         conn.executemany("INSERT INTO postings VALUES(?,?,?)", merged)
         self.n_dead -= len(dead)
         segs[start:end] = [[seg, lo, sum(len(r[2]) for r in merged) // 4]] if merged else []
         self.n_segs = len(segs)
+        if emptied:
+            self._drop_unused_terms(emptied)
+
+    def _drop_unused_terms(self, tids: list[int]) -> None:
+        """Delete the terms of ``tids`` that no chunk contains and no segment has postings of
+        (their last postings were of removed chunks, just merged away): text that changes on
+        every save, such as a log's ids, would otherwise grow the vocabulary for ever."""
+        unused = self._select_in(
+            "SELECT id, term FROM terms WHERE df <= 0 AND NOT EXISTS "
+            "(SELECT 1 FROM postings WHERE postings.term = terms.id) AND id IN", tids)
+        if not unused:
+            return
+        self.conn.executemany("DELETE FROM terms WHERE id = ?", [(tid,) for tid, _ in unused])
+        if self._vocab is not None:
+            for _, term in unused:
+                self._vocab.pop(term, None)
+        self._raw_ids = {}  # (a memo: some of its words' ids are gone)
 
     # --- reading ----------------------------------------------------------------------
     def stats(self) -> dict:
@@ -1115,20 +1133,25 @@ def _merge_window(sizes: list[int]) -> tuple[int, int] | None:
     return None
 
 
-def _merged_rows(rows, dead: set[int], seg: int) -> list[tuple[int, int, bytes]]:
+def _merged_rows(rows, dead: set[int], seg: int, emptied: list[int] | None = None) -> list[tuple[int, int, bytes]]:
     """``rows`` of (term, posting blob), by term then segment, as one row per term of
-    segment ``seg``, without the postings of ``dead`` chunks (a term left none has no row)."""
+    segment ``seg``, without the postings of ``dead`` chunks (a term left none has no row,
+    and is added to ``emptied``)."""
     merged = []
     cur_term, cur = None, None
     for tid, blob in rows:
         if tid != cur_term:
             if cur:
                 merged.append((cur_term, seg, store.ints_to_blob(cur)))
+            elif cur is not None and emptied is not None:
+                emptied.append(cur_term)
             cur_term, cur = tid, array("i")
         arr = store.blob_to_ints(blob)
         cur.extend(_drop_dead(arr, dead) if dead else arr)
     if cur:
         merged.append((cur_term, seg, store.ints_to_blob(cur)))
+    elif cur is not None and emptied is not None:
+        emptied.append(cur_term)
     return merged
 
 
