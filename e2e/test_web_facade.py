@@ -46,6 +46,25 @@ def test_dump_and_restore_round_trip(sample_docs):
     assert (call(facade.stats), call(facade.query, "retry backoff", 5)) == before
 
 
+def test_the_smallest_dump_makes_each_removal_count():
+    # After the storage quota refused a save, the page asks for the smallest bytes: removing
+    # one file must then shrink them (its postings were only listed dead, its pages free).
+    docs = {f"d{i}.md": "\n".join(f"note {i} line {j}: kittiwake q{i}x{j}z ledge" for j in range(300))
+            for i in range(30)}
+    for path, text in docs.items():
+        call(facade.index_text, path, text)
+    before = len(facade.dump())
+    call(facade.remove, "d29.md")
+    plain = len(facade.dump())
+    smallest = facade.dump(True)
+    assert len(smallest) < before and len(smallest) < plain
+    results = call(facade.query, "kittiwake ledge", 5)
+    info = call(facade.init, smallest)
+    assert info["restored"] and info["totalDocs"] == 29
+    assert call(facade.query, "kittiwake ledge", 5) == results
+    assert "d29.md" not in {r["path"] for r in call(facade.query, "q29x3z", 30)["results"]}
+
+
 def test_an_older_index_is_read_again_stepwise_and_nothing_runs_meanwhile(older_index):
     data = older_index.to_bytes()
     info = call(facade.init, data, True)
@@ -474,3 +493,12 @@ def test_selection_under_a_rag_yaml_matches_the_cli_walker(tmp_path):
     assert page == cli
     # its excludes replace the defaults (node_modules/ is indexed), a bare glob matches at any depth
     assert cli == ["a.md", "b.txt", "build/g.md", "build/gen.py", "node_modules/n.md"]
+
+
+def test_a_nul_character_in_text_is_kept_as_a_replacement_not_a_cut():
+    # (SQLite's substr stops at a NUL: a hit's text ended there, and a pack found no evidence)
+    call(facade.index_text, "nul.txt", "before\0after nul egrets\nsecond line egrets")
+    (hit,) = call(facade.query, "egrets", 5)["results"]
+    assert hit["text"] == "before\ufffdafter nul egrets\nsecond line egrets"
+    packed = call(facade.pack, "egrets")
+    assert packed["evidence"] == "sufficient" and "second line egrets" in packed["snippets"][0]["text"]

@@ -2,6 +2,7 @@
 quota, and a tab closed in the middle of a save."""
 
 import json
+import time
 
 from playwright.sync_api import expect
 
@@ -312,3 +313,39 @@ def test_an_index_saved_by_an_older_version_is_read_again_and_saved(launch_persi
     info = page.evaluate("window.ragReady")
     assert info["restored"] is True and info["reread"] == 0
     assert make_app(page).query("zebrafish")["results"] == []
+
+
+START_LONG_DROP_JS = """(n) => {
+    window.__dropStarted = Date.now();
+    const dt = new DataTransfer();
+    for (let i = 0; i < n; i++) {
+        const body = Array.from({length: 20}, (_, j) => `line ${j} of note ${i}: shearwater w${i}q${j} flies low`).join('\\n');
+        dt.items.add(new File([body], `notes/n${String(i).padStart(5, '0')}.md`));
+    }
+    document.querySelector('[data-testid="dropzone"]').dispatchEvent(
+        new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
+}"""
+
+
+def test_a_long_drop_is_saved_as_it_goes_so_a_reload_in_its_middle_keeps_the_files_so_far(
+        launch_persistent, boot_page, make_app):
+    # (the save on the way out alone lost the whole drop when a big index's write did not land)
+    ctx = launch_persistent()
+    page = ctx.pages[0]
+    boot_page(page)
+    app = make_app(page)
+    page.evaluate(START_LONG_DROP_JS, 12000)
+    deadline = time.monotonic() + 120
+    while True:  # until a record saved well after the drop began, while the drop goes on
+        record = page.evaluate(READ_RECORD_JS)
+        progress = page.locator("#progress-text").inner_text()
+        if record and record["savedAt"] >= page.evaluate("window.__dropStarted") + 4000:
+            break
+        assert progress.startswith("Indexing") and time.monotonic() < deadline, progress
+        time.sleep(0.5)
+    assert progress.startswith("Indexing"), "the drop ended before a save: make it longer"
+    page.reload()
+    info = page.evaluate("window.ragReady")
+    assert info["restored"] is True and 1 < info["totalDocs"] < 12000, info
+    hits = app.query("shearwater flies low")["results"]
+    assert hits and all(h["path"].startswith("notes/") for h in hits)

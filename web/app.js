@@ -13,6 +13,7 @@
   const DB_STORE = 'index';
   const DB_KEY = 'current';
   const SAVE_DELAY_MS = 300;       // debounce: save this long after the last change
+  const DROP_SAVE_MS = 5000;       // during a long drop, save at least this often
   const YIELD_EVERY_MS = 40;       // long indexing yields to the event loop this often
   const UI_REFRESH_MS = 120;       // stats/file list refresh, debounced
   // Pyodide 314 copies bytes and strings between Python and the page wrongly when they lie
@@ -32,6 +33,7 @@
     quotaError: null,      // message: the last save failed for lack of space
     dirty: false,
     saveTimer: null,
+    lastSave: 0,           // performance.now() when the last save began
     saving: null,
     uiTimer: null,
     jobs: Promise.resolve(),
@@ -170,6 +172,10 @@
 
   function markChanged() {
     state.dirty = true;
+    // A drop still being indexed is saved after it, and meanwhile every DROP_SAVE_MS: a
+    // reload in its middle keeps what was indexed up to then (the save on the way out
+    // cannot be relied on for a big index: a leaving page may end before its write lands).
+    if (state.indexing && !state.saving && performance.now() - state.lastSave >= DROP_SAVE_MS) flush();
     if (state.saveTimer) clearTimeout(state.saveTimer);
     state.saveTimer = setTimeout(() => {
       state.saveTimer = null;
@@ -182,7 +188,8 @@
   // The record to store: the engine's bytes, checked against the engine's own checksum.
   function dumpRecord() {
     let bytes;
-    const proxy = state.facade.dump();
+    // (after the quota refused a save, the smallest bytes it can be: so each removal counts)
+    const proxy = state.facade.dump(Boolean(state.quotaError));
     try { bytes = proxy.toJs(); } finally { proxy.destroy(); }
     const crc = crc32(bytes);
     const expected = JSON.parse(state.facade.dump_crc());
@@ -221,6 +228,7 @@
     if (state.conflict) return errorJson(state.conflict);
     if (!state.dirty) return state.quotaError ? errorJson(state.quotaError) : JSON.stringify({ success: true, saved: false });
     state.dirty = false;
+    state.lastSave = performance.now();
     let result;
     state.saving = (async () => {
       const t0 = performance.now();

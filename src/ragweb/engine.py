@@ -139,17 +139,23 @@ class Engine:
         """An in-memory index restored from `to_bytes()` output."""
         return cls(store.open_memory(bytes(data)), config, "stored index")
 
-    def to_bytes(self, vacuum_ratio: float | None = None) -> bytes:
+    def to_bytes(self, vacuum_ratio: float | None = None, smallest: bool = False) -> bytes:
         """The whole index as SQLite database bytes (flushes first).
 
         SQLite keeps the pages of removed documents as free pages; with ``vacuum_ratio``
         the database is compacted first when at least that share of its pages is free.
-        """
+        ``smallest``: as small as it can be made, whatever that costs (a save the storage
+        quota refused, after the user removed files to make room): the postings of removed
+        chunks merged away, then the database compacted if any page is free."""
         self.flush()
+        if smallest and not self.conn.in_transaction:
+            if self.n_dead:
+                self.merge_segments()
+            vacuum_ratio = 0.0
         if vacuum_ratio is not None and not self.conn.in_transaction:
             (free,) = self.conn.execute("PRAGMA freelist_count").fetchone()
             (pages,) = self.conn.execute("PRAGMA page_count").fetchone()
-            if pages and free / pages >= vacuum_ratio:
+            if pages and free and free / pages >= vacuum_ratio:
                 self.conn.execute("VACUUM")
         return self.conn.serialize()
 

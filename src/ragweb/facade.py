@@ -315,14 +315,16 @@ VACUUM_FREE_RATIO = 0.25
 """Before saving, rebuild the database when this share of its pages is free (removed files)."""
 
 
-def dump() -> bytes:
+def dump(smallest: bool = False) -> bytes:
     """The whole index as bytes (SQLite serialize), for IndexedDB. Raises if not ready.
 
     SQLite keeps the pages of removed documents as free pages, so a database whose files
-    were removed would be saved at its old size: compact it first when that is worth it.
+    were removed would be saved at its old size: compact it first when that is worth it,
+    and always with ``smallest`` (the page asks for it after the storage quota refused a
+    save: then each removal must count, `Engine.to_bytes`).
     """
     global _dump_crc
-    data = _need_engine().to_bytes(vacuum_ratio=VACUUM_FREE_RATIO)
+    data = _need_engine().to_bytes(vacuum_ratio=VACUUM_FREE_RATIO, smallest=smallest)
     _dump_crc = zlib.crc32(data)
     return data
 

@@ -51,12 +51,15 @@ class Prepared:
 
 def normalize(path: str, text: str) -> tuple[str, bytes]:
     """``text`` with its line ends as ``\\n`` and its UTF-8 bytes (lone surrogates, possible
-    from JavaScript strings, replaced)."""
+    from JavaScript strings, and NUL characters replaced by U+FFFD: SQLite's text functions
+    stop at a NUL, so a hit's text was cut there)."""
     if not isinstance(path, str) or not path:
         raise UsageError("a document needs a non-empty path")
     if not isinstance(text, str):
         raise UsageError(f"the content of {path!r} must be text")
     text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\0" in text:
+        text = text.replace("\0", "\ufffd")
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError:  # one U+FFFD for each (not one per byte of its UTF-8 form)
