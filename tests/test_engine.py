@@ -31,6 +31,31 @@ def fresh(docs: dict, config=None):
     return eng
 
 
+def small_chunks():
+    cfg = default_config()
+    cfg["index"]["chunk_tokens"] = 32
+    cfg["index"]["chunk_overlap"] = 8
+    return cfg
+
+
+def run_ops(eng, ops_, after_each=None) -> dict:
+    """Apply (op, path, text) operations -- add, remove, flush -- to ``eng``; returns the
+    documents it should then hold."""
+    docs = {}
+    for op, path, text in ops_:
+        if op == "add":
+            eng.add_document(path, text)
+            docs[path] = text
+        elif op == "remove":
+            assert eng.remove_document(path) == (path in docs)
+            docs.pop(path, None)
+        else:
+            eng.flush()
+        if after_each:
+            after_each()
+    return docs
+
+
 doc_text = st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=12).map(" ".join),
                     min_size=1, max_size=40).map("\n".join)
 ops = st.lists(st.tuples(st.sampled_from(["add", "remove", "flush"]),
@@ -40,20 +65,9 @@ ops = st.lists(st.tuples(st.sampled_from(["add", "remove", "flush"]),
 @settings(max_examples=40, deadline=None)
 @given(ops)
 def test_incremental_index_gives_identical_results_to_fresh(monkeypatch_ops):
-    cfg = default_config()
-    cfg["index"]["chunk_tokens"] = 32
-    cfg["index"]["chunk_overlap"] = 8
+    cfg = small_chunks()
     eng = Engine.memory(cfg)
-    docs = {}
-    for op, path, text in monkeypatch_ops:
-        if op == "add":
-            eng.add_document(path, text)
-            docs[path] = text
-        elif op == "remove":
-            assert eng.remove_document(path) == (path in docs)
-            docs.pop(path, None)
-        else:
-            eng.flush()
+    docs = run_ops(eng, monkeypatch_ops)
     ref = fresh(docs, cfg)
     for q in QUERIES:
         assert results(eng, q, top_k=10) == results(ref, q, top_k=10)
@@ -70,9 +84,7 @@ def test_numpy_scores_a_search_exactly_as_pure_python(ops_, pool):
     over segments and removed chunks, with ties at a small pool's cut."""
     import numpy  # noqa: F401  (a test dependency: the accelerated path must run here)
     from ragweb import accel
-    cfg = default_config()
-    cfg["index"]["chunk_tokens"] = 32
-    cfg["index"]["chunk_overlap"] = 8
+    cfg = small_chunks()
     eng = Engine.memory(cfg)
     for op, path, text in ops_:
         if op == "add":
@@ -159,23 +171,12 @@ def test_many_flushes_merge_segments_and_keep_results(monkeypatch):
 def test_merging_some_segments_keeps_results_and_lists(ops_, factor):
     """Segments are merged a few at a time (any run of them, by their sizes); with removals
     between, each merge drops its own chunks' dead entries and no others."""
-    cfg = default_config()
-    cfg["index"]["chunk_tokens"] = 32
-    cfg["index"]["chunk_overlap"] = 8
+    cfg = small_chunks()
     old = engine_mod.MERGE_FACTOR
     engine_mod.MERGE_FACTOR = factor
     try:
         eng = Engine.memory(cfg)
-        docs = {}
-        for op, path, text in ops_:
-            if op == "add":
-                eng.add_document(path, text)
-                docs[path] = text
-            elif op == "remove":
-                eng.remove_document(path)
-                docs.pop(path, None)
-            eng.flush()
-            check_segments(eng)
+        docs = run_ops(eng, ops_, after_each=lambda: (eng.flush(), check_segments(eng)))
     finally:
         engine_mod.MERGE_FACTOR = old
     ref = fresh(docs, cfg)
@@ -199,13 +200,19 @@ def test_flushing_each_document_costs_n_log_n_rows_not_n_squared():
     assert big / small < 8 * 1.6  # 8 times the documents: 64 times the rows at N²
 
 
-def test_an_index_without_its_segments_listed_merges_them_once():
-    # an index written before segments were listed (no "segs" in meta)
+def five_flushed_apart():
+    """Five sample documents and an engine that flushed after each (five segments)."""
     docs = {p: t for p, t in sample_documents()[:5]}
     eng = Engine.memory()
     for path, text in docs.items():
         eng.add_document(path, text)
         eng.flush()
+    return docs, eng
+
+
+def test_an_index_without_its_segments_listed_merges_them_once():
+    # an index written before segments were listed (no "segs" in meta)
+    docs, eng = five_flushed_apart()
     eng.conn.execute("DELETE FROM meta WHERE key='segs'")
     old = Engine.from_bytes(eng.to_bytes())
     assert old._segs is None and old.n_segs > 1
@@ -222,11 +229,7 @@ def test_segments_listed_then_written_by_an_older_version_are_not_trusted():
     # An index this version wrote, then an older one (which writes segments and counters
     # but not their list): the stale list must not guide a merge, which would drop the
     # dead entries of chunks whose postings are still in a segment it does not list.
-    docs = {p: t for p, t in sample_documents()[:5]}
-    eng = Engine.memory()
-    for path, text in docs.items():
-        eng.add_document(path, text)
-        eng.flush()
+    docs, eng = five_flushed_apart()
     listed = eng.conn.execute("SELECT value FROM meta WHERE key='segs'").fetchone()[0]
     first = next(iter(docs))
     eng.remove_document(first)  # the older version's writes: one more segment, a removal
