@@ -31,7 +31,7 @@ from ragweb.files import GlobSet, glob_problem
 from ragweb.errors import EmptyQueryError, IndexBusyError, IndexCorruptError, RagError, UsageError
 from ragweb.search import REPEAT_SHARE, REPEAT_TERMS, aggregate_path, bm25_idf, changelog_path, contained, mmr_select, shingles
 
-MERGE_FACTOR = 8           # segments of about the same size are merged this many at a time (`_merge_window`)
+MERGE_FACTOR = 8           # segments of about the same size are merged this many at a time (`_window_to_merge`)
 DEAD_MERGE_RATIO = 0.25    # all segments are merged when this share of indexed chunks is dead
 FLUSH_INTS = 4_000_000     # buffered postings (3 ints each) are flushed as a segment beyond this (~30 MB of text)
 MEMO_MAX = 500_000         # words whose analysis a flush keeps memoised, at most (then forgotten)
@@ -532,7 +532,7 @@ class Engine:
         if self._segs is None or self.n_dead > DEAD_MERGE_RATIO * max(self.n_chunks, 1):
             self.merge_segments()
         else:
-            while window := _merge_window([size for _, _, size in self._segs]):
+            while window := _window_to_merge([size for _, _, size in self._segs]):
                 self._merge_window(*window)
         if self._meta("analysis") is None:
             self._set_meta("analysis", self.settings)
@@ -1117,7 +1117,7 @@ def _pool_scores(np, total, dead: set[int] | None, pool: int) -> dict[int, float
     return dict(zip(ids.tolist(), vals.tolist()))
 
 
-def _merge_window(sizes: list[int]) -> tuple[int, int] | None:
+def _window_to_merge(sizes: list[int]) -> tuple[int, int] | None:
     """The segments to merge as one, ``(start, end)`` indexes into ``sizes`` (the segments'
     sizes, oldest first), or None to merge none.
 
