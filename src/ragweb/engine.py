@@ -519,6 +519,7 @@ class Engine:
                 if not arr:
                     continue
             rows.append((tid, seg, store.ints_to_blob(arr)))
+        unborn = [tid for tid in new if delta.get(tid, 0) <= 0]  # (their chunks were all removed unflushed)
         if rows:
             conn.executemany("INSERT INTO postings VALUES(?,?,?)", rows)
             if self._segs is not None:
@@ -534,6 +535,8 @@ class Engine:
         else:
             while window := _window_to_merge([size for _, _, size in self._segs]):
                 self._merge_window(*window)
+            if unborn:
+                self._drop_unused_terms(unborn)
         if self._meta("analysis") is None:
             self._set_meta("analysis", self.settings)
         for key in ("n_chunks", "total_len", "n_dead", "next_seg", "n_segs"):
