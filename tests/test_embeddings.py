@@ -390,6 +390,13 @@ def test_a_model_change_that_fails_keeps_the_vectors_it_would_replace(tmp_path, 
     assert r.returncode == 1 and "embedding.dimension is 128" in r.stderr
     assert "keeps its 3 embeddings made by ollama fake-embed, dimension 64" in r.stderr
     assert stored_vectors(root) == before
+    # meanwhile hybrid search ranks by BM25 alone, and says why
+    with config_file(root).open("a") as f:
+        f.write("retrieve:\n  hybrid_enabled: true\n")
+    r = rag("query", "-d", root, "--no-auto-index", "--json", "-q", "garage battery")
+    assert r.returncode == 0, r.stderr
+    assert "made by ollama fake-embed, dimension 64, not ollama fake-embed, dimension 128" in r.stderr
+    assert [h["path"] for h in json.loads(r.stdout)["results"]] == ["garage.md"]
     config_file(root).write_text(good)  # put back: nothing to make again
     assert query(root, "-q", "automobile", "--semantic", "-k", "1")[0]["path"] == "garage.md"
     provider.requests.clear()
@@ -509,7 +516,7 @@ def test_hybrid_with_no_vectors_yet_ranks_by_bm25_and_fused_scores_are_named(tmp
     r = rag("pack", "-d", root, "--no-auto-index", "-q", "garage battery", "--no-compact")
     assert r.returncode == 0, r.stderr
     whys = [s["why"] for s in json.loads(r.stdout)["snippets"]]
-    assert whys and all(w.startswith("fused score: 0.0") for w in whys), whys
+    assert whys and all(re.fullmatch(r"fused score: 0\.0[0-9]{3}( \(whole(?: page)?\))?", w) for w in whys), whys
 
 
 def test_semantic_search_keeps_hits_below_zero_similarity(tmp_path, provider):

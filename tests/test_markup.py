@@ -632,16 +632,21 @@ def test_words_split_by_a_tag_or_a_character_reference_are_found_as_shown():
     eng = Engine.memory()
     eng.add_document("notes.html", page)
     eng.add_document("plain.md", "# Plain\n\nNothing about it.\n")
+    # and other tags, or hidden elements, part words, as shown (review: all markup joined them)
+    eng.add_document("form.html", "<fieldset><legend>options</legend><label>verbose</label>"
+                                  "<noscript>Enable JavaScript</noscript><img src=x>Caption</fieldset>\n")
     for q in ("Gerät", "Müller", "naïve", "kubernetes", "pg_dumpall"):
         hits = eng.search(q)
         assert [h.path for h in hits] == ["notes.html"], q
+    for q in ("options", "verbose", "javascript", "caption"):
+        assert [h.path for h in eng.search(q)] == ["form.html"], q
     packed = eng.pack("pg_dumpall kubernetes", budget=60)
     assert "Kubernetes" in packed["snippets"][0]["text"] and packed["evidence"] == "sufficient"
 
 
 def test_a_long_line_of_a_page_is_cut_at_a_space_it_shows():
     # cut at a space of the view, a piece could end inside "&gt;": its columns cut the file there
-    line = " ".join(f"a&gt;b{i} &amp;&amp; c&lt;d" for i in range(400))
+    line = " ".join(f"a&gt;b{i} &amp;&amp; c&lt;d&nbsp;e</p><p>f" for i in range(300))
     page = f"<h2>Ops</h2>\n<p>{line}</p>\n"
     eng = Engine.memory()
     eng.add_document("ops.html", page)
@@ -649,6 +654,7 @@ def test_a_long_line_of_a_page_is_cut_at_a_space_it_shows():
     raw = page.split("\n")
     pieces = [(a, b) for a, b, line, _ in rows if a is not None]
     assert len(pieces) > 3
-    for a, b in pieces:  # each cut falls on a space the page shows, not inside a reference
-        assert b == len(raw[1]) or raw[1][b - 1] == " ", raw[1][b - 8:b + 4]
+    for a, b in pieces[:-1]:  # each cut falls after a space the page shows, or after the markup it starts
+        assert raw[1][b - 6:b] == "&nbsp;" or raw[1][b - 1] == " " or raw[1][b - 3:b] == "<p>", raw[1][b - 8:b + 4]
+    assert pieces[-1][1] == len(raw[1])
     assert all(h == "Ops" for *_, h in rows)

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from ragweb.files import PROSE_SUFFIXES, plain_name
-from ragweb.markup import title_end, visible
+from ragweb.markup import FILL, title_end, visible
 from ragweb.tokens import CHARS_PER_TOKEN, count_tokens
 
 # (greedy to the line end, then `_title`: a lazy title before optional closing marks would
@@ -424,6 +424,8 @@ def _split_long_line(line: str, index: int, heading: str, chunk_tokens: int,
             cut = spaces.rfind(" ", pos + width // 2, end)
             if cut > pos:
                 end = cut + 1
+                while end < len(line) and spaces[end] == FILL:
+                    end += 1  # (a space a page shows for "&nbsp;" or between blocks ends the markup it is the first column of)
         if line[pos:end].strip():
             pieces.append(Chunk(index + 1, index + 1, heading, pos, end, context))
         pos = end

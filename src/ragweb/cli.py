@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from ragweb.errors import RagError, UsageError
+from ragweb.errors import Interrupted, RagError, UsageError
 from ragweb.formats import FORMATS
 from ragweb.files import AtomicWrite
 
@@ -245,7 +245,7 @@ def _run_embed(root: Path, cfg: dict, quiet: bool) -> None:
         except RagError as e:
             raise RagError(f"{e}\n{_embedding_state(engine, embedder)}") from None
         except KeyboardInterrupt:
-            raise _Interrupted(f"interrupted while embedding; {_embedding_state(engine, embedder)}") from None
+            raise Interrupted(f"interrupted while embedding; {_embedding_state(engine, embedder)}") from None
         finally:
             bar.close()
     finally:
@@ -264,14 +264,6 @@ def _embedding_state(engine, embedder) -> str:
                 "yet (run `rag index` again to make them).")
     return (f"the text index is up to date; {have} of {total} chunks have embeddings "
             "(run `rag index` again to embed the rest).")
-
-
-class _Interrupted(KeyboardInterrupt):
-    """Ctrl-C where the index is not as it was before the run: says what it is."""
-
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.message = message
 
 
 def _open_for_reading(args, root: Path, cfg: dict):
@@ -311,8 +303,12 @@ def _open_for_reading(args, root: Path, cfg: dict):
     if cfg["embedding"]["enabled"]:
         from ragweb import embeddings
         engine.embedder = embeddings.Embedder(cfg)
-        _, have, total = embeddings.status(engine)
-        if have < total:
+        signature, have, total = embeddings.status(engine)
+        if have and signature != engine.embedder.signature:
+            sys.stderr.write(f"note: the index's embeddings were made by {embeddings.described(signature)}, not "
+                             f"{embeddings.described(engine.embedder.signature)}; run `rag index {root}` to make "
+                             "them again (until then hybrid search ranks by BM25 alone)\n")
+        elif have < total:
             sys.stderr.write(f"note: {total - have} of {total} chunks have no embedding yet; run "
                              f"`rag index {root}` (vector search sees only the others)\n")
     change = engine.settings_change()

@@ -83,7 +83,7 @@ from dataclasses import dataclass, field
 
 from ragweb.analysis import is_cjk_char
 from ragweb.chunking import ITEM_RE, Outline, code_outline, outline
-from ragweb.markup import FILL, mask_directives, visible
+from ragweb.markup import FILL, mask_directives, term_text, visible
 from ragweb.search import bm25_idf
 from ragweb.tokens import CHARS_PER_TOKEN, count_tokens
 
@@ -486,19 +486,20 @@ def join_runs(lines: list[str], units: list[Unit]) -> list[Run]:
     return out
 
 
-def prepare_units(units: list[Unit], analyzer, shown_of: dict | None = None) -> set:
+def prepare_units(units: list[Unit], analyzer, pages: dict | None = None) -> set:
     """Set each unit's ``all_terms`` and ``content``; return the union of their terms.
-    ``shown_of``: an HTML page's shown lines by file (`select_units`'s), whose units' words
-    are read from their visible text, as the page's chunks were: the view blanks a tag or a
-    character reference inside a word ("<b>Kuber</b>netes", "Ger&auml;t") into a space."""
+    ``pages``: an HTML page's (stored lines, shown lines) by file, whose units' words are
+    read as the page's chunks' were (`markup.term_text`: the view blanks a tag or a
+    character reference inside a word, "<b>Kuber</b>netes", "Ger&auml;t", into a space)."""
     vocab: set = set()
     span_terms = analyzer.span_terms
     for u in units:
-        shown = shown_of.get(u.file) if shown_of else None
-        if shown is None:
+        page = pages.get(u.file) if pages else None
+        if page is None:
             u.all_terms, u.content = span_terms(mask_directives(u.text))
         else:
-            u.all_terms, u.content = span_terms(visible(span_text(shown, u.start, u.col_start, u.end, u.col_end)))
+            raw, shown = (span_text(lines, u.start, u.col_start, u.end, u.col_end) for lines in page)
+            u.all_terms, u.content = span_terms(term_text(raw, shown))
         vocab |= u.all_terms
     return vocab
 

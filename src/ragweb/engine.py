@@ -864,14 +864,17 @@ class Engine:
 
     def _vector_scores(self, query: str, needed: bool) -> dict[int, float]:
         """chunk id -> cosine similarity of its embedding with the question's; with no
-        embeddings in the index, an error when ``needed``, else none (hybrid search then
-        ranks by BM25 alone, and the CLI has said that chunks have no embedding yet)."""
+        embeddings of the configured model in the index, an error when ``needed``, else none
+        (hybrid search then ranks by BM25 alone, and the CLI has said why)."""
         from ragweb import embeddings
         if self._vectors is None:  # checked and loaded once per engine (writes drop the cache)
             signature = self._meta("embedding")
             if signature is not None and signature != self.embedder.signature:
-                raise RagError(f"the index's embeddings were made by {signature}, the config asks for "
-                               f"{self.embedder.signature}: run `rag index` to make them again")
+                if not needed:
+                    return {}  # (vectors of another model are no use: BM25 alone, as the CLI says)
+                raise RagError(f"the index's embeddings were made by {embeddings.described(signature)}, the "
+                               f"config asks for {embeddings.described(self.embedder.signature)}: run `rag index` "
+                               "to make them again")
             ids, vectors = embeddings.load_vectors(self)
             self._vectors = ids, vectors, embeddings.vector_matrix(vectors)
         ids, vectors, matrix = self._vectors

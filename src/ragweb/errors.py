@@ -31,3 +31,11 @@ class IndexBusyError(RagError):
 
 class EmptyQueryError(UsageError):
     """The question has no indexable words (empty, or only stopwords/punctuation)."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C where the index is not as it was before the run: ``message`` says what it is."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message

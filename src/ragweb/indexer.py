@@ -25,7 +25,7 @@ from ragweb import ingest
 from ragweb.analysis import Analyzer
 from ragweb.config import is_own_file
 from ragweb.engine import Engine
-from ragweb.errors import IndexReadOnlyError, RagError
+from ragweb.errors import IndexReadOnlyError, Interrupted, RagError
 from ragweb.files import (DECODER_VERSION, LEGACY_REASON, AtomicWrite, FileEntry, LeftOut, is_left_out_note,
                           is_link_note, iter_files, read_text_file)
 
@@ -314,6 +314,9 @@ def _give_back_free_pages(engine: Engine) -> None:
             engine.conn.execute("VACUUM")
         except sqlite3.OperationalError:
             pass
+        except KeyboardInterrupt:
+            raise Interrupted("interrupted while compacting the index file; the index is up to date "
+                              "(the next run compacts it)") from None
 
 
 def check_index_place(db: Path) -> None:

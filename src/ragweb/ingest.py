@@ -17,7 +17,7 @@ from ragweb import store
 from ragweb.analysis import Analyzer
 from ragweb.chunking import PageLines, chunk_lines, is_markdown, split_lines
 from ragweb.errors import UsageError
-from ragweb.markup import FILL, is_html, mask_directives, pre_lines, show_html, visible
+from ragweb.markup import FILL, is_html, mask_directives, pre_lines, show_html, term_text
 
 
 def reads_html(path: str, settings: dict) -> bool:
@@ -106,9 +106,9 @@ def prepare(path: str, text: str, settings: dict, size: int | None = None, sha25
             span = (first + ch.col_start, first + ch.col_end)
         else:
             span = (first, starts[ch.end - 1] + len(lines[ch.end - 1]))
-        # (a page's words as shown: the view blanks a tag or a character reference inside a
-        # word, "<b>Kuber</b>netes", "Ger&auml;t", into a space)
-        body = view[span[0]:span[1]] if page is None else visible(shown[span[0]:span[1]])
+        # (a page's words as shown, `markup.term_text`: the view blanks a tag or a character
+        # reference inside a word, "<b>Kuber</b>netes", "Ger&auml;t", into a space)
+        body = view[span[0]:span[1]] if page is None else term_text(text[span[0]:span[1]], shown[span[0]:span[1]])
         if ch.context:  # the headings above say what the chunk is about
             body = ch.context + "\n" + body
         bodies.append(body)

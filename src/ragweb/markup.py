@@ -323,6 +323,28 @@ def pre_lines(text: str) -> frozenset[int]:
     return frozenset(out)
 
 
+# markup that does not part the words on either side of it, as a browser shows them: a
+# character reference ("Ger&auml;t") and an inline formatting tag ("<b>Kuber</b>netes");
+# any other tag (<label>, <img>, <input>, <legend>) or hidden element does
+_INLINE_TAGS = ("a|abbr|b|bdi|bdo|cite|code|data|del|dfn|em|font|i|ins|kbd|mark|q|s|samp|small|span|"
+                "strong|sub|sup|time|tt|u|var|wbr")
+_JOINING_RE = re.compile(rf"(?:&#?[0-9A-Za-z]+;?|</?(?:{_INLINE_TAGS})\b[^<>]*>)+", re.I)
+_FILL_RUN_RE = re.compile(FILL + "+")
+
+
+def term_text(raw: str, shown: str) -> str:
+    """The words of a span of a page as its terms are read (``raw``: the span of the stored
+    text, ``shown``: the same span of `show_html`'s): the shown text with its markup as a
+    space, except a character reference or inline formatting tags inside a word, which
+    join it ("<b>Kuber</b>netes", "Ger&auml;t", "<code>pg_dump</code>all" are one word each,
+    as shown; the view, with all markup as spaces, split them)."""
+    def gap(m: re.Match) -> str:
+        a, b = m.span()
+        at = a - 1 if a > 0 and raw[a - 1] == "&" else a  # (a reference: its character, then fill)
+        return "" if _JOINING_RE.fullmatch(raw, at, b) else " "
+    return _FILL_RUN_RE.sub(gap, shown)
+
+
 _TITLE_END_RE = re.compile(r"</(?:h[1-6]|title|dt)\s*>|<dd\b", re.I)
 
 

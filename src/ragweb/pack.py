@@ -89,6 +89,7 @@ snippet texts, and never exceeds ``budget_tokens``.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 from ragweb import compact as cp
@@ -358,7 +359,7 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
         limit -= sum(s.tokens for s in whole)
         if not units or limit <= 0:
             return whole
-    vocab = cp.prepare_units(units, engine.analyzer, shown_of)
+    vocab = cp.prepare_units(units, engine.analyzer, {fid: (lines_of[fid], shown) for fid, shown in shown_of.items()})
     synonyms = engine.analyzer.synonyms(engine.config["pack"].get("synonyms", []))
     related = related_terms(qterms, vocab, synonyms=synonyms)
     idf = engine.idf_of(sorted(set(qterms) | {t for rel in related.values() for t in rel}))
@@ -552,8 +553,8 @@ def pack_context(engine, query: str, budget: int | None = None, top_k: int | Non
     hybrid = engine.search_mode() == "hybrid"
     for s in snippets:
         s.visible = engine.reads_html(s.path)
-        if hybrid:  # a whole chunk's score is then the fused rank score, not BM25's
-            s.why = s.why.replace("BM25 score", "fused score", 1)
+        if hybrid:  # a whole chunk's score is then the fused rank score (at most 1 / 61), not BM25's
+            s.why = re.sub(r"^BM25 score: [0-9.]+", f"fused score: {s.score:.4f}", s.why)
     level, score = assess_evidence(engine, query, snippets, lean)
     return {"query": query, "budget_tokens": budget, "used_tokens": used,
             "evidence": level, "evidence_score": score,
