@@ -33,7 +33,7 @@
     quotaError: null,      // message: the last save failed for lack of space
     dirty: false,
     saveTimer: null,
-    lastSave: 0,           // performance.now() when the last save began
+    lastSave: 0,           // performance.now() when the last save began (or a drop did)
     saving: null,
     uiTimer: null,
     jobs: Promise.resolve(),
@@ -607,6 +607,7 @@
     const tally = { files: 0, chunks: 0, bytes: 0, partial: 0, skipped: 0, errors: [], skippedList: [], full: null };
     $('progress').classList.add('busy');
     state.indexing = true;  // the file list and stats refresh once at the end, not per file
+    state.lastSave = performance.now();  // (a drop's first save while it runs: DROP_SAVE_MS in)
     bar.max = Math.max(totalBytes, 1);
     bar.value = 0;
     const show = (done) => {
