@@ -486,8 +486,11 @@ def test_broken_answers_and_unusable_urls_are_one_line_errors(tmp_path, provider
 
 def test_ctrl_c_while_embedding_says_what_the_index_keeps(tmp_path, provider):
     root = write_root(tmp_path, provider, batch_size=1)
+    # (SIGINT as a terminal's Ctrl-C gives it: a test run in the background of a shell
+    # inherits it ignored, and Python then never raises KeyboardInterrupt)
     proc = subprocess.Popen([sys.executable, "-m", "ragweb", "index", str(root)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
     def interrupt(body):
         if len(provider.requests) == 2:  # the first batch is stored; the second is asked for
