@@ -634,17 +634,25 @@ def test_forgetting_the_memos_of_word_analyses_changes_nothing_in_the_index(monk
     assert build() == kept
 
 
-def test_terms_of_text_that_changes_on_every_save_do_not_pile_up():
-    # a log re-indexed with new ids each time: its old ids are in no chunk once replaced,
-    # and must leave the vocabulary when their last postings are merged away
+def churned_log(saves: int, versions: int) -> Engine:
+    """An engine of 40 documents and a log of 20 new ids re-indexed ``versions`` times
+    before each of ``saves`` flushes (its segments checked at each)."""
     eng = Engine.memory()
     for i in range(40):
         eng.add_document(f"d{i}.txt", f"alpha beta gamma {i}")
     ids = iter(range(10**6))
-    for _ in range(300):
-        eng.add_document("log.txt", "\n".join(f"event q{next(ids):07d}z done" for _ in range(20)))
+    for _ in range(saves):
+        for _ in range(versions):
+            eng.add_document("log.txt", "\n".join(f"event q{next(ids):07d}z done" for _ in range(20)))
         eng.flush()
         check_segments(eng)
+    return eng
+
+
+def test_terms_of_text_that_changes_on_every_save_do_not_pile_up():
+    # a log re-indexed with new ids each time: its old ids are in no chunk once replaced,
+    # and must leave the vocabulary when their last postings are merged away
+    eng = churned_log(300, 1)
     (unused,) = eng.conn.execute("SELECT count(*) FROM terms WHERE df <= 0").fetchone()
     (total,) = eng.conn.execute("SELECT count(*) FROM terms").fetchone()
     assert unused < 20 * 40 and total < 20 * 50  # (300 saves made 6,000 ids)
@@ -658,15 +666,7 @@ def test_terms_of_text_that_changes_on_every_save_do_not_pile_up():
 def test_terms_of_text_replaced_before_it_was_flushed_do_not_pile_up():
     # (ragIndex does not flush: a log re-indexed twice between saves left its first ids with
     # no chunk and no postings, which no merge would ever meet)
-    eng = Engine.memory()
-    for i in range(40):
-        eng.add_document(f"d{i}.txt", f"alpha beta gamma {i}")
-    ids = iter(range(10**6))
-    for _ in range(100):
-        for _ in range(3):
-            eng.add_document("log.txt", "\n".join(f"event q{next(ids):07d}z done" for _ in range(20)))
-        eng.flush()
-        check_segments(eng)
+    eng = churned_log(100, 3)
     (unused,) = eng.conn.execute("SELECT count(*) FROM terms WHERE df <= 0").fetchone()
     assert unused < 20 * 40  # (the 200 replaced versions made 4,000 ids)
     assert [h.path for h in eng.search("q0005990z")] == ["log.txt"]
