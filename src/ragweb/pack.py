@@ -89,7 +89,6 @@ snippet texts, and never exceeds ``budget_tokens``.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 
 from ragweb import compact as cp
@@ -198,11 +197,17 @@ def _fill_whole(hits, limit: int, lines_of, why: str, stop_at_miss: bool) -> lis
     return merge_all(chosen, lines_of)
 
 
+def score_why(engine) -> str:
+    """A whole chunk's ``why``, to format with its score: the fused rank score's (at most
+    1 / (rrf_k + 1)) in hybrid search, else BM25's."""
+    return "fused score: {score:.4f}" if engine.search_mode() == "hybrid" else "BM25 score: {score:.2f}"
+
+
 def select_whole(hits, budget: int, engine) -> list[Snippet]:
     """Greedy by utility (score / tokens) over whole chunks, merging same-file neighbours."""
     lines_of = packed_lines(engine, hits)
     order = sorted(hits, key=lambda h: (-(h.score / max(count_tokens(h.text), 1)), -h.score, h.path, h.start_line))
-    return _fill_whole(order, budget, lines_of, "BM25 score: {score:.2f}", stop_at_miss=False)
+    return _fill_whole(order, budget, lines_of, score_why(engine), stop_at_miss=False)
 
 
 def merge_all(snippets: list[Snippet], lines_of: dict[int, list[str]]) -> list[Snippet]:
@@ -352,7 +357,8 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
                 units.append(u)
     limit = lean_budget(budget) if lean else budget
     out_lines = packed_lines(engine, top)
-    whole = (top_whole(top, WHOLE_TOP, limit, out_lines) if not lean else []) or whole_pages(top, limit, out_lines)
+    why = score_why(engine)
+    whole = (top_whole(top, WHOLE_TOP, limit, out_lines, why) if not lean else []) or whole_pages(top, limit, out_lines, why)
     if whole:  # units overlapping a whole chunk's lines are not offered again
         spans = [(s.file_id, s.start, s.end) for s in whole]
         units = [u for u in units if not any(f == u.file and s <= u.end and u.start <= e for f, s, e in spans)]
@@ -401,7 +407,7 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
     return whole + snippets
 
 
-def whole_pages(hits, limit: int, lines_of: dict[int, list[str]]) -> list[Snippet]:
+def whole_pages(hits, limit: int, lines_of: dict[int, list[str]], why: str) -> list[Snippet]:
     """The files of the best `WHOLE_PAGE_TOP` candidates that are short as a whole (at most
     `WHOLE_PAGE_TOKENS`: a page about one property, one command), each as one snippet of
     all its lines, in rank order while they fit `WHOLE_PAGE_SHARE` of ``limit`` tokens.
@@ -424,7 +430,7 @@ def whole_pages(hits, limit: int, lines_of: dict[int, list[str]]) -> list[Snippe
         if cp.tokens_of_length(sum(map(len, lines[start - 1:end]))) > min(WHOLE_PAGE_TOKENS, room):
             continue
         page = Snippet(h.path, start, end, h.score, "\n".join(lines[start - 1:end]), h.file_id,
-                       f"BM25 score: {h.score:.2f} (whole page)", list(h.terms), visible=h.visible)
+                       why.format(score=h.score) + " (whole page)", list(h.terms), visible=h.visible)
         tokens = page.tokens  # (of its readable text)
         if tokens <= WHOLE_PAGE_TOKENS and tokens <= room:
             room -= tokens
@@ -432,10 +438,10 @@ def whole_pages(hits, limit: int, lines_of: dict[int, list[str]]) -> list[Snippe
     return pages
 
 
-def top_whole(hits, n: int, limit: int, lines_of: dict[int, list[str]]) -> list[Snippet]:
+def top_whole(hits, n: int, limit: int, lines_of: dict[int, list[str]], why: str) -> list[Snippet]:
     """The best ``n`` hits as whole chunks (merged per file), in rank order, stopping at
     the first that does not fit ``limit`` tokens together with those before it."""
-    return _fill_whole(hits[:n], limit, lines_of, "BM25 score: {score:.2f} (whole)", stop_at_miss=True)
+    return _fill_whole(hits[:n], limit, lines_of, why + " (whole)", stop_at_miss=True)
 
 
 def file_term_df(engine, file_ids, terms) -> dict[int, tuple[int, dict[str, int]]]:
@@ -550,11 +556,8 @@ def pack_context(engine, query: str, budget: int | None = None, top_k: int | Non
     used = sum(s.tokens for s in snippets)
     while used > budget:  # cannot happen (selection counts exactly); the budget is a hard limit
         used -= snippets.pop().tokens
-    hybrid = engine.search_mode() == "hybrid"
     for s in snippets:
         s.visible = engine.reads_html(s.path)
-        if hybrid:  # a whole chunk's score is then the fused rank score (at most 1 / 61), not BM25's
-            s.why = re.sub(r"^BM25 score: [0-9.]+", f"fused score: {s.score:.4f}", s.why)
     level, score = assess_evidence(engine, query, snippets, lean)
     return {"query": query, "budget_tokens": budget, "used_tokens": used,
             "evidence": level, "evidence_score": score,
