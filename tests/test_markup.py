@@ -604,6 +604,15 @@ def test_a_title_is_its_shown_text_up_to_its_end_tag():
     assert [h[1] for h in heads.values()] == ["json.dumps(obj, indent=None)", "--track-origins=<yes|no>"]
 
 
+def test_an_empty_or_numbered_heading_closed_on_its_line_does_not_take_the_next_paragraph():
+    page = ("<h1>Guide</h1>\n<h3></h3>\n<p>Body about frobnication.</p>\n\n"
+            "<h3>2.</h3>\n<p>Numbered, closed.</p>\n\n<h2><span>3. </span>\nStill joined\n</h2>\n\n<p>x</p>\n")
+    lines, shown = split_lines(mask_html(page)), split_lines(show_html(page))
+    ol = outline(lines, True, PageLines(split_lines(page), shown, frozenset()))
+    assert [h[1] for h in ol.heads.values()] == ["Guide", "2.", "3. Still joined"]
+    assert not any("frobnication" in lines[i] or "Numbered" in lines[i] for i in ol.adorn)
+
+
 def test_blocks_keep_their_space_when_inline_tags_follow_a_closing_one():
     page = ('<div><h2>See Also</h2><span class="simplelist"><a href="alter.html"><span>ALTER WIDGET</span></a></span></div>'
             '<p>Stored in the catalog.</p><a href="x.html">Next page</a><ul><li>one</li></ul><span>Footnote</span>'

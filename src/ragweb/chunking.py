@@ -172,6 +172,11 @@ class PageLines:
         """The title that goes on at column ``at`` of line ``i``."""
         return _one_line(visible(self.shown[i][at:title_end(self.raw[i], at)]))
 
+    def ends(self, i: int, at: int) -> bool:
+        """Whether the heading that starts at column ``at`` of line ``i`` ends on that line
+        (its text, empty or a bare number, does not go on on the next)."""
+        return title_end(self.raw[i], at) < len(self.raw[i])
+
 
 def front_matter_title(lines: list[str]) -> tuple[int, int, str] | None:
     """(title line, closing line, title) of the front matter block that opens ``lines``
@@ -245,7 +250,8 @@ def outline(lines: list[str], markdown: bool, page: PageLines | None = None) -> 
             if m:
                 title = _title(m.group(2), c) if page is None else page.title(i, m.start(2))
                 if (c == "#" and i < last and _BARE_TITLE_RE.match(title) and lines[i + 1].strip()
-                        and (i + 1 == last or not lines[i + 2].strip()) and i + 1 not in pre):
+                        and (i + 1 == last or not lines[i + 2].strip()) and i + 1 not in pre
+                        and (page is None or not page.ends(i, m.start(1)))):
                     nxt = lines[i + 1]
                     first = nxt.lstrip(" ")[:1]
                     if first not in "#`~|" and not ITEM_RE.match(nxt) and len(nxt.strip()) <= _JOIN_TITLE_CHARS:

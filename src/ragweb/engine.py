@@ -39,7 +39,7 @@ RELATED_LONGER = 10        # a question term the index lacks is searched for as 
 FILE_CACHE = 256           # files whose lines (and an HTML page's views) packing keeps in memory ...
 FILE_CACHE_CHARS = 8_000_000  # ... and at most this many characters of them
 OUTLINE_CACHE = 1024       # outlines kept (of files whose lines were dropped too: small, slow to make)
-MARKUP_VERSION = 13        # how pages are read: HTML through `ragweb.markup` (2: <dt> terms are
+MARKUP_VERSION = 14        # how pages are read: HTML through `ragweb.markup` (2: <dt> terms are
                            # headings), reST entries (3: ".. function::" heads a section), front
                            # matter (4: its "title" is the page's title heading), headings on
                            # one line (5: an HTML heading's blanked tags are one space), the
@@ -55,7 +55,8 @@ MARKUP_VERSION = 13        # how pages are read: HTML through `ragweb.markup` (2
                            # (12: mdBook's theme picker, role="menu"), a heading's
                            # text up to its end tag and as shown, <pre> lines never headings
                            # nor Markdown fences, "</h2><a>" a space, "&#xf17c" without its
-                           # ";" (13); an
+                           # ";" (13), an empty or numbered heading closed on
+                           # its line taking no title from the line below (14); an
                            # index built before (no "markup" setting) reads HTML as plain text,
                            # one of another version chunked some pages otherwise: rebuilt by
                            # `rag index`, re-read from its texts by the browser
