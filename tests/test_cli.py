@@ -123,6 +123,35 @@ def test_query_batch(indexed, tmp_path):
 
 
 @pytest.mark.parametrize("cmd", ["query", "pack"])
+def test_a_batch_answers_from_the_index_another_run_committed_meanwhile(tmp_path, cmd):
+    # questions come on stdin as they are asked; between two of them `rag index` updates a file
+    (tmp_path / "a.md").write_text("# Alpha\n\nThe zebra grazes near the okapi.\n")
+    (tmp_path / "c.md").write_text("# Gamma\n\nfirst line\nsecond line\nThe okapi hides in the forest.\nfourth line\n")
+    assert rag("index", tmp_path).returncode == 0
+    args = [sys.executable, "-m", "ragweb", cmd, "-d", tmp_path, "--batch", "-", "--no-auto-index"]
+    if cmd == "pack":
+        args += ["-b", "40", "--no-compact"]
+    batch = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        batch.stdin.write("okapi zebra\n")
+        batch.stdin.flush()
+        json.loads(batch.stdout.readline())
+        (tmp_path / "c.md").write_text("# Gamma changed\n\nThe okapi is kin to the giraffe, not the zebra.\nA second line.\n")
+        os.utime(tmp_path / "c.md", (2_000_000_000, 2_000_000_000))
+        assert "1 updated" in rag("index", tmp_path).stdout
+        batch.stdin.write("okapi zebra\n")
+        batch.stdin.flush()
+        after = json.loads(batch.stdout.readline())
+    finally:
+        batch.stdin.close()
+        batch.wait(timeout=60)
+    fresh = json.loads(rag(*args[3:], stdin="okapi zebra\n").stdout)
+    assert {**after, "id": 1} == fresh
+    key = "results" if cmd == "query" else "snippets"
+    assert any("kin to the giraffe" in r["text"] for r in after[key])
+
+
+@pytest.mark.parametrize("cmd", ["query", "pack"])
 def test_a_bad_batch_file_stops_before_any_answer_and_output_is_kept(indexed, tmp_path, cmd):
     tmp_path = tmp_path / "work"
     tmp_path.mkdir()

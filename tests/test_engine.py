@@ -605,6 +605,27 @@ def test_a_writer_that_waited_for_another_reads_what_it_wrote(tmp_path):
     eng.close()
 
 
+def test_a_reader_open_beside_an_index_run_answers_from_what_the_run_committed(tmp_path):
+    # `rag pack --batch` open while another `rag index` commits: the reader's counters, term
+    # ids and caches were those of when it opened (a KeyError on a new chunk id, a negative IDF)
+    db = tmp_path / "index.db"
+    with Engine.open(db).transaction() as w:
+        for i in range(20):
+            w.add_document(f"d{i}.md", f"# Doc {i}\n\nretry backoff header {i} parse timeout\n")
+    reader = Engine.open(db, create=False)
+    assert reader.pack("retry backoff", 200)["snippets"]
+    with Engine.open(db).transaction() as w:
+        for i in range(20):
+            w.remove_document(f"d{i}.md")
+        for i in range(20, 60):
+            w.add_document(f"d{i}.md", f"# Doc {i}\n\nretry backoff header {i} parse zeppelin\n")
+    assert {h.path for h in reader.search("zeppelin", top_k=100, mmr=False)} == {f"d{i}.md" for i in range(20, 60)}
+    packed = reader.pack("retry zeppelin", 200)
+    assert packed["snippets"] and all(s["path"] not in {f"d{i}.md" for i in range(20)} for s in packed["snippets"])
+    assert reader.n_chunks == 40
+    reader.close()
+
+
 def test_a_one_character_cjk_word_finds_the_runs_that_hold_it():
     eng = Engine.memory()
     eng.add_document("a.md", "狗是人类的朋友。\n")     # first in a run: the bigram 狗是

@@ -416,10 +416,11 @@ def cmd_query(args) -> int:
     engine = _open_for_reading(args, root, cfg)
 
     def run(q: str):
-        hits = engine.search(q, top_k=args.top_k, mmr=not args.no_mmr, path_glob=args.path,
-                             mode="semantic" if args.semantic else None)
-        if args.context:
-            hits = [engine.widen(h, args.context) for h in hits]
+        with engine.reading():  # (another `rag index` may commit between questions)
+            hits = engine.search(q, top_k=args.top_k, mmr=not args.no_mmr, path_glob=args.path,
+                                 mode="semantic" if args.semantic else None)
+            if args.context:
+                hits = [engine.widen(h, args.context) for h in hits]
         return hits
 
     def as_json(q, hits):

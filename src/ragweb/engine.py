@@ -264,6 +264,29 @@ class Engine:
             self._load_state()
             raise
 
+    @contextmanager
+    def reading(self):
+        """One consistent view of the index for a search or pack (nested uses are one).
+
+        Another process may commit an index run while this engine is open (a `rag pack
+        --batch` beside a `rag index`): the engine's counters, segment list and caches are
+        then read again, and the reads of one question see one committed state. An engine
+        with changes of its own not yet flushed (the page's, or a run's) reads as it is."""
+        conn = self.conn
+        if conn.in_transaction or self._dirty:
+            yield self
+            return
+        conn.execute("BEGIN")
+        try:
+            conn.execute("SELECT 1 FROM meta LIMIT 1").fetchall()  # (the first read fixes the snapshot)
+            (version,) = conn.execute("PRAGMA data_version").fetchone()
+            if version != self._data_version:
+                self._load_state()
+            yield self
+        finally:
+            if conn.in_transaction:
+                conn.execute("COMMIT")
+
     def settings_change(self) -> str:
         """Why the index's analysis settings are not the config's ('' when they are): "the
         config changed them" or, when only `VERSION_SETTINGS` differ, `OLDER_VERSION`."""
@@ -706,6 +729,10 @@ class Engine:
         `embedder`; None: "hybrid" when there is one and ``retrieve.hybrid_enabled``, else "bm25".
         ``repeats``: leave out a hit whose text repeats a better one's (with MMR; `_repeats`).
         """
+        with self.reading():
+            return self._search(query, top_k, mmr, path_glob, pool, mode, repeats)
+
+    def _search(self, query, top_k, mmr, path_glob, pool, mode, repeats) -> list[Hit]:
         if not isinstance(query, str):
             raise UsageError("the question must be text")
         rc = self.config["retrieve"]
@@ -1090,8 +1117,9 @@ class Engine:
         paused = gc.isenabled()
         gc.disable()
         try:
-            return pack_context(self, query, budget=budget, top_k=top_k, path_glob=path_glob,
-                                compact=compact, lean=lean)
+            with self.reading():
+                return pack_context(self, query, budget=budget, top_k=top_k, path_glob=path_glob,
+                                    compact=compact, lean=lean)
         finally:
             if paused:
                 gc.enable()
