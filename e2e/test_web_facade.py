@@ -34,6 +34,14 @@ def test_calls_before_init_are_errors(monkeypatch):
         assert call(fn, *args)["error"].startswith("not ready")
 
 
+def test_a_modification_time_that_is_not_a_finite_number_is_unknown():
+    assert call(facade.index_text, "a.md", "zebra okapi")["success"]
+    for mtime in (float("nan"), float("inf"), 10 ** 400, "yesterday"):
+        assert call(facade.index_bytes, "a.md", b"okapi giraffe", mtime)["success"]
+    assert call(facade.stats)["totalChunks"] == 1
+    assert [r["path"] for r in call(facade.query, "okapi", 5)["results"]] == ["a.md"]
+
+
 def test_dump_and_restore_round_trip(sample_docs):
     for path, text in sample_docs:
         call(facade.index_text, path, text)

@@ -605,6 +605,21 @@ def test_a_writer_that_waited_for_another_reads_what_it_wrote(tmp_path):
     eng.close()
 
 
+@pytest.mark.parametrize("flushed", [True, False])
+def test_a_replace_the_database_refuses_leaves_the_index_as_it_was(flushed):
+    eng = fresh({"a.md": "# A\n\nzebra okapi words\n", "b.md": "# B\n\nokapi lion\n"})
+    if flushed:
+        eng.flush()
+    before = (eng.n_chunks, eng.total_len, eng.n_dead, results(eng, "zebra"), results(eng, "okapi"))
+    with pytest.raises(sqlite3.IntegrityError):  # (NaN reaches SQLite as NULL: files.mtime is NOT NULL)
+        eng.add_document("a.md", "# A\n\nreplaced by a giraffe\n", mtime=float("nan"))
+    assert (eng.n_chunks, eng.total_len, eng.n_dead, results(eng, "zebra"), results(eng, "okapi")) == before
+    eng.flush()
+    assert results(eng, "okapi") == before[-1] and results(eng, "giraffe") == []
+    again = fresh({"a.md": "# A\n\nzebra okapi words\n", "b.md": "# B\n\nokapi lion\n"})
+    assert [r[:4] for r in results(eng, "zebra okapi")] == [r[:4] for r in results(again, "zebra okapi")]
+
+
 def test_a_reader_open_beside_an_index_run_answers_from_what_the_run_committed(tmp_path):
     # `rag pack --batch` open while another `rag index` commits: the reader's counters, term
     # ids and caches were those of when it opened (a KeyError on a new chunk id, a negative IDF)

@@ -395,7 +395,7 @@ class Engine:
         path = doc.path
         self._savepoint_begin()
         try:
-            self._remove(path)
+            removed = self._remove(path)
             cur = self.conn.execute(
                 "INSERT INTO files(path, mtime, size, sha256, text) VALUES(?,?,?,?,?)",
                 (path, mtime, doc.size, doc.sha256, doc.text))
@@ -411,6 +411,8 @@ class Engine:
         except BaseException:
             self._savepoint_rollback()
             raise
+        if removed is not None:
+            self._count_removal(removed)
         # Postings change only after the database accepted the document. (Terms it added
         # to the vocabulary stay; unused ones get df 0, are ignored and purged on merge.)
         post = self._post
@@ -480,18 +482,33 @@ class Engine:
         except BaseException:
             self._savepoint_rollback()
             raise
-        return removed
+        if removed is None:
+            return False
+        self._count_removal(removed)
+        return True
 
-    def _remove(self, path: str) -> bool:
+    def _remove(self, path: str) -> list | None:
+        """Delete ``path``'s rows (inside the caller's savepoint); the removed chunks as
+        (id, length, term-ids blob), for `_count_removal` once the savepoint is released (a
+        savepoint rolled back leaves the counters as they were), or None when not indexed."""
         row = self.conn.execute("SELECT id FROM files WHERE path=?", (path,)).fetchone()
         if row is None:
-            return False
+            return None
         file_id = row[0]
         self._forget_file(file_id)  # SQLite may give a later file this id again
+        chunks = self.conn.execute("SELECT id, len, terms FROM chunks WHERE file_id=?", (file_id,)).fetchall()
+        dead_rows = [(cid,) for cid, _, _ in chunks if cid < self._pending_from]
+        if dead_rows:
+            self.conn.executemany("INSERT INTO dead VALUES(?)", dead_rows)
+        self.conn.execute("DELETE FROM chunks WHERE file_id=?", (file_id,))
+        self.conn.execute("DELETE FROM files WHERE id=?", (file_id,))
+        store.drop_shown(self.conn, file_id)
+        return chunks
+
+    def _count_removal(self, chunks: list) -> None:
+        """The counters' share of a `_remove` whose rows are gone."""
         df = self._df_delta
-        dead_rows = []
-        for cid, length, blob in self.conn.execute(
-                "SELECT id, len, terms FROM chunks WHERE file_id=?", (file_id,)).fetchall():
+        for cid, length, blob in chunks:
             for tid in store.blob_to_ints(blob):
                 df[tid] = df.get(tid, 0) - 1
             self.n_chunks -= 1
@@ -499,15 +516,8 @@ class Engine:
             if cid >= self._pending_from:
                 self._pending_dead.add(cid)
             else:
-                dead_rows.append((cid,))
-        if dead_rows:
-            self.conn.executemany("INSERT INTO dead VALUES(?)", dead_rows)
-            self.n_dead += len(dead_rows)
-        self.conn.execute("DELETE FROM chunks WHERE file_id=?", (file_id,))
-        self.conn.execute("DELETE FROM files WHERE id=?", (file_id,))
-        store.drop_shown(self.conn, file_id)
+                self.n_dead += 1
         self._dirty = True
-        return True
 
     def _savepoint_begin(self):
         self.conn.execute("SAVEPOINT doc")

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import math
 import re
 import time
 import traceback
@@ -655,6 +656,18 @@ def _stop_job(why: str | None = None, path: str | None = None) -> None:
     _job = None
 
 
+def _mtime(value) -> float:
+    """A file's modification time as given (seconds since 1970), or 0 (unknown) for anything
+    that is not a finite number (NaN would reach SQLite as NULL)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return 0.0
+    try:
+        value = float(value)
+    except OverflowError:
+        return 0.0
+    return value if math.isfinite(value) else 0.0
+
+
 @_guard
 def index_bytes(path, data, mtime=None, stepwise=False) -> str:
     """Index one dropped file from its bytes, with the CLI's rules.
@@ -676,8 +689,7 @@ def index_bytes(path, data, mtime=None, stepwise=False) -> str:
         text, reason = decoded.text, decoded.skipped
     if reason:
         return _json({"skipped": reason, "filename": path})
-    mtime = _null(mtime)
-    mt = float(mtime) if isinstance(mtime, (int, float)) and not isinstance(mtime, bool) else 0.0
+    mt = _mtime(_null(mtime))
     eng = _need_engine()
     _need_room(eng)
     _stop_job()
