@@ -587,3 +587,42 @@ def test_a_run_that_frees_most_of_the_index_gives_the_space_back(tmp_path):
     eng = Engine.open(db, cfg, create=False)
     assert eng.search("word3x7")[0].path == "f3.md" and eng.stats()["totalDocs"] == 10
     eng.close()
+
+
+def _fill(folder: Path, n: int, seed: int) -> None:
+    import random
+    rng = random.Random(seed)
+    for i in range(n):
+        (folder / f"n{i}.md").write_text(" ".join(f"w{rng.randrange(10**6):06d}" for _ in range(400)) + "\n")
+
+
+@pytest.mark.parametrize("rebuild", [False, True])
+def test_a_run_that_runs_out_of_disk_says_so_and_leaves_the_index_answering(tmp_path, rebuild):
+    # the disk is made "full" for the run by a file-size limit (SQLite's write fails with EFBIG)
+    import resource
+    for i in range(30):
+        (tmp_path / f"d{i}.md").write_text(f"# Doc {i}\n\nretry backoff words {i}\n")
+    assert index_root(tmp_path, default_config()).added == 30
+    db = index_path(tmp_path)
+
+    def answers():
+        eng = Engine.open(db, create=False)
+        try:
+            return [(h.path, h.score) for h in eng.search("retry backoff")]
+        finally:
+            eng.close()
+
+    before = answers()
+    _fill(tmp_path, 300, seed=1)
+    room = db.stat().st_size + 200_000
+
+    def small_disk():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (room, room))
+
+    r = subprocess.run([sys.executable, "-m", "ragweb", "index", tmp_path, *(["--rebuild"] if rebuild else [])],
+                       preexec_fn=small_disk, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1 and r.stderr.startswith("Error: the disk "), r.stderr
+    assert "the index is as it was" in r.stderr and "damaged" not in r.stderr and "Traceback" not in r.stderr
+    assert sorted(p.name for p in db.parent.iterdir()) == ["index.db"]  # (no rebuild file left taking the space)
+    assert answers() == before

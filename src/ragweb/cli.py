@@ -588,7 +588,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.debug:
             raise
         if isinstance(e, sqlite3.DatabaseError):
-            e = RagError(f"the index is damaged ({e}); rebuild it with `rag index --rebuild`")
+            from ragweb.store import storage_problem
+            if why := storage_problem(e):  # (a write that failed is rolled back whole)
+                e = RagError(f"{why} ({e}); the index is as it was before this command")
+            else:
+                e = RagError(f"the index is damaged ({e}); rebuild it with `rag index --rebuild`")
         print(f"Error: {e}", file=sys.stderr)
         return EXIT_USAGE if isinstance(e, UsageError) else EXIT_ERROR
     except KeyboardInterrupt as e:

@@ -28,7 +28,7 @@ from ragweb.chunking import Outline, PageLines, code_outline, outline, split_lin
 from ragweb.markup import FILL, pre_lines, readable, show_html, visible
 from ragweb.config import default_config
 from ragweb.files import GlobSet, glob_problem
-from ragweb.errors import EmptyQueryError, IndexBusyError, IndexCorruptError, RagError, UsageError
+from ragweb.errors import EmptyQueryError, IndexBusyError, IndexCorruptError, Interrupted, RagError, UsageError
 from ragweb.search import REPEAT_SHARE, REPEAT_TERMS, aggregate_path, bm25_idf, changelog_path, contained, mmr_select, shingles
 
 MERGE_FACTOR = 8           # segments of about the same size are merged this many at a time (`_window_to_merge`)
@@ -258,11 +258,28 @@ class Engine:
                 self._load_state()
             yield self
             self.flush()
-            self.conn.execute("COMMIT")
         except BaseException:
-            self.conn.execute("ROLLBACK")
-            self._load_state()
+            self._rollback()
             raise
+        try:
+            self.conn.execute("COMMIT")
+        except BaseException as e:
+            if self.conn.in_transaction:  # (not committed)
+                self._rollback()
+                raise
+            if isinstance(e, KeyboardInterrupt):  # (Ctrl-C as the commit ended: it is done)
+                raise Interrupted(f"interrupted as the changes were saved: {self.where} holds them all") from None
+            raise
+
+    def _rollback(self) -> None:
+        """Undo the open transaction, if SQLite has not already (a full disk, an I/O error
+        roll it back themselves), and read the counters again."""
+        if self.conn.in_transaction:
+            try:
+                self.conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass  # (the error that brought us here says more)
+        self._load_state()
 
     @contextmanager
     def reading(self):
@@ -526,8 +543,13 @@ class Engine:
         self.conn.execute("RELEASE doc")
 
     def _savepoint_rollback(self):
-        self.conn.execute("ROLLBACK TO doc")
-        self.conn.execute("RELEASE doc")
+        if not self.conn.in_transaction:
+            return  # (SQLite rolled the whole transaction back itself: a full disk, an I/O error)
+        try:
+            self.conn.execute("ROLLBACK TO doc")
+            self.conn.execute("RELEASE doc")
+        except sqlite3.Error:
+            pass  # (the error that brought us here says more)
 
     def flush(self) -> None:
         """Write buffered postings as one segment and the counters; merge if needed."""

@@ -247,12 +247,33 @@ def index_root(root: str | Path, config: dict, rebuild: bool = False,
         _remove_db(target)
         report.rebuilt = "requested"
     try:
-        engine = Engine.open(target, config, timeout=wait)
-    except IndexReadOnlyError as e:
-        raise IndexReadOnlyError(
-            f"{e}: the index of a folder is kept in its .rag folder. To index a folder you cannot "
-            f"write to, index a folder of your own that links to it: mkdir mydocs && "
-            f"ln -s {root.resolve()} mydocs/ && rag index mydocs") from None
+        try:
+            engine = Engine.open(target, config, timeout=wait)
+        except IndexReadOnlyError as e:
+            raise IndexReadOnlyError(
+                f"{e}: the index of a folder is kept in its .rag folder. To index a folder you cannot "
+                f"write to, index a folder of your own that links to it: mkdir mydocs && "
+                f"ln -s {root.resolve()} mydocs/ && rag index mydocs") from None
+        _index_into(engine, root, config, use_gitignore, progress, report)
+    except BaseException as e:
+        if target != db:
+            _remove_db(target)  # (a failed rebuild: the old index stays, and so does the disk's space)
+            if isinstance(e, Interrupted):
+                raise KeyboardInterrupt from None  # (whatever the new file held, the old one is as it was)
+        raise
+    if target != db:
+        # The new file was closed cleanly (its WAL is folded in). Drop the old file's WAL
+        # first so it can never be paired with the new file, then swap atomically.
+        for suffix in ("-wal", "-shm"):
+            Path(str(db) + suffix).unlink(missing_ok=True)
+        os.replace(target, db)
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+def _index_into(engine: Engine, root: Path, config: dict, use_gitignore: bool | None,
+                progress: Progress | None, report: IndexReport) -> None:
+    """`index_root`'s run in one transaction on ``engine``, which it closes."""
     max_bytes = config["index"]["max_file_bytes"]
     was_enabled = gc.isenabled()
     gc.disable()  # millions of small objects: the cyclic GC would cost a third of the run
@@ -288,14 +309,6 @@ def index_root(root: str | Path, config: dict, rebuild: bool = False,
         engine.close()
         if was_enabled:
             gc.enable()
-    if target != db:
-        # The new file was closed cleanly (its WAL is folded in). Drop the old file's WAL
-        # first so it can never be paired with the new file, then swap atomically.
-        for suffix in ("-wal", "-shm"):
-            Path(str(db) + suffix).unlink(missing_ok=True)
-        os.replace(target, db)
-    report.seconds = time.perf_counter() - t0
-    return report
 
 
 VACUUM_FREE_SHARE = 0.5     # a run leaving at least this share of the index file's pages free ...

@@ -14,7 +14,7 @@ import zlib
 from array import array
 from pathlib import Path
 
-from ragweb.errors import IndexBusyError, IndexCorruptError, IndexReadOnlyError
+from ragweb.errors import IndexBusyError, IndexCorruptError, IndexReadOnlyError, RagError
 
 FORMAT_VERSION = 1
 APPLICATION_ID = 0x52414757  # "RAGW": marks the database file as ours
@@ -162,6 +162,8 @@ def check_format(conn: sqlite3.Connection, where: str, deep: bool = False) -> bo
     except sqlite3.OperationalError as e:
         if "locked" in str(e) or "busy" in str(e):  # (another process holds it: not damage)
             raise IndexBusyError(f"{where} is being written by another rag process; try again") from e
+        if why := storage_problem(e):
+            raise RagError(f"cannot read {where}: {why} ({e})") from e
         raise IndexCorruptError(
             f"{where} is not a readable index ({e}); rebuild it with `rag index --rebuild`"
         ) from e
@@ -192,6 +194,21 @@ def check_format(conn: sqlite3.Connection, where: str, deep: bool = False) -> bo
 def _cannot_write(folder: Path, err: OSError | None) -> IndexReadOnlyError:
     why = f" ({err.strerror})" if err is not None and err.strerror else ""
     return IndexReadOnlyError(f"cannot write the index in {folder}{why}")
+
+
+_STORAGE_ERRORS = ("SQLITE_FULL", "SQLITE_IOERR", "SQLITE_CANTOPEN", "SQLITE_READONLY")
+
+
+def storage_problem(e: sqlite3.Error) -> str | None:
+    """What a SQLite error says of the storage under the index, when that is its cause (a
+    full disk, an I/O error, a file that cannot be opened or written), else None: the index
+    itself is then not at fault, and rebuilding it would not help."""
+    name = getattr(e, "sqlite_errorname", "") or ""
+    if name == "SQLITE_FULL" or "disk is full" in str(e):
+        return "the disk is full"
+    if name.startswith(_STORAGE_ERRORS) or "disk I/O error" in str(e):
+        return "the disk could not be read or written (is it full, or read-only?)"
+    return None
 
 
 def open_file(path: Path, create: bool = True, timeout: float = 0.0) -> sqlite3.Connection:
@@ -234,8 +251,12 @@ def open_file(path: Path, create: bool = True, timeout: float = 0.0) -> sqlite3.
     except sqlite3.OperationalError as e:
         if "locked" in str(e) or "busy" in str(e):
             raise IndexBusyError(f"{path} is being written by another rag process; try again") from e
+        if why := storage_problem(e):
+            raise RagError(f"cannot open {path}: {why} ({e})") from e
         raise IndexCorruptError(f"cannot open {path}: {e}; rebuild it with `rag index --rebuild`") from e
     except sqlite3.DatabaseError as e:
+        if why := storage_problem(e):
+            raise RagError(f"cannot open {path}: {why} ({e})") from e
         raise IndexCorruptError(f"{path} is not a readable index ({e}); rebuild it with `rag index --rebuild`") from e
     return conn
 
