@@ -335,7 +335,7 @@ def test_pack_into_a_file_says_what_it_wrote_and_warns_on_stderr(indexed, tmp_pa
     # JSON in a file shows its evidence level to nobody: the warning goes to the terminal
     r = rag("pack", "-q", "airspeed of an unladen swallow", "-d", indexed, "-o", out)
     assert r.returncode == 0 and json.loads(out.read_text())["evidence"] == "none"
-    assert r.stderr.splitlines()[-1] == "warning: no evidence for this question was found in the index"
+    assert r.stderr.splitlines()[-1] == "warning: the packed context holds no evidence for this question"
     batch = tmp_path / "q.txt"
     batch.write_text("retry backoff\nthe of\nairspeed of an unladen swallow\n")
     r = rag("pack", "--batch", batch, "-d", indexed, "-o", tmp_path / "b.jsonl")
@@ -631,13 +631,54 @@ def test_a_question_that_is_not_utf8_is_a_clear_error(indexed):
         assert r.stderr.decode().endswith("is not UTF-8 text (the byte 0xe9); set the terminal's encoding to UTF-8\n")
 
 
+def test_runprompt_refuses_a_question_that_is_not_utf8_and_reads_a_context_from_stdin(indexed, tmp_path):
+    ctx = tmp_path / "ctx.json"
+    assert rag("pack", "-q", "retry backoff", "-d", indexed, "-o", ctx).returncode == 0
+    r = subprocess.run([sys.executable, "-m", "ragweb", "runprompt", "--runtime", "--ctx", str(ctx), "-q", b"retry \xff"],
+                       capture_output=True, timeout=120, env={**os.environ, "LC_ALL": "C.UTF-8", "PYTHONUTF8": "1"})
+    assert r.returncode == 2 and r.stdout == b"" and b"is not UTF-8 text (the byte 0xff)" in r.stderr
+    piped = rag("runprompt", "--runtime", "--ctx", "-", stdin=ctx.read_text())  # rag pack ... | rag runprompt --ctx -
+    assert piped.returncode == 0 and piped.stdout == rag("runprompt", "--runtime", "--ctx", ctx).stdout
+
+
+def test_a_batch_refuses_what_is_not_text_or_not_json_and_takes_a_brace_as_a_question(indexed, tmp_path):
+    for stdin, why in [(b"retry backoff\n\xff\xfe bad\n", "standard input line 2 is not UTF-8 text (the byte 0xff)"),
+                       (b'{"question": "retry \\udc80 backoff"}\n', "line 1: the question holds a lone surrogate (U+DC80)"),
+                       (b'{"question": "header", "id": NaN}\n', "line 1: invalid JSON (NaN is not JSON)")]:
+        for cmd, *more in (["query"], ["pack", "-o", str(tmp_path / "out.jsonl")]):
+            r = subprocess.run([sys.executable, "-m", "ragweb", cmd, "-d", str(indexed), "--batch", "-", *more],
+                               input=stdin, capture_output=True, timeout=120)
+            assert r.returncode == 2 and why in r.stderr.decode() and b"Traceback" not in r.stderr, (cmd, r.stderr)
+    assert not (tmp_path / "out.jsonl").exists()  # (written whole or not at all)
+    r = rag("query", "-d", indexed, "--batch", "-", stdin="{retry} backoff\n")
+    assert r.returncode == 0 and json.loads(r.stdout)["query"] == "{retry} backoff"
+
+
+def test_pack_refuses_a_batch_in_another_format_and_an_output_in_the_index_folder(indexed, tmp_path):
+    batch = tmp_path / "q.txt"
+    batch.write_text("retry backoff\n")
+    r = rag("pack", "-d", indexed, "--batch", batch, "--format", "markdown", "-o", tmp_path / "out.md")
+    assert r.returncode == 2 and "--batch writes one JSON result per line" in r.stderr
+    assert not (tmp_path / "out.md").exists()
+    before = (indexed / ".rag" / "index.db").read_bytes()
+    for target in (indexed / ".rag" / "index.db", indexed / ".rag" / "ctx.json"):
+        r = rag("pack", "-d", indexed, "-q", "retry backoff", "-o", target)
+        assert r.returncode == 2 and "is in the index folder" in r.stderr
+    assert (indexed / ".rag" / "index.db").read_bytes() == before
+    assert rag("query", "-d", indexed, "-q", "retry backoff").returncode == 0
+
+
 def test_runprompt_refuses_a_context_file_that_is_not_a_packed_context(tmp_path):
     ctx = tmp_path / "c.json"
+    (tmp_path / "deep.json").write_text("[" * 200_000 + "]" * 200_000)
+    r = rag("runprompt", "--runtime", "--ctx", tmp_path / "deep.json")
+    assert r.returncode == 1 and "nested too deeply" in r.stderr and "Traceback" not in r.stderr
     for body, why in [(b'{"query": "q", "snippets": [{"text": "hello"}]}',
                        'snippet 1: "path" and "range" are missing or not text'),
                       (b'{"snippets": ["abc"]}', 'snippet 1: "path", "range" and "text" are missing or not text'),
                       (b'{"query": 5, "snippets": []}', 'its "query" is not text'),
-                      (b'{"query": "caf\xe9", "snippets": []}', "not UTF-8 text")]:
+                      (b'{"query": "caf\xe9", "snippets": []}', "not UTF-8 text"),
+                      (b'{"query": "a \\udc80", "snippets": []}', "it holds a lone surrogate")]:
         ctx.write_bytes(body)
         r = rag("runprompt", "--runtime", "--ctx", ctx)
         assert r.returncode == 1 and r.stderr.startswith(f"Error: {ctx} is not packed-context JSON ({why})"), r.stderr

@@ -280,6 +280,8 @@ def test_rebuilding_or_clearing_drops_vectors(tmp_path, provider):
     (lambda texts: {"embeddings": [[1.0] * DIM]}, "sent 1 vectors for 2 texts"),
     (lambda texts: {"embeddings": [[float("nan")] * DIM for _ in texts]}, "NaN or infinite"),
     (lambda texts: {"embedding": [[1.0] * DIM for _ in texts]}, "not ollama's embedding format"),
+    (lambda texts: b'{"embeddings": [[' + b"9" * 400 + b"]]}", "OverflowError"),  # (no float holds it)
+    (lambda texts: b'{"embeddings": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "RecursionError"),
 ])
 def test_malformed_answers_are_clear_errors_and_store_nothing(tmp_path, provider, reply, message):
     root = write_root(tmp_path, provider)

@@ -42,12 +42,25 @@ def test_xml_is_one_well_formed_document_even_with_control_characters():
     assert snippet.get("path") == "b\ufffd.c" and snippet.get("range") == "L1-3"
     assert snippet.text == "\n[b\ufffd.c:L1-3]\n/* gizmo */\n\ufffd\nint gizmo_init(void);\n"
     assert root.find("tokens").text == "12/100 tokens"
-    assert root.find("warning").text.startswith("warning: the evidence found is weak")
+    assert root.find("warning").text.startswith("warning: the evidence packed is weak")
 
 
 def test_warning_only_when_not_sufficient():
     assert evidence_warning({**PACKED, "evidence": "sufficient"}) is None
     assert "no evidence" in evidence_warning({**PACKED, "evidence": "none"})
+
+
+def test_the_warning_says_when_the_budget_may_be_what_left_the_evidence_out():
+    # "none" means the packed text, not the index: at 10 tokens the answer may not fit
+    assert evidence_warning({**PACKED, "evidence": "none", "budget_tokens": 10}) == (
+        "warning: the packed context holds no evidence for this question; "
+        "at 10 tokens the budget may be too small to hold it")
+    assert "budget" not in evidence_warning({**PACKED, "evidence": "none", "budget_tokens": 1400})
+
+
+def test_a_question_on_several_lines_is_one_markdown_heading():
+    out = render({**PACKED, "query": "widget\n# injected heading"}, "markdown")
+    assert [line for line in out.splitlines() if line.startswith("#")] == ["# Context for: widget # injected heading"]
 
 
 def test_unknown_format():

@@ -7,6 +7,7 @@ Exit codes: 0 success, 1 runtime error (`Error: ...` on stderr, traceback only w
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import logging
 import os
@@ -88,7 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     mode = p.add_mutually_exclusive_group(required=True)
     mode.add_argument("--runtime", action="store_true", help="answering prompt with citations")
     mode.add_argument("--builder", action="store_true", help="compression prompt (condense the snippets)")
-    p.add_argument("--ctx", required=True, metavar="FILE", help="packed context JSON (from rag pack)")
+    p.add_argument("--ctx", required=True, metavar="FILE", help="packed context JSON (from rag pack; - reads standard input)")
     p.add_argument("-q", "--query", default=None, help="override the question stored in the context")
     p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
 
@@ -325,8 +326,9 @@ def _questions(batch: str):
     """(id, question) pairs from a batch file: plain lines or JSON objects. A file is read and
     checked whole first, so a bad line stops the run before any question is answered; from
     stdin (``-``) each line is answered as it comes."""
-    if batch == "-":
-        return _parse_questions(sys.stdin, batch)
+    if batch == "-":  # (read as bytes: the terminal's encoding would let other bytes through)
+        return _parse_questions(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape"),
+                                batch)
     try:
         with open(batch, encoding="utf-8") as f:
             lines = f.readlines()
@@ -337,20 +339,35 @@ def _questions(batch: str):
     return iter(list(_parse_questions(lines, batch)))
 
 
+_JSON_LINE_RE = re.compile(r'\{\s*(?:"|\}|$)')  # a JSON object's start: "{" then a key, "}" or nothing
+
+
+def _not_json_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
 def _parse_questions(lines, batch: str):
     asked = False
+    where = "standard input" if batch == "-" else batch
     for n, line in enumerate(lines, 1):
         line = line.lstrip("\ufeff").strip() if n == 1 else line.strip()  # (Notepad's byte order mark)
         if not line:
             continue
-        if line.startswith("{"):
+        if m := _UNDECODED_RE.search(line):
+            raise UsageError(f"{where} line {n} is not UTF-8 text (the byte 0x{ord(m.group()) - 0xdc00:02x})")
+        if _JSON_LINE_RE.match(line):  # ("{retry} backoff" is a question)
             try:
-                obj = json.loads(line)
+                obj = json.loads(line, parse_constant=_not_json_constant)
             except json.JSONDecodeError as e:
-                raise UsageError(f"{batch} line {n}: invalid JSON ({e.msg})") from None
+                raise UsageError(f"{where} line {n}: invalid JSON ({e.msg})") from None
+            except (ValueError, RecursionError) as e:
+                raise UsageError(f"{where} line {n}: invalid JSON ({e})") from None
             q = obj.get("question", obj.get("query")) if isinstance(obj, dict) else None
             if not isinstance(q, str):
-                raise UsageError(f"{batch} line {n}: a JSON line needs a \"question\" string")
+                raise UsageError(f"{where} line {n}: a JSON line needs a \"question\" string")
+            if m := _SURROGATE_RE.search(q):
+                raise UsageError(f"{where} line {n}: the question holds a lone surrogate "
+                                 f"(U+{ord(m.group()):04X}), which is not text")
             asked = True
             yield obj.get("id", n), q
         else:
@@ -381,6 +398,7 @@ def cmd_index(args) -> int:
 
 
 _UNDECODED_RE = re.compile("[\udc80-\udcff]")  # bytes of an argument that were not UTF-8 (surrogateescape)
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")  # any lone surrogate: no UTF-8 text holds one
 
 
 def _question(args, command: str) -> str | None:
@@ -463,7 +481,7 @@ def cmd_query(args) -> int:
 
 def cmd_pack(args) -> int:
     from ragweb.formats import evidence_warning, render
-    from ragweb.indexer import note_pack_output
+    from ragweb.indexer import INDEX_DIR, note_pack_output
     if args.output == "-":  # (as `--batch -` reads standard input)
         args.output = None
     if args.output in FORMATS:  # `-o text` reads as the config's `pack.output: text`: say which flag does that
@@ -472,6 +490,11 @@ def cmd_pack(args) -> int:
     root = _reading_root(args)
     cfg = _config(args, root)
     fmt = args.format or cfg["pack"]["output"]
+    if args.output and _inside(args.output, index_dir := Path(root) / INDEX_DIR):
+        raise UsageError(f"-o {args.output} is in the index folder {index_dir}, where rag keeps its own files; "
+                         "write the pack elsewhere")
+    if args.batch and args.format not in (None, "json"):
+        raise UsageError(f"--batch writes one JSON result per line; --format {args.format} is for one question")
     args.query = _question(args, "pack")
     from ragweb.engine import Engine
     Engine.check_options(top_k=args.top_k, path_glob=args.path, budget=args.budget)
@@ -527,10 +550,27 @@ def cmd_pack(args) -> int:
     return EXIT_OK
 
 
+def _inside(path: str, folder: Path) -> bool:
+    """Whether ``path`` (links followed) is ``folder`` or lies under it."""
+    try:
+        Path(os.path.realpath(path)).relative_to(os.path.realpath(folder))
+    except ValueError:
+        return False
+    return True
+
+
 def cmd_runprompt(args) -> int:
     from ragweb.prompts import builder_prompt, runtime_prompt
+    if args.query and (m := _UNDECODED_RE.search(args.query)):
+        raise UsageError(f"the question is not UTF-8 text (the byte 0x{ord(m.group()) - 0xdc00:02x}); "
+                         "set the terminal's encoding to UTF-8")
     try:
-        packed = json.loads(Path(args.ctx).read_text(encoding="utf-8"))
+        if args.ctx == "-":  # (as `--batch -`: `rag pack ... | rag runprompt --ctx -`)
+            packed = json.loads(sys.stdin.buffer.read().decode("utf-8"))
+        else:
+            packed = json.loads(Path(args.ctx).read_text(encoding="utf-8"))
+    except RecursionError:
+        raise RagError(f"{args.ctx} is not packed-context JSON (nested too deeply)") from None
     except OSError as e:
         raise RagError(f"cannot read context file {args.ctx}: {e.strerror or e}") from None
     except UnicodeDecodeError:
@@ -550,6 +590,9 @@ def cmd_runprompt(args) -> int:
                            f"{'is' if len(missing) == 1 else 'are'} missing or not text)")
     if not isinstance(packed.get("query", ""), str):
         raise RagError(f"{args.ctx} is not packed-context JSON (its \"query\" is not text)")
+    texts = [packed.get("query", "")] + [v for sn in packed["snippets"] for v in (sn["path"], sn["range"], sn["text"])]
+    if any(_SURROGATE_RE.search(t) for t in texts):
+        raise RagError(f"{args.ctx} is not packed-context JSON (it holds a lone surrogate, \\udXXX, which is not text)")
     render = runtime_prompt if args.runtime else builder_prompt
     print(render(packed, args.query))
     return EXIT_OK

@@ -138,7 +138,7 @@ class Embedder:
             else:
                 vectors = [item["embedding"] for item in sorted(doc["data"], key=lambda d: d["index"])]
             vectors = [[float(x) for x in v] for v in vectors]
-        except (ValueError, KeyError, TypeError) as e:
+        except (ValueError, KeyError, TypeError, OverflowError, RecursionError) as e:
             raise RagError(f"the embedding provider at {url} sent an answer that is not "
                            f"{self.provider}'s embedding format ({type(e).__name__}: {e})") from None
         if len(vectors) != n:

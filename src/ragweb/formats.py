@@ -14,14 +14,20 @@ import re
 FORMATS = ("json", "markdown", "xml", "text")
 
 
+SMALL_BUDGET = 200  # tokens: a pack this small may leave out the evidence the index holds
+
+
 def evidence_warning(packed: dict) -> str | None:
     """A one-line warning when the context may not answer the question, else None."""
     level = packed.get("evidence")
     if level in (None, "sufficient"):
         return None
+    budget = packed.get("budget_tokens")
+    small = (f"; at {budget} tokens the budget may be too small to hold it"
+             if isinstance(budget, int) and budget < SMALL_BUDGET else "")
     if level == "none":
-        return "warning: no evidence for this question was found in the index"
-    return "warning: the evidence found is weak; the context may not answer the question"
+        return f"warning: the packed context holds no evidence for this question{small}"
+    return f"warning: the evidence packed is weak; the context may not answer the question{small}"
 
 
 _NOT_XML_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -48,7 +54,7 @@ def render(packed: dict, fmt: str) -> str:
     warning = evidence_warning(packed)
     out: list[str] = []
     if fmt == "markdown":
-        out.append(f"# Context for: {packed['query']}\n")
+        out.append(f"# Context for: {' '.join(packed['query'].split())}\n")  # (one line: a heading)
         if warning:
             out.append(f"> {warning}\n")
         for s in packed["snippets"]:
