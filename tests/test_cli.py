@@ -678,7 +678,7 @@ def test_runprompt_refuses_a_context_file_that_is_not_a_packed_context(tmp_path)
                       (b'{"snippets": ["abc"]}', 'snippet 1: "path", "range" and "text" are missing or not text'),
                       (b'{"query": 5, "snippets": []}', 'its "query" is not text'),
                       (b'{"query": "caf\xe9", "snippets": []}', "not UTF-8 text"),
-                      (b'{"query": "a \\udc80", "snippets": []}', "it holds a lone surrogate")]:
+                      (b'{"query": "a \\udc80", "snippets": []}', "it holds a lone surrogate, which is not text")]:
         ctx.write_bytes(body)
         r = rag("runprompt", "--runtime", "--ctx", ctx)
         assert r.returncode == 1 and r.stderr.startswith(f"Error: {ctx} is not packed-context JSON ({why})"), r.stderr

@@ -592,7 +592,7 @@ def cmd_runprompt(args) -> int:
         raise RagError(f"{args.ctx} is not packed-context JSON (its \"query\" is not text)")
     texts = [packed.get("query", "")] + [v for sn in packed["snippets"] for v in (sn["path"], sn["range"], sn["text"])]
     if any(_SURROGATE_RE.search(t) for t in texts):
-        raise RagError(f"{args.ctx} is not packed-context JSON (it holds a lone surrogate, \\udXXX, which is not text)")
+        raise RagError(f"{args.ctx} is not packed-context JSON (it holds a lone surrogate, which is not text)")
     render = runtime_prompt if args.runtime else builder_prompt
     print(render(packed, args.query))
     return EXIT_OK
