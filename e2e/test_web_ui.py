@@ -126,6 +126,7 @@ def test_file_list_remove_and_clear_all(app):
     assert app.stats()["files"] == ["beta.md"]
     expect(app.page.locator("#files .path")).to_have_text(["beta.md"])
     expect(app.page.get_by_test_id("stats")).to_contain_text("1 file,")
+    app.page.once("dialog", lambda d: d.accept())  # (Clear all asks first)
     app.page.get_by_test_id("clear-all").click()
     assert app.stats()["totalDocs"] == 0
     expect(app.page.locator("#files li")).to_have_count(0)
@@ -149,6 +150,7 @@ def test_numbers_typed_in_exponent_form_are_read_as_numbers_and_clear_all_drops_
     page.get_by_test_id("budget").fill("300")
     page.get_by_test_id("pack-run").click()
     assert page.get_by_test_id("copy-prompt").is_enabled()
+    page.once("dialog", lambda d: d.accept())  # (Clear all asks first)
     page.get_by_test_id("clear-all").click()  # the pack quoted files that are gone
     assert page.get_by_test_id("pack-output").inner_text() == ""
     assert page.get_by_test_id("copy-prompt").is_disabled() and page.get_by_test_id("copy-json").is_disabled()

@@ -561,7 +561,10 @@
   // Queue a job so that drops, picks and the sample never interleave.
   function enqueue(job) {
     if (!state.ready && !state.bootError) setStatus('The engine is still loading: what you gave it is indexed when it is ready.');
-    state.jobs = state.jobs.then(job, job).catch((e) => {
+    // (a banner about the last drop, a folder left out say, goes when the next one starts;
+    // the quota, storage and memory banners have kinds of their own and stay while they apply)
+    const run = () => { hideBanner('index'); return job(); };
+    state.jobs = state.jobs.then(run, run).catch((e) => {
       showBanner(`Indexing failed: ${e && e.message ? e.message : e}`, 'index');
     });
     return state.jobs;
@@ -719,6 +722,9 @@
     return null;
   }
 
+  // (the reason itself is in the banner, an alert: the status line would read it out twice)
+  const configLeftOut = (folder, name) => `${folder}/ (its ${name} is invalid; see the message below)`;
+
   const entryFile = (entry) => new Promise((resolve, reject) => entry.file(resolve, reject));
   const readAll = async (dirEntry) => {
     const reader = dirEntry.createReader();
@@ -753,7 +759,7 @@
         if (!prefix) {  // a dropped folder is a root: its own config file selects its files
           const config = await findConfig(children);
           const error = config && applyConfig(dirPath, config.name, await (await entryFile(config.entry)).text(), out.notes);
-          if (error) { out.configErrors.push(error); out.leftOut.push(`${dirPath}/ (${error})`); return; }
+          if (error) { out.configErrors.push(error); out.leftOut.push(configLeftOut(dirPath, config.name)); return; }
         }
         for (const name of IGNORE_FILES) {
           const rules = children.find((c) => c.isFile && c.name === name);
@@ -785,7 +791,11 @@
     for (const root of roots) {
       const config = CONFIG_FILES.map((n) => all.find((it) => it.path === `${root}/${n}`)).find(Boolean);
       const error = config && applyConfig(root, config.path.slice(root.length + 1), await config.file.text(), report.notes);
-      if (error) { failed.add(root); report.configErrors.push(error); report.leftOut.push(`${root}/ (${error})`); }
+      if (error) {
+        failed.add(root);
+        report.configErrors.push(error);
+        report.leftOut.push(configLeftOut(root, config.path.slice(root.length + 1)));
+      }
     }
     const items = Object.assign(all.filter((it) => !it.path.includes('/') || !failed.has(it.path.split('/')[0])), report);
     const ignoreFiles = items.filter((it) => IGNORE_FILES.includes(it.path.split('/').pop()))
@@ -885,7 +895,15 @@
     $('banner').hidden = false;
   }
   function hideBanner(kind) {
-    if ($('banner').dataset.kind === kind) $('banner').hidden = true;
+    if ($('banner').dataset.kind === kind) closeBanner();
+  }
+  // A banner hidden with the focus in it (its × or "Clear stored index") hands the focus to
+  // the drop zone, next in the page, instead of dropping it to <body>.
+  function closeBanner(moveFocus = false) {
+    const banner = $('banner');
+    const hadFocus = moveFocus || banner.contains(document.activeElement);
+    banner.hidden = true;
+    if (hadFocus) $('dropzone').focus();
   }
 
   function formatBytes(n) {
@@ -911,9 +929,21 @@
     $('stats').textContent = `${st.totalDocs} file${st.totalDocs === 1 ? '' : 's'}, ` +
       `${st.totalChunks} chunk${st.totalChunks === 1 ? '' : 's'}, average chunk ${st.avgChunkLen} terms` +
       (size.error ? '' : `; index ${formatBytes(size.bytes)} of the ${formatBytes(size.max)} a tab holds`);
+    renderFiles(st.files);
+    updateStorage();
+  }
+
+  // The file list, rebuilt only when it changed. A focused Remove button keeps the focus: on
+  // its file's new button, or, its file gone, on the button now at its place, else the one
+  // before, else "Choose files" (never <body>).
+  function renderFiles(files) {
     const list = $('files');
+    const shown = Array.from(list.querySelectorAll('.path'), (el) => el.textContent);
+    if (shown.length === files.length && shown.every((p, i) => p === files[i])) return;
+    const buttons = () => Array.from(list.querySelectorAll('.remove'));
+    const focused = buttons().indexOf(document.activeElement);
     const frag = document.createDocumentFragment();
-    for (const path of st.files) {
+    for (const path of files) {
       const li = document.createElement('li');
       const name = document.createElement('span');
       name.className = 'path';
@@ -927,6 +957,7 @@
       btn.addEventListener('click', () => {
         const out = JSON.parse(ragRemove(path));
         if (out.error) showBanner(out.error, 'remove');
+        else setStatus(out.removed ? `Removed ${out.filename}.` : `${out.filename} was no longer indexed.`);
         refreshUi();
         rerunSearch();
       });
@@ -934,7 +965,10 @@
       frag.append(li);
     }
     list.replaceChildren(frag);
-    updateStorage();
+    if (focused < 0) return;
+    const now = buttons();
+    const same = files.indexOf(shown[focused]);
+    (now[same >= 0 ? same : Math.min(focused, now.length - 1)] || $('choose-files')).focus();
   }
 
   // Text with <mark> around [start, end) ranges; only text nodes, never HTML.
@@ -1091,8 +1125,18 @@
       : 'Could not copy automatically: select the packed context and copy it by hand.';
   }
 
+  // "Clear all" also empties the index saved in this browser, so it asks first (unless
+  // nothing is indexed). ragClear() does not: it is an API.
+  function confirmClear() {
+    const n = JSON.parse(ragStats()).totalDocs;
+    if (n === 0) return true;
+    const what = typeof n === 'number' ? `all ${n} file${n === 1 ? '' : 's'}` : 'every file';
+    return window.confirm(`Remove ${what} from the index? The index saved in this browser is emptied too; ` +
+      'this cannot be undone.');
+  }
+
   function wireUi() {
-    const zone = $('dropzone');
+    const zone = $('drop-area');
     zone.addEventListener('dragenter', (e) => { e.preventDefault(); zone.classList.add('over'); });
     zone.addEventListener('dragover', (e) => { e.preventDefault(); if (e.dataTransfer) e.dataTransfer.dropEffect = 'copy'; zone.classList.add('over'); });
     zone.addEventListener('dragleave', () => zone.classList.remove('over'));
@@ -1108,9 +1152,11 @@
     // the drop zone chooses files too)
     $('choose-files').addEventListener('click', () => $('pick-files').click());
     $('choose-folder').addEventListener('click', () => $('pick-folder').click());
-    zone.addEventListener('keydown', (e) => {
-      if (e.target === zone && (e.key === 'Enter' || e.key === ' ')) { e.preventDefault(); $('pick-files').click(); }
+    $('dropzone').addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); $('pick-files').click(); }
     });
+    // (a button answers a click too: screen readers in browse mode click rather than press keys)
+    $('dropzone').addEventListener('click', () => $('pick-files').click());
     $('pick-files').addEventListener('change', (e) => { handlePicked(e.target.files); e.target.value = ''; });
     $('pick-folder').addEventListener('change', (e) => { handlePicked(e.target.files); e.target.value = ''; });
     $('try-sample').addEventListener('click', () => { trySample(); });
@@ -1123,6 +1169,7 @@
     $('topk').addEventListener('change', rerunSearch);
     $('budget').addEventListener('input', () => { $('budget-range').value = $('budget').value; });
     $('budget-range').addEventListener('input', () => { $('budget').value = $('budget-range').value; });
+    $('budget').addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); runPack(); } });
     $('pack-run').addEventListener('click', runPack);
     $('copy-prompt').addEventListener('click', copyPrompt);
     $('pack-format').addEventListener('change', showPack);
@@ -1135,7 +1182,7 @@
       }
     });
     $('clear-all').addEventListener('click', () => {
-      if (!state.ready) return;
+      if (!state.ready || !confirmClear()) return;
       const res = JSON.parse(ragClear());
       if (res.error) showBanner(res.error, 'clear');
       refreshUi();
@@ -1143,7 +1190,7 @@
       setStatus('Index cleared.');
     });
     $('banner-clear').addEventListener('click', clearStoredIndex);
-    $('banner-close').addEventListener('click', () => { $('banner').hidden = true; });
+    $('banner-close').addEventListener('click', () => closeBanner(true));
     // Save a pending change when the tab is hidden (it may be discarded later) or left.
     document.addEventListener('visibilitychange', () => {
       if (document.visibilityState === 'hidden' && state.ready && state.dirty) flush();
