@@ -724,3 +724,17 @@ def test_pieces_of_an_over_long_line_carry_their_columns_and_are_not_widened(tmp
             c0, c1 = h["cols"]
             assert h["text"] == line[c0:c1] and len(h["text"]) < len(line) / 2
         assert len({tuple(h["cols"]) for h in hits}) == len(hits)  # (-c 1 gave the whole line, again and again)
+
+
+def test_a_hand_edited_outputs_list_that_cannot_be_read_is_a_clear_error(indexed):
+    outputs = indexed / ".rag" / "outputs"
+    outputs.write_bytes(b"caf\xe9.json\n")  # (Latin-1: a traceback on every run)
+    assert rag("index", indexed).returncode == 0 and rag("query", "-d", indexed, "-q", "retry").returncode == 0
+    outputs.unlink()
+    os.mkfifo(outputs)  # (opening it blocked every run)
+    for args in (("index", indexed), ("query", "-d", indexed, "-q", "retry")):
+        r = rag(*args)
+        assert r.returncode == 1 and f"cannot read {outputs} (not a regular file (a named pipe))" in r.stderr, r.stderr
+    outputs.unlink()
+    outputs.mkdir()
+    assert "cannot read" in rag("index", indexed).stderr

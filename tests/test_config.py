@@ -394,3 +394,45 @@ def test_config_help_documents_every_key():
     assert "| `index.chunk_tokens` | `512` | an integer between 16 and 100000 |" in text
     assert "| `pack.output` | `json` | one of: json, markdown, xml, text |" in text
     assert len(lines) == 2 + sum(len(keys) for keys in SCHEMA.values())
+
+
+# --------------------------------------------------------------------------- odd files and YAML
+
+@pytest.mark.parametrize("make, what", [
+    (lambda p: p.symlink_to(p.parent / "moved-away.yaml"), "a broken symlink"),
+    (lambda p: p.mkdir(), "a folder"),
+    (lambda p: __import__("os").mkfifo(p), "a named pipe"),
+])
+def test_a_root_config_that_is_not_a_readable_file_is_an_error_not_the_defaults(tmp_path, make, what):
+    # (taken as absent, the files it kept out were indexed, silently)
+    make(tmp_path / "rag.yaml")
+    with pytest.raises(ConfigError, match=re.escape(f"rag.yaml is not a file rag can read ({what})")):
+        load_config(tmp_path)
+
+
+def test_an_explicit_config_may_be_a_pipe(tmp_path):
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-m", "ragweb", "config", "-d", str(tmp_path), "--config", "/dev/stdin"],
+                       input="index:\n  chunk_tokens: 100\n", capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "chunk_tokens: 100" in r.stdout
+
+
+def test_yaml_nested_too_deeply_or_a_number_too_long_is_an_error_naming_it():
+    assert error_of("index:\n  includes: " + "[" * 300 + "]" * 300 + "\n") == "rag.yaml: invalid YAML: nested too deeply"
+    assert error_of("index:\n  chunk_tokens: " + "9" * 5000 + "\n") == (
+        "rag.yaml line 2: index.chunk_tokens is a number too long to read (5000 characters)")
+    assert "got a number of 6021 digits" in error_of("index:\n  chunk_tokens: 0x" + "f" * 5000 + "\n")
+
+
+def test_a_key_set_beside_a_merge_overrides_the_merged_one():
+    assert parse_config("index: {<<: {chunk_tokens: 100}, chunk_tokens: 200}\n")["index"]["chunk_tokens"] == 200
+    cfg = parse_config("index: {<<: [{chunk_tokens: 100}, {chunk_tokens: 300, b: 0.5}], k1: 1.0}\n")["index"]
+    assert (cfg["chunk_tokens"], cfg["b"], cfg["k1"]) == (300, 0.5, 1.0)  # (the last source wins, as yaml.safe_load reads it)
+    assert "appears twice" in error_of("index: {chunk_tokens: 100, chunk_tokens: 200}\n")
+
+
+def test_a_glob_of_too_many_brace_alternatives_is_refused_up_front():
+    bomb = "**/" + "{a,b}" * 30 + ".md"  # (a billion globs: expanding them ate gigabytes)
+    assert "stand for more than 1000 globs" in error_of(f"index:\n  includes: ['{bomb}']\n")
+    assert glob_problem("**/" + "{a,b}" * 9 + ".md") is None  # (512)

@@ -410,10 +410,43 @@ def test_symlinked_file_is_yielded_and_broken_symlink_reported(tmp_path):
     assert problems == [("c.md", "broken symlink")]
 
 
-def test_fifo_is_skipped_without_opening(tmp_path):
+def test_special_files_are_skipped_without_opening_and_named(tmp_path):
     make(tmp_path, {"a.md": ""})
     os.mkfifo(tmp_path / "pipe.md")
-    assert paths_of(tmp_path) == ["a.md"]
+    (tmp_path / "big.txt").symlink_to("/dev/zero")
+    (tmp_path / "gone.md").symlink_to(tmp_path / "nowhere.md")
+    paths, problems = walk(tmp_path)
+    assert paths == ["a.md"]
+    assert sorted(problems) == [("big.txt", "unreadable: not a regular file (a device)"), ("gone.md", "broken symlink"),
+                                ("pipe.md", "unreadable: not a regular file (a named pipe)")]
+
+
+def _walk_in_a_child(root, timeout=30):
+    """`walk` in another process, so a walk that blocks fails the test instead of hanging it."""
+    import json
+    import subprocess
+    import sys
+    code = ("import json, sys; from ragweb.files import iter_files; p = []; "
+            "f = [e.path for e in iter_files(sys.argv[1], ['**/*.md'], [], True, p)]; print(json.dumps([f, p]))")
+    r = subprocess.run([sys.executable, "-c", code, str(root)], capture_output=True, text=True, timeout=timeout)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def test_an_ignore_file_that_is_a_pipe_or_a_device_is_not_read(tmp_path):
+    make(tmp_path, {"a.md": "", "sub/b.md": ""})
+    os.mkfifo(tmp_path / ".gitignore")            # (opening it blocked the walk for ever)
+    (tmp_path / "sub" / ".ragignore").symlink_to("/dev/zero")  # (read until memory ran out)
+    paths, problems = _walk_in_a_child(tmp_path)
+    assert paths == ["a.md", "sub/b.md"]
+    assert sorted(map(tuple, problems)) == [
+        (".gitignore", "unreadable ignore file: not a regular file (a named pipe)"),
+        ("sub/.ragignore", "unreadable ignore file: not a regular file (a device)")]
+
+
+def test_an_ignore_file_with_a_byte_order_mark_keeps_its_first_rule(tmp_path):
+    make(tmp_path, {"a.md": "", "secret.md": "", ".gitignore": b"\xef\xbb\xbfsecret.md\n"})
+    assert paths_of(tmp_path, includes=["**/*.md"]) == ["a.md"]
 
 
 def test_too_long_paths_are_problems_not_exceptions(tmp_path):
@@ -708,12 +741,12 @@ def test_a_gzip_file_is_read_as_the_file_it_compresses(tmp_path):
 def test_unreadable_file(tmp_path):
     result = read_text_file(tmp_path / "missing", 100)
     assert result == DecodeResult(None, "unreadable: No such file or directory")
-    assert read_text_file(tmp_path, 100).skipped == "unreadable: not a regular file"
+    assert read_text_file(tmp_path, 100).skipped == "unreadable: not a regular file (a folder)"
 
 
 def test_reading_a_fifo_does_not_block(tmp_path):
     os.mkfifo(tmp_path / "pipe")
-    assert read_text_file(tmp_path / "pipe", 100) == DecodeResult(None, "unreadable: not a regular file")
+    assert read_text_file(tmp_path / "pipe", 100) == DecodeResult(None, "unreadable: not a regular file (a named pipe)")
 
 
 @pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be"])
@@ -863,3 +896,23 @@ def test_a_folder_too_deep_to_walk_is_reported_not_a_crash(tmp_path):
     assert len(found) == MAX_DEPTH
     assert problems == [("/".join(["d"] * (MAX_DEPTH + 1)),
                          f"a folder more than {MAX_DEPTH} folders deep: its files are not indexed")]
+
+
+def test_a_glob_of_many_stars_against_a_long_name_answers_at_once():
+    # "*a*a*a...*b" backtracked exponentially in Python's re: 60 letters, 12 stars ran for minutes
+    import subprocess
+    import sys
+    code = ("from ragweb.files import GlobSet, parse_rule; g = '*a' * 12 + '*b'; name = 'a' * 60 + '.md'; "
+            "print(GlobSet([g]).matches(name), GlobSet([g[:-1] + 'md']).matches(name), parse_rule(g).regex.fullmatch(name))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
+    assert r.stdout.split() == ["False", "True", "None"], r.stderr
+
+
+@given(st.text("ab*?/", min_size=1, max_size=9), st.lists(st.text("abc/", max_size=10), max_size=8))
+def test_globs_of_several_stars_match_as_the_plain_regex_does(glob, names):
+    # each star but a segment's last takes the earliest match and keeps it: the same answers
+    assume(not glob.startswith("/") and "//" not in glob)
+    plain = re.compile(glob_to_regex(glob).replace("(?>[^/]*?", "(?:[^/]*"), re.DOTALL)
+    ours = re.compile(glob_to_regex(glob), re.DOTALL)
+    for name in names:
+        assert bool(ours.fullmatch(name)) == bool(plain.fullmatch(name)), (glob, name)

@@ -9,6 +9,9 @@ raise ConfigError naming the key and the file line.
 from __future__ import annotations
 
 import copy
+import errno
+import os
+import stat
 from pathlib import Path
 
 from .errors import ConfigError
@@ -125,17 +128,31 @@ def load_config(root: str | Path, path: str | Path | None = None) -> tuple[dict,
     root = Path(root)
     if path is not None:
         found: Path | None = Path(path)
-        if not found.is_file():
+        if not found.exists():
             raise ConfigError(f"config file not found: {found} (check --config)")
-    else:
-        found = next((root / name for name in CONFIG_FILES if (root / name).is_file()), None)
+        if found.is_dir():
+            raise ConfigError(f"config file {found} is a folder (check --config)")
+    else:  # (--config may name a pipe, `--config <(...)`; ROOT's own config must be a file)
+        found = next((root / name for name in CONFIG_FILES if os.path.lexists(root / name)), None)
         if found is None:
             return default_config(), None
+        if not found.is_file():  # (not taken as absent: the files it keeps out would be indexed)
+            raise ConfigError(f"{found} is not a file rag can read ({_not_a_file(found)}); "
+                              "fix or remove it")
     try:
         data = found.read_bytes()
     except OSError as e:
         raise ConfigError(f"cannot read config file {found}: {e.strerror or e}") from None
     return parse_config(data, _display_name(found, root)), found
+
+
+def _not_a_file(path: Path) -> str:
+    """What stands at ``path`` that is not a regular file."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as e:
+        return "a broken symlink" if path.is_symlink() and e.errno == errno.ENOENT else (e.strerror or str(e))
+    return "a folder" if stat.S_ISDIR(mode) else "a named pipe" if stat.S_ISFIFO(mode) else "a special file"
 
 
 def parse_config(text: str | bytes, name: str = "rag.yaml") -> dict:
@@ -148,13 +165,18 @@ def parse_config(text: str | bytes, name: str = "rag.yaml") -> dict:
     try:
         try:
             doc = loader.get_single_node()
+        except RecursionError:
+            raise ConfigError(f"{name}: invalid YAML: nested too deeply") from None
         except yaml.MarkedYAMLError as e:
             raise _syntax_error(e, name) from None
         except yaml.reader.ReaderError as e:
             raise _reader_error(e, text, name) from None
         except yaml.YAMLError as e:
             raise ConfigError(f"{name}: invalid YAML: {e}") from None
-        return _validate(doc, loader, name)
+        try:
+            return _validate(doc, loader, name)
+        except RecursionError:
+            raise ConfigError(f"{name}: invalid YAML: nested too deeply") from None
     finally:
         loader.dispose()
 
@@ -222,6 +244,9 @@ def _validate(doc: yaml.Node | None, loader: yaml.SafeLoader, name: str) -> dict
                 raw = loader.construct_object(value_node, deep=True)
             except yaml.MarkedYAMLError as e:  # e.g. an unknown !!tag
                 raise _syntax_error(e, name) from None
+            except ValueError:  # (an integer of more than 4,300 digits)
+                raise fail(value_node, f"{full} is a number too long to read "
+                                       f"({len(str(value_node.value))} characters)") from None
             ok, value = _coerce(section, key, raw)
             if not ok:
                 bad = _bad_list_item(value_node, raw) if SCHEMA[section][key][1] is list else None
@@ -343,9 +368,27 @@ def _did_you_mean(word: str, choices) -> str:
     return f" (did you mean '{close[0]}'?)" if close else ""
 
 
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
 def _pairs(node: yaml.MappingNode, loader: yaml.SafeLoader) -> list[tuple[yaml.Node, yaml.Node]]:
-    loader.flatten_mapping(node)  # resolve YAML merge keys (<<: *anchor)
-    return node.value
+    """The (key, value) nodes of a mapping, YAML merge keys (``<<: *anchor``) resolved as
+    PyYAML's loader reads them: a key the mapping sets itself overrides a merged one, and of
+    the merged ones the last source's wins. Only the mapping's own keys can repeat."""
+    own = sum(1 for k, _ in node.value if k.tag != _MERGE_TAG)
+    loader.flatten_mapping(node)  # (the merged pairs first, the mapping's own after them)
+    cut = len(node.value) - own
+    merged, mine = node.value[:cut], node.value[cut:]
+    if not merged:
+        return mine
+    named = {k.value for k, _ in mine if isinstance(k, yaml.ScalarNode)}
+    kept: dict = {}
+    for k, v in merged:  # (later ones win, as they do in the loader)
+        name = k.value if isinstance(k, yaml.ScalarNode) else id(k)
+        if name not in named:
+            kept.pop(name, None)
+            kept[name] = (k, v)
+    return list(kept.values()) + mine
 
 
 def _key_name(node: yaml.Node, fail) -> str:
@@ -380,6 +423,8 @@ def _show(value: object) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, int) and value.bit_length() > 200:  # (repr refuses past 4,300 digits)
+        return f"a number of {int(value.bit_length() * 0.30103) + 1} digits"
     if isinstance(value, list):
         return "a list"
     if isinstance(value, dict):

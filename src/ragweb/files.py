@@ -112,6 +112,9 @@ NEVER = "(?!)"
 unknown ``[:class:]``."""
 
 
+_STAR = "[^/]*"
+
+
 def _segment_regex(seg: str) -> str:
     out, i, n = [], 0, len(seg)
     while i < n:
@@ -119,7 +122,7 @@ def _segment_regex(seg: str) -> str:
         if c == "*":
             while i + 1 < n and seg[i + 1] == "*":
                 i += 1
-            out.append("[^/]*")
+            out.append(_STAR)
         elif c == "?":
             out.append("[^/]")
         elif c == "\\" and i + 1 < n:
@@ -133,6 +136,22 @@ def _segment_regex(seg: str) -> str:
         else:
             out.append(re.escape(c))
         i += 1
+    return _without_backtracking(out)
+
+
+def _without_backtracking(pieces: list[str]) -> str:
+    """The regex of a segment's pieces, each `_STAR` but the last taking the shortest run
+    that lets the fixed-length pieces after it match, and keeping it (an atomic group): a
+    glob of many stars ("*a*a*a*a*b") against a long name backtracked exponentially (60
+    letters took 13 s at seven stars). Taking the earliest match of each piece between two
+    stars is as right as trying them all, since the pieces have fixed lengths."""
+    stars = [k for k, p in enumerate(pieces) if p is _STAR]
+    if len(stars) < 2:
+        return "".join(pieces)
+    out = pieces[:stars[0]]
+    for a, b in zip(stars, stars[1:]):
+        out.append(f"(?>[^/]*?{''.join(pieces[a + 1:b])})")
+    out += pieces[stars[-1]:]
     return "".join(out)
 
 
@@ -197,7 +216,10 @@ def _bracket(seg: str, start: int) -> tuple[str, int]:
 
 def glob_problem(pattern: str) -> str | None:
     """Why a config glob can match nothing at all (an unclosed ``[``, an unknown
-    ``[:class:]``), or None. (In a .gitignore such a line is silently inert, as in git.)"""
+    ``[:class:]``, ``{a,b}`` groups standing for too many globs), or None. (In a .gitignore
+    such a line is silently inert, as in git.)"""
+    if brace_count(pattern) > MAX_BRACE_GLOBS:
+        return f"{{a,b}} groups that stand for more than {MAX_BRACE_GLOBS} globs"
     for seg in pattern.split("/"):
         i = 0
         while i < len(seg):
@@ -318,14 +340,35 @@ def _strip_dot(pattern: str) -> str:
     return pattern
 
 
+MAX_BRACE_GLOBS = 1000  # globs one pattern's {a,b} groups may stand for ({a,b} 30 times: a billion)
+
+
+def brace_count(pattern: str) -> int:
+    """How many globs ``pattern``'s ``{a,b}`` groups stand for (at most; counted only up to
+    past `MAX_BRACE_GLOBS`), without making them."""
+    n = 1
+    while n <= MAX_BRACE_GLOBS and (m := _BRACES_RE.search(pattern)):
+        n *= m.group(1).count(",") + 1
+        pattern = pattern[:m.start()] + "\0" + pattern[m.end():]
+    return n
+
+
 def expand_braces(pattern: str) -> list[str]:
     """The globs a pattern with ``{a,b}`` groups stands for, as shells and most tools read
-    them: ``**/*.{md,txt}`` is ``**/*.md`` and ``**/*.txt``. A group without a comma is literal."""
+    them: ``**/*.{md,txt}`` is ``**/*.md`` and ``**/*.txt``. A group without a comma is literal.
+    More than `MAX_BRACE_GLOBS` is a UsageError (`glob_problem` says so first)."""
+    if brace_count(pattern) > MAX_BRACE_GLOBS:
+        raise UsageError(f"the glob {pattern[:80]!r} stands for more than {MAX_BRACE_GLOBS} globs "
+                         "({a,b} groups multiply)")
+    return _expand_braces(pattern)
+
+
+def _expand_braces(pattern: str) -> list[str]:
     m = _BRACES_RE.search(pattern)
     if not m:
         return [pattern]
     head, tail = pattern[:m.start()], pattern[m.end():]
-    return [q for alt in m.group(1).split(",") for q in expand_braces(head + alt + tail)]
+    return [q for alt in m.group(1).split(",") for q in _expand_braces(head + alt + tail)]
 
 
 def _union(rules: list[Rule]) -> re.Pattern | None:
@@ -594,10 +637,12 @@ class _Walker:
         if self._bad_name(path):
             return None
         try:
-            if not entry.is_file():
-                if entry.is_symlink():
+            if not entry.is_file():  # sockets, fifos, devices: never opened
+                if entry.is_symlink() and not os.path.exists(entry.path):
                     self.problems.append((path, "broken symlink"))
-                return None  # sockets, fifos, devices: never opened
+                else:
+                    self.problems.append((path, f"unreadable: not a regular file ({special_kind(entry.path)})"))
+                return None
             st = entry.stat()
             if not os.access(entry.path, os.R_OK):
                 raise PermissionError(13, "Permission denied")
@@ -612,8 +657,7 @@ class _Walker:
         for name in IGNORE_FILES:
             if name in names:
                 try:
-                    with open(os.path.join(abspath, name), encoding="utf-8", errors="replace") as f:
-                        found.append((rel, parse_ignore(f.read())))
+                    found.append((rel, parse_ignore(read_ignore_file(os.path.join(abspath, name)))))
                 except OSError as e:
                     where = f"{rel}/{name}" if rel else name
                     self.problems.append((where, f"unreadable ignore file: {e.strerror or e}"))
@@ -666,8 +710,7 @@ def ignores_above(root_real: str) -> tuple[str, list[tuple[str, list[Rule]]]]:
         names += [os.path.join(here, name) for name in IGNORE_FILES]
         for path in names:
             try:
-                with open(path, encoding="utf-8", errors="replace") as f:
-                    found.append((base, parse_ignore(f.read())))
+                found.append((base, parse_ignore(read_ignore_file(path))))
             except OSError:
                 pass  # (none there, or unreadable: as git, go on)
     return prefix, found
@@ -679,20 +722,68 @@ def _within(path: str, parent: str) -> bool:
 
 # ---------------------------------------------------------------------------- decoding
 
+def special_kind(path: str | os.PathLike) -> str:
+    """What a file that is not a regular one is: "a named pipe", "a socket", "a device"."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return "gone"
+    return ("a named pipe" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "a folder" if stat.S_ISDIR(mode) else "a device")
+
+
+class TooLarge(OSError):
+    """A file holds more bytes than its reader takes: ``size`` of them ("1234+" when it grew
+    while read and that is as far as it was read)."""
+
+    def __init__(self, size: str, limit: int):
+        super().__init__(f"too large ({size} bytes > {limit})")
+        self.size, self.limit = size, limit
+
+
+def read_regular(path: str | os.PathLike, limit: int) -> bytes:
+    """The bytes of the regular file at ``path`` (links followed); `TooLarge` past ``limit``
+    bytes, an OSError "not a regular file (a named pipe)" for anything else. It is opened
+    without blocking and checked once open, so a named pipe put in its place meanwhile, or
+    a kernel file that blocks (/proc/kmsg), cannot hang the run."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    try:
+        st = os.fstat(fd)
+    except OSError:
+        os.close(fd)
+        raise
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise OSError(0, f"not a regular file ({special_kind(path)})")
+    with os.fdopen(fd, "rb") as f:
+        if st.st_size > limit:
+            raise TooLarge(str(st.st_size), limit)
+        data = f.read(limit + 1)
+    if len(data) > limit:  # grew since fstat
+        raise TooLarge(f"{len(data)}+", limit)
+    return data
+
+
+IGNORE_FILE_MAX = 100_000_000  # bytes: git reads no bigger ignore file either
+
+
+def read_ignore_file(path: str) -> str:
+    """A .gitignore's (or .ragignore's) text: a regular file of at most `IGNORE_FILE_MAX`
+    bytes, as UTF-8 with a byte order mark dropped (Notepad's), bad bytes replaced."""
+    try:
+        return read_regular(path, IGNORE_FILE_MAX).decode("utf-8-sig", errors="replace")
+    except TooLarge as e:
+        raise OSError(0, f"over {IGNORE_FILE_MAX // 1_000_000} MB, not read (as git)") from e
+
+
 def read_text_file(abspath: str | os.PathLike, max_bytes: int) -> DecodeResult:
     """Read and decode a file, or say why it was skipped (binary, too large, unreadable)."""
     try:
-        st = os.stat(abspath)
-        if not stat.S_ISREG(st.st_mode):  # opening a FIFO would block
-            return DecodeResult(None, "unreadable: not a regular file")
-        if st.st_size > max_bytes:
-            return DecodeResult(None, f"too large ({st.st_size} bytes > max_file_bytes {max_bytes})")
-        with open(abspath, "rb") as f:
-            data = f.read(max_bytes + 1)
+        data = read_regular(abspath, max_bytes)
+    except TooLarge as e:
+        return DecodeResult(None, f"too large ({e.size} bytes > max_file_bytes {max_bytes})")
     except OSError as e:
         return DecodeResult(None, f"unreadable: {e.strerror or e}")
-    if len(data) > max_bytes:  # grew since fstat
-        return DecodeResult(None, f"too large ({len(data)}+ bytes > max_file_bytes {max_bytes})")
     return decode_file(str(abspath), data, max_bytes)
 
 

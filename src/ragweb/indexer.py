@@ -27,7 +27,7 @@ from ragweb.config import is_own_file
 from ragweb.engine import Engine
 from ragweb.errors import IndexReadOnlyError, Interrupted, RagError
 from ragweb.files import (DECODER_VERSION, LEGACY_REASON, AtomicWrite, FileEntry, LeftOut, is_left_out_note,
-                          is_link_note, iter_files, read_text_file)
+                          is_link_note, iter_files, read_regular, read_text_file)
 
 INDEX_DIR = ".rag"
 INDEX_FILE = "index.db"
@@ -43,14 +43,21 @@ def index_path(root: str | Path) -> Path:
     return Path(root) / INDEX_DIR / INDEX_FILE
 
 
+OUTPUTS_MAX_BYTES = 10_000_000
+
+
 def pack_outputs(root: str | Path) -> set[str]:
     """The paths (relative, ``/``-separated) of the files `rag pack -o` wrote under ``root``.
     They are not indexed: a packed context repeats the text of the files it cites, and
     indexing it would make every later answer cite the copy."""
+    path = Path(root) / INDEX_DIR / OUTPUTS_FILE
     try:
-        text = (Path(root) / INDEX_DIR / OUTPUTS_FILE).read_text(encoding="utf-8")
+        text = read_regular(path, OUTPUTS_MAX_BYTES).decode("utf-8", errors="replace")
     except (FileNotFoundError, NotADirectoryError):
         return set()
+    except OSError as e:  # (a file edited by hand: a folder, a pipe, something huge)
+        raise RagError(f"cannot read {path} ({e.strerror or e}); it lists the files `rag pack -o` "
+                       "wrote, which are not indexed: fix it or delete it") from None
     return {line for line in text.splitlines() if line}
 
 
