@@ -122,8 +122,9 @@ def test_query_batch(indexed, tmp_path):
     assert r.returncode == 0 and r.stdout == "" and "note: standard input holds no questions" in r.stderr
 
 
+@pytest.mark.parametrize("rebuild", [[], ["--rebuild"]])
 @pytest.mark.parametrize("cmd", ["query", "pack"])
-def test_a_batch_answers_from_the_index_another_run_committed_meanwhile(tmp_path, cmd):
+def test_a_batch_answers_from_the_index_another_run_committed_meanwhile(tmp_path, cmd, rebuild):
     # questions come on stdin as they are asked; between two of them `rag index` updates a file
     (tmp_path / "a.md").write_text("# Alpha\n\nThe zebra grazes near the okapi.\n")
     (tmp_path / "c.md").write_text("# Gamma\n\nfirst line\nsecond line\nThe okapi hides in the forest.\nfourth line\n")
@@ -138,7 +139,7 @@ def test_a_batch_answers_from_the_index_another_run_committed_meanwhile(tmp_path
         json.loads(batch.stdout.readline())
         (tmp_path / "c.md").write_text("# Gamma changed\n\nThe okapi is kin to the giraffe, not the zebra.\nA second line.\n")
         os.utime(tmp_path / "c.md", (2_000_000_000, 2_000_000_000))
-        assert "1 updated" in rag("index", tmp_path).stdout
+        assert "1 updated" in rag("index", tmp_path, *rebuild).stdout or rebuild  # (--rebuild: a new file in its place)
         batch.stdin.write("okapi zebra\n")
         batch.stdin.flush()
         after = json.loads(batch.stdout.readline())
@@ -649,6 +650,10 @@ def test_a_batch_refuses_what_is_not_text_or_not_json_and_takes_a_brace_as_a_que
             r = subprocess.run([sys.executable, "-m", "ragweb", cmd, "-d", str(indexed), "--batch", "-", *more],
                                input=stdin, capture_output=True, timeout=120)
             assert r.returncode == 2 and why in r.stderr.decode() and b"Traceback" not in r.stderr, (cmd, r.stderr)
+    for stdin in (b'{"question": "retry", "id": 1e999}\n', b'{"question": "retry", "id": "\\ud800"}\n'):
+        r = subprocess.run([sys.executable, "-m", "ragweb", "query", "-d", str(indexed), "--batch", "-"],
+                           input=stdin, capture_output=True, timeout=120)  # (Infinity, or a traceback, before)
+        assert r.returncode == 2 and b"the JSON answer cannot repeat" in r.stderr and r.stdout == b"", r.stderr
     assert not (tmp_path / "out.jsonl").exists()  # (written whole or not at all)
     r = rag("query", "-d", indexed, "--batch", "-", stdin="{retry} backoff\n")
     assert r.returncode == 0 and json.loads(r.stdout)["query"] == "{retry} backoff"
@@ -673,6 +678,12 @@ def test_runprompt_refuses_a_context_file_that_is_not_a_packed_context(tmp_path)
     (tmp_path / "deep.json").write_text("[" * 200_000 + "]" * 200_000)
     r = rag("runprompt", "--runtime", "--ctx", tmp_path / "deep.json")
     assert r.returncode == 1 and "nested too deeply" in r.stderr and "Traceback" not in r.stderr
+    (tmp_path / "huge.json").write_text('{"query": "q", "snippets": [], "used_tokens": ' + "9" * 5000 + "}")
+    r = rag("runprompt", "--runtime", "--ctx", tmp_path / "huge.json")
+    assert r.returncode == 1 and "a number too long to read" in r.stderr and "Traceback" not in r.stderr
+    r = subprocess.run([sys.executable, "-m", "ragweb", "runprompt", "--runtime", "--ctx", "-"], capture_output=True,
+                       text=True, timeout=120, preexec_fn=lambda: os.close(0))
+    assert r.returncode == 2 and "standard input, which is closed" in r.stderr
     for body, why in [(b'{"query": "q", "snippets": [{"text": "hello"}]}',
                        'snippet 1: "path" and "range" are missing or not text'),
                       (b'{"snippets": ["abc"]}', 'snippet 1: "path", "range" and "text" are missing or not text'),

@@ -626,3 +626,27 @@ def test_a_run_that_runs_out_of_disk_says_so_and_leaves_the_index_answering(tmp_
     assert "the index is as it was" in r.stderr and "damaged" not in r.stderr and "Traceback" not in r.stderr
     assert sorted(p.name for p in db.parent.iterdir()) == ["index.db"]  # (no rebuild file left taking the space)
     assert answers() == before
+
+
+def test_a_rebuilt_file_whose_log_cannot_be_folded_in_is_not_moved_into_place(tmp_path):
+    # SQLite closes without a word when it cannot copy its WAL into the file (a full disk):
+    # moved into place without its WAL, a rebuilt index was half an index. Here a reader's
+    # snapshot keeps the log from being folded in.
+    import sqlite3
+    from ragweb.errors import RagError
+    from ragweb.indexer import _fold_wal
+    path = tmp_path / "index.db.rebuild-1"
+    eng = Engine.open(path)
+    with eng.transaction():
+        eng.add_document("a.md", "zebra okapi\n")
+    reader = sqlite3.connect(path)
+    reader.execute("BEGIN")
+    reader.execute("SELECT count(*) FROM chunks").fetchone()
+    eng.close()
+    assert (tmp_path / "index.db.rebuild-1-wal").exists()
+    with pytest.raises(RagError, match="could not be written whole"):
+        _fold_wal(path)
+    reader.close()
+    _fold_wal(path)
+    assert not (tmp_path / "index.db.rebuild-1-wal").exists()
+    assert [h.path for h in Engine.open(path, create=False).search("zebra")] == ["a.md"]

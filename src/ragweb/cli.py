@@ -245,6 +245,10 @@ def _run_embed(root: Path, cfg: dict, quiet: bool) -> None:
             done, had = embeddings.embed_missing(engine, embedder, lambda d, n: bar(d, n, 0, 0))
         except RagError as e:
             raise RagError(f"{e}\n{_embedding_state(engine, embedder)}") from None
+        except sqlite3.Error as e:  # (each batch of vectors commits on its own)
+            from ragweb.store import storage_problem
+            why = storage_problem(e) or "the index could not be written"
+            raise RagError(f"{why} while embedding ({e}); {_embedding_state(engine, embedder)}") from None
         except KeyboardInterrupt:
             raise Interrupted(f"interrupted while embedding; {_embedding_state(engine, embedder)}") from None
         finally:
@@ -327,6 +331,8 @@ def _questions(batch: str):
     checked whole first, so a bad line stops the run before any question is answered; from
     stdin (``-``) each line is answered as it comes."""
     if batch == "-":  # (read as bytes: the terminal's encoding would let other bytes through)
+        if sys.stdin is None:
+            raise UsageError("--batch - reads standard input, which is closed")
         return _parse_questions(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape"),
                                 batch)
     try:
@@ -368,6 +374,11 @@ def _parse_questions(lines, batch: str):
             if m := _SURROGATE_RE.search(q):
                 raise UsageError(f"{where} line {n}: the question holds a lone surrogate "
                                  f"(U+{ord(m.group()):04X}), which is not text")
+            try:  # (its id is written back: 1e999 would come out as Infinity, "\ud800" not at all)
+                json.dumps(obj, allow_nan=False, ensure_ascii=False).encode("utf-8")
+            except (ValueError, UnicodeEncodeError):
+                raise UsageError(f"{where} line {n}: its id (or another value) is a number too large "
+                                 "or a lone surrogate, which the JSON answer cannot repeat") from None
             asked = True
             yield obj.get("id", n), q
         else:
@@ -564,6 +575,8 @@ def cmd_runprompt(args) -> int:
     if args.query and (m := _UNDECODED_RE.search(args.query)):
         raise UsageError(f"the question is not UTF-8 text (the byte 0x{ord(m.group()) - 0xdc00:02x}); "
                          "set the terminal's encoding to UTF-8")
+    if args.ctx == "-" and sys.stdin is None:
+        raise UsageError("--ctx - reads standard input, which is closed")
     try:
         if args.ctx == "-":  # (as `--batch -`: `rag pack ... | rag runprompt --ctx -`)
             packed = json.loads(sys.stdin.buffer.read().decode("utf-8"))
@@ -579,6 +592,8 @@ def cmd_runprompt(args) -> int:
     except json.JSONDecodeError as e:
         raise RagError(f"{args.ctx} is not packed-context JSON (line {e.lineno}: {e.msg}); "
                        "make one with `rag pack -q ... -o FILE`") from None
+    except ValueError:  # (a number of more than 4,300 digits)
+        raise RagError(f"{args.ctx} is not packed-context JSON (it holds a number too long to read)") from None
     if not isinstance(packed, dict) or not isinstance(packed.get("snippets"), list):
         raise RagError(f"{args.ctx} is not packed-context JSON (no \"snippets\" list)")
     for n, sn in enumerate(packed["snippets"], 1):

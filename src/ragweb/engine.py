@@ -13,6 +13,7 @@ from __future__ import annotations
 import gc
 import json
 import math
+import os
 import sqlite3
 from array import array
 from contextlib import contextmanager
@@ -109,8 +110,19 @@ def analysis_settings(config: dict) -> dict:
             "markup": MARKUP_VERSION, "short_terms": True}
 
 
+def _identity(path) -> tuple[int, int] | None:
+    """Which file stands at ``path`` (device and inode), or None when none does."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
 class Engine:
     """An index over one SQLite connection. Create with `open`, `memory` or `from_bytes`."""
+
+    _file = None  # (the index file's path and identity when opened by `open`)
 
     embedder = None
     """An `ragweb.embeddings.Embedder` when the config enables embeddings (set by the CLI):
@@ -128,7 +140,9 @@ class Engine:
     def open(cls, path: str | Path, config: dict | None = None, create: bool = True,
              timeout: float = 0.0) -> "Engine":
         """The index file at ``path`` (created when missing and ``create``)."""
-        return cls(store.open_file(Path(path), create=create, timeout=timeout), config, str(path))
+        eng = cls(store.open_file(Path(path), create=create, timeout=timeout), config, str(path))
+        eng._file = (Path(path), _identity(path))
+        return eng
 
     @classmethod
     def memory(cls, config: dict | None = None) -> "Engine":
@@ -287,12 +301,21 @@ class Engine:
 
         Another process may commit an index run while this engine is open (a `rag pack
         --batch` beside a `rag index`): the engine's counters, segment list and caches are
-        then read again, and the reads of one question see one committed state. An engine
+        then read again, and the reads of one question see one committed state. An index
+        file replaced meanwhile (`rag index --rebuild`) is opened again. An engine
         with changes of its own not yet flushed (the page's, or a run's) reads as it is."""
-        conn = self.conn
-        if conn.in_transaction or self._dirty:
+        if self.conn.in_transaction or self._dirty:
             yield self
             return
+        if self._file is not None:
+            path, opened = self._file
+            now = _identity(path)
+            if now is not None and now != opened:  # (`rag index --rebuild` put a new file in its place)
+                conn = store.open_file(path, create=False)
+                self.conn.close()
+                self.conn, self._file = conn, (path, now)
+                self._load_state()
+        conn = self.conn
         conn.execute("BEGIN")
         try:
             conn.execute("SELECT 1 FROM meta LIMIT 1").fetchall()  # (the first read fixes the snapshot)

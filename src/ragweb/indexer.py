@@ -262,6 +262,8 @@ def index_root(root: str | Path, config: dict, rebuild: bool = False,
                 f"write to, index a folder of your own that links to it: mkdir mydocs && "
                 f"ln -s {root.resolve()} mydocs/ && rag index mydocs") from None
         _index_into(engine, root, config, use_gitignore, progress, report)
+        if target != db:
+            _fold_wal(target)
     except BaseException as e:
         if target != db:
             _remove_db(target)  # (a failed rebuild: the old index stays, and so does the disk's space)
@@ -269,7 +271,7 @@ def index_root(root: str | Path, config: dict, rebuild: bool = False,
                 raise KeyboardInterrupt from None  # (whatever the new file held, the old one is as it was)
         raise
     if target != db:
-        # The new file was closed cleanly (its WAL is folded in). Drop the old file's WAL
+        # The new file holds all it has (its WAL is folded in). Drop the old file's WAL
         # first so it can never be paired with the new file, then swap atomically.
         for suffix in ("-wal", "-shm"):
             Path(str(db) + suffix).unlink(missing_ok=True)
@@ -368,6 +370,23 @@ def _remove_stale_rebuilds(db: Path) -> None:
             path.unlink(missing_ok=True)
         except OSError:
             pass  # (it lives, as another user's process)
+
+
+def _fold_wal(path: Path) -> None:
+    """Make the index file at ``path`` hold everything committed to it, with no WAL beside it,
+    or raise: SQLite closes without a word when a full disk keeps it from copying its WAL
+    into the file, and a rebuilt file moved into place without its WAL was half an index."""
+    conn = sqlite3.connect(str(path))
+    try:
+        (mode,) = conn.execute("PRAGMA journal_mode=DELETE").fetchone()
+        why = "" if str(mode).lower() == "delete" else "; is the disk full?"
+    except sqlite3.Error as e:
+        why = f": {e}"
+    finally:
+        conn.close()
+    if why or Path(str(path) + "-wal").exists():
+        raise RagError(f"the rebuilt index could not be written whole{why or '; is the disk full?'} "
+                       "(the index is as it was before this command)")
 
 
 def _remove_db(path: Path) -> None:
