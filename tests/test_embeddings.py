@@ -540,3 +540,35 @@ def test_huge_values_keep_their_direction_and_a_zero_question_vector_is_an_error
     provider.reply = lambda texts: {"embeddings": [[0.0] * DIM for _ in texts]}
     r = rag("query", "-d", root, "--no-auto-index", "-q", "automobile", "--semantic")
     assert r.returncode == 1 and "all-zero vector for the question" in r.stderr
+
+
+def test_a_full_disk_while_embedding_says_what_the_index_keeps(tmp_path, provider):
+    # The disk is made "full" by a file-size limit, raised step by step until the text index
+    # fits and a batch of vectors does not: each batch commits on its own, so "the index is as
+    # it was" (said before) was untrue; the message says what is kept.
+    import resource
+    import signal
+    root = write_root(tmp_path, provider, batch_size=8)
+    for i in range(120):
+        (root / f"n{i}.md").write_text(f"# Note {i}\n\nThe garage note number {i} about parking.\n")
+    db = root / ".rag" / "index.db"
+    seen = None
+    for room in range(60_000, 600_000, 8_000):
+        def small_disk(room=room):
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (room, room))
+        for old in db.parent.glob("index.db*"):  # (each try from scratch)
+            old.unlink()
+        r = subprocess.run([sys.executable, "-m", "ragweb", "index", str(root)], capture_output=True, text=True,
+                           timeout=120, preexec_fn=small_disk)
+        if r.returncode == 0:
+            break
+        if r.stdout.startswith("indexed"):  # (the text index fitted)
+            seen = r.stderr
+            break
+    assert seen is not None, "no limit stopped the run while embedding"
+    assert seen.startswith("Error: the disk ") and "while embedding" in seen and "Traceback" not in seen
+    assert "the text index is up to date" in seen and "the index is as it was" not in seen
+    eng = Engine.open(db, create=False)
+    assert eng.search("garage")  # (the text index answers)
+    eng.close()
