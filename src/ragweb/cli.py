@@ -326,6 +326,17 @@ def _open_for_reading(args, root: Path, cfg: dict):
     return engine
 
 
+_UNDECODED_RE = re.compile("[\udc80-\udcff]")  # bytes of an argument that were not UTF-8 (surrogateescape)
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")  # any lone surrogate: no UTF-8 text holds one
+
+
+def _undecoded(text: str) -> str | None:
+    """"the byte 0xNN" for the first byte of ``text`` that was not UTF-8 (read with
+    surrogateescape), else None."""
+    m = _UNDECODED_RE.search(text)
+    return f"the byte 0x{ord(m.group()) - 0xdc00:02x}" if m else None
+
+
 def _questions(batch: str):
     """(id, question) pairs from a batch file: plain lines or JSON objects. A file is read and
     checked whole first, so a bad line stops the run before any question is answered; from
@@ -359,8 +370,8 @@ def _parse_questions(lines, batch: str):
         line = line.lstrip("\ufeff").strip() if n == 1 else line.strip()  # (Notepad's byte order mark)
         if not line:
             continue
-        if m := _UNDECODED_RE.search(line):
-            raise UsageError(f"{where} line {n} is not UTF-8 text (the byte 0x{ord(m.group()) - 0xdc00:02x})")
+        if byte := _undecoded(line):
+            raise UsageError(f"{where} line {n} is not UTF-8 text ({byte})")
         if _JSON_LINE_RE.match(line):  # ("{retry} backoff" is a question)
             try:
                 obj = json.loads(line, parse_constant=_not_json_constant)
@@ -408,16 +419,14 @@ def cmd_index(args) -> int:
     return EXIT_OK
 
 
-_UNDECODED_RE = re.compile("[\udc80-\udcff]")  # bytes of an argument that were not UTF-8 (surrogateescape)
-_SURROGATE_RE = re.compile("[\ud800-\udfff]")  # any lone surrogate: no UTF-8 text holds one
 
 
 def _question(args, command: str) -> str | None:
     """The question of `rag query` / `rag pack`: ``-q TEXT`` or the words after the command."""
     for flag, value in (("the question", args.query), ("the question", " ".join(args.words or ())),
                         ("--path", args.path)):
-        if value and (m := _UNDECODED_RE.search(value)):
-            raise UsageError(f"{flag} is not UTF-8 text (the byte 0x{ord(m.group()) - 0xdc00:02x}); "
+        if value and (byte := _undecoded(value)):
+            raise UsageError(f"{flag} is not UTF-8 text ({byte}); "
                              "set the terminal's encoding to UTF-8")
     words = " ".join(args.words).strip() if args.words else ""
     if words and args.query:
@@ -572,8 +581,8 @@ def _inside(path: str, folder: Path) -> bool:
 
 def cmd_runprompt(args) -> int:
     from ragweb.prompts import builder_prompt, runtime_prompt
-    if args.query and (m := _UNDECODED_RE.search(args.query)):
-        raise UsageError(f"the question is not UTF-8 text (the byte 0x{ord(m.group()) - 0xdc00:02x}); "
+    if args.query and (byte := _undecoded(args.query)):
+        raise UsageError(f"the question is not UTF-8 text ({byte}); "
                          "set the terminal's encoding to UTF-8")
     if args.ctx == "-" and sys.stdin is None:
         raise UsageError("--ctx - reads standard input, which is closed")

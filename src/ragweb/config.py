@@ -11,7 +11,6 @@ from __future__ import annotations
 import copy
 import errno
 import os
-import stat
 from pathlib import Path
 
 from .errors import ConfigError
@@ -149,10 +148,11 @@ def load_config(root: str | Path, path: str | Path | None = None) -> tuple[dict,
 def _not_a_file(path: Path) -> str:
     """What stands at ``path`` that is not a regular file."""
     try:
-        mode = path.stat().st_mode
+        path.stat()
     except OSError as e:
         return "a broken symlink" if path.is_symlink() and e.errno == errno.ENOENT else (e.strerror or str(e))
-    return "a folder" if stat.S_ISDIR(mode) else "a named pipe" if stat.S_ISFIFO(mode) else "a special file"
+    from .files import special_kind  # (files reads config's names)
+    return special_kind(path)
 
 
 def parse_config(text: str | bytes, name: str = "rag.yaml") -> dict:
