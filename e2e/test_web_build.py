@@ -1,13 +1,18 @@
 """`rag web --build`: the static site's layout, its wheels, and the local server (no browser)."""
 
 import base64
+import errno
 import hashlib
 import json
 import os
 import re
+import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 import threading
+import time
 import urllib.request
 import zipfile
 from pathlib import Path
@@ -15,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from ragweb import webbuild
-from ragweb.errors import UsageError
+from ragweb.errors import RagError, UsageError
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -99,18 +104,227 @@ def test_ragweb_wheel_is_deterministic(tmp_path):
     assert a == b
 
 
-def test_rebuild_replaces_a_site_but_never_a_foreign_folder(tmp_path):
+def test_rebuild_removes_only_what_an_earlier_build_wrote(tmp_path):
     out = tmp_path / "site"
     webbuild.build_site(out, precompile=False)
-    (out / "stale.txt").write_text("old")
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert "index.html" in manifest["files"] and "manifest.json" in manifest["files"]
+    old_wheel = "wheels/ragweb-0.0.1-py3-none-any.whl"  # written by that build, not by the next
+    (out / old_wheel).write_bytes(b"old")
+    manifest["files"].append(old_wheel)
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    (out / "stale.txt").write_text("mine")
     webbuild.build_site(out, precompile=False)
-    assert not (out / "stale.txt").exists() and (out / "index.html").is_file()
+    assert not (out / old_wheel).exists() and (out / "index.html").is_file()
+    assert (out / "stale.txt").read_text() == "mine"
     foreign = tmp_path / "mine"
     foreign.mkdir()
     (foreign / "keep.txt").write_text("precious")
     with pytest.raises(UsageError, match="not a ragweb site"):
         webbuild.build_site(foreign, precompile=False)
     assert (foreign / "keep.txt").read_text() == "precious"
+
+
+def test_rebuild_keeps_what_the_user_added(tmp_path):
+    out = tmp_path / "site"
+    webbuild.build_site(out, precompile=False)
+    (out / "CNAME").write_text("example.org\n")
+    (out / ".git").mkdir()
+    (out / ".git" / "HEAD").write_text("ref: refs/heads/gh-pages\n")
+    (out / "sample" / "mine.md").write_text("my notes")
+    webbuild.build_site(out, precompile=False)
+    assert (out / "CNAME").read_text() == "example.org\n"
+    assert (out / ".git" / "HEAD").read_text() == "ref: refs/heads/gh-pages\n"
+    assert (out / "sample" / "mine.md").read_text() == "my notes"
+    files = json.loads((out / "manifest.json").read_text())["files"]
+    assert "CNAME" not in files and "sample/mine.md" not in files and "app.js" in files
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]  # no temporary folders left
+
+
+def test_rebuild_of_a_build_that_did_not_list_its_files_keeps_unknown_ones(tmp_path):
+    out = tmp_path / "site"
+    (out / "wheels").mkdir(parents=True)
+    (out / "wheels" / "ragweb-0.0.1-py3-none-any.whl").write_bytes(b"old")
+    (out / "manifest.json").write_text(json.dumps(
+        {"generator": webbuild.GENERATOR, "wheels": ["ragweb-0.0.1-py3-none-any.whl"], "sample": []}))
+    (out / "thesis.tex").write_text("data")
+    webbuild.build_site(out, precompile=False)
+    assert (out / "thesis.tex").read_text() == "data"
+    assert not (out / "wheels" / "ragweb-0.0.1-py3-none-any.whl").exists()
+
+
+def test_rebuild_refuses_to_overwrite_a_file_it_did_not_write(tmp_path):
+    out = tmp_path / "site"
+    out.mkdir()
+    (out / "manifest.json").write_text(json.dumps({"generator": webbuild.GENERATOR, "files": ["manifest.json"]}))
+    (out / "index.html").write_text("my own page")
+    with pytest.raises(UsageError, match=r"did not write.*index\.html"):
+        webbuild.build_site(out, precompile=False)
+    assert (out / "index.html").read_text() == "my own page"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
+def test_build_into_new_parents_never_renames_across_filesystems(tmp_path, monkeypatch):
+    systmp = tmp_path / "systmp"  # stands for a system temp folder on another filesystem
+    systmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(systmp))
+    real_rename = os.rename
+
+    def rename(src, dst, *args, **kwargs):
+        if Path(src).is_relative_to(systmp) != Path(dst).is_relative_to(systmp):
+            raise OSError(errno.EXDEV, "Invalid cross-device link")
+        return real_rename(src, dst, *args, **kwargs)
+
+    monkeypatch.setattr(os, "rename", rename)
+    out = tmp_path / "new" / "parent" / "site"
+    assert webbuild.build_site(out, precompile=False) == out
+    assert (out / "manifest.json").is_file()
+    assert [p.name for p in out.parent.iterdir()] == ["site"] and not list(systmp.iterdir())
+
+
+def test_failed_build_leaves_no_new_parents(tmp_path, monkeypatch):
+    def fail(dest):
+        raise RagError("boom")
+
+    monkeypatch.setattr(webbuild, "_copy_sample", fail)
+    with pytest.raises(RagError, match="boom"):
+        webbuild.build_site(tmp_path / "new" / "parent" / "site", precompile=False)
+    assert not (tmp_path / "new").exists()
+
+
+@pytest.mark.parametrize("source", ["web", "sample", "package"])
+def test_build_refuses_a_folder_inside_what_it_reads(source):
+    folder = {"web": webbuild.web_dir, "sample": webbuild.sample_dir,
+              "package": lambda: webbuild._PACKAGE_DIR}[source]()
+    out = folder / "site-under-test" / "site"
+    try:
+        with pytest.raises(UsageError, match="inside"):
+            webbuild.build_site(out, precompile=False)
+        assert not out.parent.exists()
+    finally:
+        shutil.rmtree(out.parent, ignore_errors=True)  # (only a build that failed to refuse made it)
+
+
+def _fake_program(folder: Path, name: str, body: str) -> None:
+    folder.mkdir(exist_ok=True)
+    path = folder / name
+    path.write_text("#!/bin/sh\n" + body + "\n")
+    path.chmod(0o755)
+
+
+def test_a_named_pyodide_folder_is_checked_and_never_npm_installed(tmp_path, monkeypatch):
+    _fake_program(tmp_path / "bin", "npm", f'touch "{tmp_path}/npm-ran"')
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:{os.environ['PATH']}")
+    monkeypatch.setenv("RAGWEB_PYODIDE_DIR", str(tmp_path / "nonexistent"))
+    with pytest.raises(RagError, match=r"RAGWEB_PYODIDE_DIR.*not a folder"):
+        webbuild.find_pyodide()
+    assert not (tmp_path / "npm-ran").exists()
+    monkeypatch.delenv("RAGWEB_PYODIDE_DIR")
+    partial = tmp_path / "partial"
+    partial.mkdir()
+    (partial / "pyodide.asm.wasm").write_bytes(b"\0asm")
+    with pytest.raises(RagError, match=r"--pyodide-dir.*lacks pyodide\.js"):
+        webbuild.find_pyodide(partial)
+    assert not (tmp_path / "npm-ran").exists()
+
+
+def test_a_failed_npm_install_is_a_clear_error(tmp_path, monkeypatch):
+    root = tmp_path / "checkout"
+    root.mkdir()
+    (root / "package.json").write_text("{}")
+    monkeypatch.setattr(webbuild, "project_root", lambda: root)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("RAGWEB_PYODIDE_DIR", raising=False)
+    _fake_program(tmp_path / "bin", "npm", "echo 'npm ERR! network' >&2; exit 1")
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:{os.environ['PATH']}")
+    with pytest.raises(RagError, match=r"`npm install` failed in .*checkout \(exit status 1"):
+        webbuild.find_pyodide()
+
+
+def _cold_wheels(tmp_path: Path) -> Path:
+    """A copy of the third-party wheels without a bytecode cache: the build runs node."""
+    cold = tmp_path / "wheels"
+    cold.mkdir()
+    for wheel in webbuild.third_party_wheels():
+        shutil.copy2(wheel, cold / wheel.name)
+    return cold
+
+
+def _gone(pid: int) -> bool:
+    """Whether process ``pid`` has ended within 5 s (a zombie waiting for init counts); else kills it."""
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except FileNotFoundError:
+            return True
+        if stat.rsplit(")", 1)[1].split()[0] == "Z":
+            return True
+        time.sleep(0.1)
+    os.kill(pid, signal.SIGKILL)  # (left running by broken code)
+    return False
+
+
+def test_a_hung_precompile_is_stopped_and_the_site_built_without_bytecode(tmp_path, monkeypatch, capsys):
+    wheels = _cold_wheels(tmp_path)
+    _fake_program(tmp_path / "bin", "node", f'echo $$ > "{tmp_path}/node.pid"; exec sleep 30')
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:{os.environ['PATH']}")
+    real_run = subprocess.run
+
+    def run(*args, **kwargs):
+        if "timeout" in kwargs:
+            kwargs["timeout"] = 1  # stands for the real limit of minutes
+        return real_run(*args, **kwargs)
+
+    monkeypatch.setattr(webbuild.subprocess, "run", run)
+    out = webbuild.build_site(tmp_path / "site", wheels_dir=wheels)
+    assert (out / "manifest.json").is_file()
+    assert "precompiling the wheels took over" in capsys.readouterr().err
+    assert _gone(int((tmp_path / "node.pid").read_text()))
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+def test_a_signal_during_the_build_cleans_up(tmp_path, sig):
+    wheels = _cold_wheels(tmp_path)
+    _fake_program(tmp_path / "bin", "node", f'echo $$ > "{tmp_path}/node.pid.tmp"; '
+                                            f'mv "{tmp_path}/node.pid.tmp" "{tmp_path}/node.pid"; exec sleep 30')
+    systmp = tmp_path / "systmp"
+    systmp.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "TMPDIR": str(systmp),
+           "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}"}
+    out = tmp_path / "out" / "site"
+    proc = subprocess.Popen([sys.executable, "-m", "ragweb", "web", "--build", str(out), "--wheels-dir", str(wheels)],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not (tmp_path / "node.pid").exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    node_gone = _gone(int((tmp_path / "node.pid").read_text()))
+    assert proc.returncode == 130, err
+    assert "interrupted; no site was built" in err and "index" not in err and "Traceback" not in err, err
+    assert not list(systmp.iterdir()) and not (tmp_path / "out").exists()
+    assert node_gone
+
+
+def test_sighup_while_serving_removes_the_temporary_site(tmp_path):
+    systmp = tmp_path / "systmp"
+    systmp.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "TMPDIR": str(systmp)}
+    proc = subprocess.Popen([sys.executable, "-m", "ragweb", "web", "--port", "0"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    watchdog = threading.Timer(120, proc.kill)
+    watchdog.start()
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("Serving ragweb at http://127.0.0.1:"), line
+        assert list(systmp.iterdir())
+        proc.send_signal(signal.SIGHUP)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        watchdog.cancel()
+    assert proc.returncode == 0 and "stopped" in err and "warning" not in err, err
+    assert not list(systmp.iterdir())
 
 
 def test_server_serves_with_types_and_no_cache(site_dir):
@@ -142,3 +356,6 @@ def test_rag_web_build_command(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "ragweb", "web", "--port", "70000"],
                          capture_output=True, text=True, env=env)
     assert bad.returncode == 2 and "--port 70000 is out of range" in bad.stderr
+    empty = subprocess.run([sys.executable, "-m", "ragweb", "web", "--build", "", "--port", "0"],
+                           capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
+    assert empty.returncode == 2 and "--build" in empty.stderr, empty.stderr

@@ -19,10 +19,14 @@ from __future__ import annotations
 
 import argparse
 import base64
+import contextlib
+import errno
 import functools
 import hashlib
 import http.server
+import ipaddress
 import json
+import mimetypes
 import os
 import re
 import shutil
@@ -31,10 +35,12 @@ import subprocess
 import sys
 import tempfile
 import threading
+import urllib.parse
 import zipfile
-from pathlib import Path
+from http import HTTPStatus
+from pathlib import Path, PurePosixPath
 
-from ragweb.errors import RagError, UsageError
+from ragweb.errors import Interrupted, RagError, UsageError
 
 PYODIDE_VERSION = "314.0.7"
 """The Pyodide release the site ships; must equal the pin in package.json."""
@@ -99,29 +105,57 @@ def _base_dir() -> Path:
 def find_pyodide(pyodide_dir: str | os.PathLike | None = None, install: bool = True) -> Path:
     """The npm package folder of Pyodide ``PYODIDE_VERSION``.
 
-    Looks at ``pyodide_dir``, ``$RAGWEB_PYODIDE_DIR``, then ``node_modules/pyodide`` in the
-    checkout and in the current directory. When none is there and the checkout has a
-    package.json, runs ``npm install`` once (``install=False`` turns that off).
+    Looks at ``pyodide_dir``, else ``$RAGWEB_PYODIDE_DIR`` (a folder named either way must
+    hold every core file: it is never replaced by an ``npm install``), else
+    ``node_modules/pyodide`` in the checkout and in the current directory. When none of
+    those has Pyodide and the checkout has a package.json, runs ``npm install`` once
+    (``install=False`` turns that off).
     """
-    cands = []
-    if pyodide_dir:
-        cands.append(Path(pyodide_dir))
-    elif os.environ.get("RAGWEB_PYODIDE_DIR"):
-        cands.append(Path(os.environ["RAGWEB_PYODIDE_DIR"]))
-    else:
-        cands += [_base_dir() / "node_modules" / "pyodide", Path.cwd() / "node_modules" / "pyodide"]
+    named = pyodide_dir or os.environ.get("RAGWEB_PYODIDE_DIR")
+    if named:
+        return _named_pyodide(Path(named), "--pyodide-dir" if pyodide_dir else "$RAGWEB_PYODIDE_DIR")
+    cands = list(dict.fromkeys([_base_dir() / "node_modules" / "pyodide", Path.cwd() / "node_modules" / "pyodide"]))
     for cand in cands:
-        if (cand / "pyodide.asm.wasm").is_file():
+        if cand.is_dir() and not _missing_core_files(cand):
             _check_pyodide_version(cand)
             return cand
     root = project_root()
-    if install and not pyodide_dir and root and (root / "package.json").is_file() and shutil.which("npm"):
-        print(f"Pyodide not found: running npm install in {root}", file=sys.stderr)
-        subprocess.run(["npm", "install", "--no-audit", "--no-fund"], cwd=root, check=True)
+    if install and root and shutil.which("npm"):
+        _npm_install(root)
         return find_pyodide(None, install=False)
-    where = ", ".join(str(c) for c in cands)
-    raise RagError(f"Pyodide {PYODIDE_VERSION} not found (looked in {where}); run `npm install` in the "
+    where = "; ".join(f"{c} lacks {', '.join(_missing_core_files(c))}" if c.is_dir() else f"no {c}"
+                      for c in cands)
+    raise RagError(f"Pyodide {PYODIDE_VERSION} not found ({where}); run `npm install` in the "
                    "ragweb checkout (package.json pins it) or pass the folder of the npm package `pyodide`")
+
+
+def _missing_core_files(folder: Path) -> list[str]:
+    return [name for name in PYODIDE_CORE_FILES if not (folder / name).is_file()]
+
+
+def _named_pyodide(folder: Path, named_by: str) -> Path:
+    """The Pyodide folder the user named, checked: every core file there, the pinned version."""
+    if not folder.is_dir():
+        raise RagError(f"{folder} (from {named_by}) is not a folder; name the folder of the npm package "
+                       f"`pyodide` {PYODIDE_VERSION} (node_modules/pyodide after `npm install`)")
+    missing = _missing_core_files(folder)
+    if missing:
+        raise RagError(f"{folder} (from {named_by}) is not a complete Pyodide: it lacks {', '.join(missing)}; "
+                       f"name the folder of the npm package `pyodide` {PYODIDE_VERSION} (node_modules/pyodide)")
+    _check_pyodide_version(folder)
+    return folder
+
+
+def _npm_install(root: Path) -> None:
+    print(f"Pyodide not found: running npm install in {root}", file=sys.stderr)
+    try:
+        subprocess.run(["npm", "install", "--no-audit", "--no-fund"], cwd=root, check=True)
+    except subprocess.CalledProcessError as exc:
+        raise RagError(f"`npm install` failed in {root} (exit status {exc.returncode}; its output is above); "
+                       "fix that and run it again, or pass --pyodide-dir") from None
+    except OSError as exc:
+        raise RagError(f"cannot run npm in {root}: {exc.strerror or exc}; run `npm install` there yourself, "
+                       "or pass --pyodide-dir") from None
 
 
 def _check_pyodide_version(folder: Path) -> None:
@@ -321,11 +355,15 @@ for src, dst in JOBS:
 """
 
 
+PRECOMPILE_TIMEOUT = 300
+"""Seconds the node precompile may take (a cold run takes a few); a hung one is killed."""
+
+
 def precompile_wheels(wheels: list[Path], pyodide: Path, cache_dir: Path) -> bool:
     """Add Pyodide bytecode to ``wheels`` in place (cached by the wheel's sha256).
 
     Needs ``node``; returns False (wheels left as they are, still valid) when it is missing
-    or the compile fails, so a site can always be built.
+    or the compile fails or hangs, so a site can always be built.
     """
     cache_dir.mkdir(parents=True, exist_ok=True)
     todo = []
@@ -350,7 +388,16 @@ def precompile_wheels(wheels: list[Path], pyodide: Path, cache_dir: Path) -> boo
         args = [node, str(script_js), str(pyodide.resolve()), str(script_py)]
         for wheel, cached in todo:
             args += [str(wheel), str(Path(tmp) / wheel.name)]
-        proc = subprocess.run(args, capture_output=True, text=True, timeout=300)
+        try:
+            proc = subprocess.run(args, capture_output=True, text=True, timeout=PRECOMPILE_TIMEOUT)
+        except subprocess.TimeoutExpired:  # (run() has killed node)
+            print(f"warning: precompiling the wheels took over {PRECOMPILE_TIMEOUT} s and was stopped; "
+                  "wheels are shipped without bytecode (pages load ~0.3 s slower)", file=sys.stderr)
+            return False
+        except OSError as exc:
+            print(f"warning: could not run {node} to precompile the wheels ({exc.strerror or exc}); "
+                  "wheels are shipped without bytecode (pages load ~0.3 s slower)", file=sys.stderr)
+            return False
         if proc.returncode != 0:
             err = proc.stderr or proc.stdout
             err = err[err.find("PythonError"):] if "PythonError" in err else err[-800:]
@@ -367,67 +414,216 @@ def precompile_wheels(wheels: list[Path], pyodide: Path, cache_dir: Path) -> boo
 
 # --------------------------------------------------------------------------- the site
 
-def _is_our_site(folder: Path) -> bool:
+_PAGE_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".*", "*.md")
+
+
+def _read_manifest(folder: Path) -> dict:
     try:
-        return json.loads((folder / MANIFEST).read_text("utf-8")).get("generator") == GENERATOR
-    except (OSError, ValueError, AttributeError):
-        return False
+        manifest = json.loads((folder / MANIFEST).read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return manifest if isinstance(manifest, dict) else {}
 
 
-def build_site(out_dir: str | os.PathLike, pyodide_dir: str | os.PathLike | None = None,
-               wheels_dir: str | os.PathLike | None = None, precompile: bool = True) -> Path:
-    """Write the static site into ``out_dir`` and return its path.
+def _is_our_site(folder: Path) -> bool:
+    return _read_manifest(folder).get("generator") == GENERATOR
 
-    ``out_dir`` must be empty, missing, or an earlier build (which is replaced).
-    ``pyodide_dir``: the npm package folder of Pyodide (default: found by `find_pyodide`).
-    ``wheels_dir``: cache folder for the third-party wheels (default ``build/wheels``).
-    ``precompile``: add Pyodide bytecode to the wheels (needs node; see `precompile_wheels`).
-    """
-    out = Path(out_dir).resolve()
+
+def _check_destination(out: Path) -> None:
+    """Refuse a --build folder that is a file, a foreign folder, or inside what the build reads."""
+    sources = [("the page sources", web_dir()), ("the sample corpus", sample_dir()),
+               ("the ragweb package", _PACKAGE_DIR)]
+    for what, folder in sources:
+        if folder is not None and out.is_relative_to(folder.resolve()):
+            raise UsageError(f"{out} is inside {folder} ({what}), which the build reads, so the site "
+                             "would end up in itself; choose a --build folder outside it")
     if out.exists():
         if not out.is_dir():
             raise UsageError(f"{out} exists and is not a directory; choose another --build folder")
         if any(out.iterdir()) and not _is_our_site(out):
             raise UsageError(f"{out} is not empty and is not a ragweb site; "
                              "choose an empty or new folder for --build")
-    pyodide = find_pyodide(pyodide_dir)
-    page = web_dir()
-    deps = third_party_wheels(wheels_dir)
-    cache = deps[0].parent
 
-    tmp = Path(tempfile.mkdtemp(prefix=".ragweb-site-", dir=out.parent if out.parent.exists() else None))
+
+def build_site(out_dir: str | os.PathLike, pyodide_dir: str | os.PathLike | None = None,
+               wheels_dir: str | os.PathLike | None = None, precompile: bool = True) -> Path:
+    """Write the static site into ``out_dir`` and return its path.
+
+    ``out_dir`` must be empty, missing, or an earlier build. An earlier build is replaced
+    as a whole (one rename), keeping what the user added to it (a CNAME, a ``.git``): only
+    the files the manifest says that build wrote are removed.
+    ``pyodide_dir``: the npm package folder of Pyodide (default: found by `find_pyodide`).
+    ``wheels_dir``: cache folder for the third-party wheels (default ``build/wheels``).
+    ``precompile``: add Pyodide bytecode to the wheels (needs node; see `precompile_wheels`).
+    """
+    if not os.fspath(out_dir).strip():
+        raise UsageError("the site folder is empty; name one, e.g. `rag web --build site`")
+    out = Path(out_dir).resolve()
+    _check_destination(out)
+    existed = out.exists()
+    made: list[Path] = []
+    tmp = old = None
+    built = False
     try:
-        shutil.copytree(page, tmp, dirs_exist_ok=True,
-                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".*", "*.md"))
-        (tmp / "pyodide").mkdir()
-        for name in PYODIDE_CORE_FILES:
-            shutil.copy2(pyodide / name, tmp / "pyodide" / name)
-        wheels = tmp / "wheels"
-        wheels.mkdir()
-        wheel_names = [build_ragweb_wheel(wheels).name]
-        for dep in deps:
-            shutil.copy2(dep, wheels / dep.name)
-            wheel_names.append(dep.name)
-        if precompile:
-            precompile_wheels([wheels / name for name in wheel_names], pyodide, cache / "pyc")
-        sample_files = _copy_sample(tmp / "sample")
-        (tmp / ".nojekyll").write_text("")  # GitHub Pages: serve files as they are
-        manifest = {
-            "generator": GENERATOR,
-            "ragweb": ragweb_version(),
-            "pyodide": PYODIDE_VERSION,
-            "wheels": wheel_names,
-            "sample": sample_files,
-        }
-        (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", "utf-8")
-        out.parent.mkdir(parents=True, exist_ok=True)
-        if out.exists():
-            shutil.rmtree(out)
-        tmp.rename(out)
+        pyodide = find_pyodide(pyodide_dir)
+        page = web_dir()
+        deps = third_party_wheels(wheels_dir)
+        made = _make_parents(out.parent)
+        # Built next to its destination: the final rename never crosses filesystems.
+        tmp = Path(tempfile.mkdtemp(prefix=".ragweb-site-", dir=out.parent))
+        _write_site(tmp, page, pyodide, deps, deps[0].parent / "pyc" if precompile else None)
+        kept = _user_files(out, tmp) if existed else []
+        with _signals_deferred():
+            old = _swap_in(tmp, out, kept)
+            built = True
+    except KeyboardInterrupt:
+        if built:
+            raise Interrupted(f"interrupted; the site was built in {out}") from None
+        raise Interrupted("interrupted; no site was built" + (f" ({out} is as it was)" if existed else "")) from None
     finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
+        for leftover in (tmp, old):
+            if leftover is not None and leftover.exists():
+                shutil.rmtree(leftover, ignore_errors=True)
+        if not built:
+            _remove_empty(made)
     return out
+
+
+def _write_site(tmp: Path, page: Path, pyodide: Path, deps: list[Path], pyc_cache: Path | None) -> None:
+    """Write every file of the site into the empty folder ``tmp``, the manifest last."""
+    shutil.copytree(page, tmp, dirs_exist_ok=True, ignore=_PAGE_IGNORE)
+    (tmp / "pyodide").mkdir()
+    for name in PYODIDE_CORE_FILES:
+        shutil.copy2(pyodide / name, tmp / "pyodide" / name)
+    wheels = tmp / "wheels"
+    wheels.mkdir()
+    wheel_names = [build_ragweb_wheel(wheels).name]
+    for dep in deps:
+        shutil.copy2(dep, wheels / dep.name)
+        wheel_names.append(dep.name)
+    if pyc_cache is not None:
+        precompile_wheels([wheels / name for name in wheel_names], pyodide, pyc_cache)
+    sample_files = _copy_sample(tmp / "sample")
+    (tmp / ".nojekyll").write_text("")  # GitHub Pages: serve files as they are
+    files = sorted({p.relative_to(tmp).as_posix() for p in tmp.rglob("*") if p.is_file()} | {MANIFEST})
+    manifest = {
+        "generator": GENERATOR,
+        "ragweb": ragweb_version(),
+        "pyodide": PYODIDE_VERSION,
+        "wheels": wheel_names,
+        "sample": sample_files,
+        "files": files,  # what a rebuild may remove: anything else in the folder is the user's
+    }
+    (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", "utf-8")
+
+
+def _make_parents(folder: Path) -> list[Path]:
+    """Create ``folder`` and its missing parents; returns those it created, deepest first."""
+    missing = [p for p in (folder, *folder.parents) if not p.exists()]
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        _remove_empty(missing)
+        raise RagError(f"cannot create {folder}: {exc.strerror or exc}; choose another --build folder") from None
+    return missing
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            break
+
+
+def _written_by_earlier_build(site: Path) -> set[str]:
+    """The files (relative paths) the build that left ``site`` wrote, from its manifest."""
+    manifest = _read_manifest(site)
+
+    def listed(key: str) -> list[str]:
+        value = manifest.get(key)
+        return [f for f in value if isinstance(f, str)] if isinstance(value, list) else []
+
+    if isinstance(manifest.get("files"), list):
+        return set(listed("files"))
+    # A build from before the manifest listed its files: what such a build wrote.
+    return {MANIFEST, ".nojekyll", *(f"pyodide/{n}" for n in PYODIDE_CORE_FILES),
+            *(f"wheels/{w}" for w in listed("wheels")), *(f"sample/{s}" for s in listed("sample")),
+            *_page_files(web_dir())}
+
+
+def _page_files(page: Path) -> list[str]:
+    """The files of ``page`` that the build copies into the site (relative paths)."""
+    names = []
+    for dirpath, dirnames, filenames in os.walk(page):
+        ignored = _PAGE_IGNORE(dirpath, dirnames + filenames)
+        dirnames[:] = [d for d in dirnames if d not in ignored]
+        rel = Path(dirpath).relative_to(page)
+        names += [(rel / name).as_posix() for name in filenames if name not in ignored]
+    return names
+
+
+def _user_files(out: Path, tmp: Path) -> list[str]:
+    """What in the earlier build ``out`` its build did not write (relative paths; a folder
+    holding nothing of the build's counts as one entry). Refuses when the new site ``tmp``
+    has a file of its own at one of those places."""
+    ours = _written_by_earlier_build(out)
+    our_dirs = {str(parent) for rel in ours for parent in PurePosixPath(rel).parents}
+    found: list[str] = []
+
+    def walk(folder: Path, prefix: str) -> None:
+        for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+            rel = prefix + entry.name
+            if entry.is_dir(follow_symlinks=False) and rel in our_dirs:
+                walk(Path(entry.path), rel + "/")
+            elif rel not in ours or entry.is_dir(follow_symlinks=False):
+                found.append(rel)
+
+    walk(out, "")
+    clashes = [rel for rel in found
+               if any((tmp / p).exists() and not (tmp / p).is_dir() for p in PurePosixPath(rel).parents)
+               or (tmp / rel).exists() or (tmp / rel).is_symlink()]
+    if clashes:
+        raise UsageError(f"{out} holds files that rag web did not write where the new build puts its own: "
+                         f"{', '.join(clashes)}; move them out of {out} and build again")
+    return found
+
+
+@contextlib.contextmanager
+def _signals_deferred():
+    """Hold Ctrl-C, SIGTERM and SIGHUP until the block is done (delivered right after it)."""
+    sigs = {getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)}
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, sigs)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _swap_in(tmp: Path, out: Path, kept: list[str]) -> Path | None:
+    """Put the new site ``tmp`` at ``out``, moving the ``kept`` entries of the site there
+    into it (renames in one folder: nothing is copied). Returns the old site to delete."""
+    if not out.exists():
+        tmp.rename(out)
+        return None
+    old = out.with_name(tmp.name.replace(".ragweb-site-", ".ragweb-old-", 1))
+    out.rename(old)
+    moved: list[str] = []
+    try:
+        for rel in kept:
+            (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
+            (old / rel).rename(tmp / rel)
+            moved.append(rel)
+        tmp.rename(out)
+    except BaseException:
+        for rel in reversed(moved):
+            (tmp / rel).rename(old / rel)
+        old.rename(out)
+        raise
+    return old
 
 
 def _copy_sample(dest: Path) -> list[str]:
@@ -457,6 +653,16 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         ".py": "text/plain; charset=utf-8",
     }
 
+    timeout = 30
+    """Seconds a connection may sit idle (mid-request or mid-download) before it is dropped,
+    so a half-open connection does not hold a thread forever."""
+
+    def send_head(self):
+        if "\x00" in urllib.parse.unquote(urllib.parse.urlsplit(self.path).path):
+            self.send_error(HTTPStatus.BAD_REQUEST, "Bad request path")  # (open() would raise ValueError)
+            return None
+        return super().send_head()
+
     def end_headers(self) -> None:
         self.send_header("Cache-Control", "no-cache")
         super().end_headers()
@@ -465,33 +671,70 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    """A thread per connection; a client that goes away (a closed tab, an aborted download,
+    a connection idle past the timeout) is not an error worth a traceback."""
+
+    def handle_error(self, request, client_address) -> None:
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            super().handle_error(request, client_address)
+
+
 def make_server(site_dir: str | os.PathLike, port: int = 8000,
                 host: str = "127.0.0.1") -> http.server.ThreadingHTTPServer:
     """An HTTP server for ``site_dir`` (not started); ``port=0`` picks a free port."""
     handler = functools.partial(_Handler, directory=str(site_dir))
+    if not mimetypes.inited:
+        mimetypes.init()  # now, not lazily at a request that may find no file descriptor free
     try:
-        return http.server.ThreadingHTTPServer((host, port), handler)
+        return _Server((host, port), handler)
     except OSError as exc:
-        raise RagError(f"cannot listen on {host}:{port}: {exc.strerror or exc}; try another --port") from exc
+        if exc.errno in (errno.EADDRINUSE, errno.EACCES):
+            hint = "try another --port" + (" (ports below 1024 need privileges)" if exc.errno == errno.EACCES else "")
+        else:
+            hint = "--host must be a name or address of this computer, such as 127.0.0.1"
+        raise RagError(f"cannot listen on {host}:{port}: {exc.strerror or exc}; {hint}") from None
+
+
+def _is_loopback(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
+
+
+@contextlib.contextmanager
+def _stop_signals_interrupt():
+    """SIGTERM and SIGHUP (a plain `kill`, a closed terminal) stop like Ctrl-C does, so the
+    temporary folders are removed and child processes ended. A signal the caller ignores
+    (`nohup`) stays ignored; only the main thread can set handlers."""
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        for name in ("SIGTERM", "SIGHUP"):
+            sig = getattr(signal, name, None)
+            if sig is not None and signal.getsignal(sig) != signal.SIG_IGN:
+                previous[sig] = signal.signal(sig, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
 
 
 def serve(site_dir: str | os.PathLike, port: int = 8000, host: str = "127.0.0.1") -> None:
-    """Serve ``site_dir`` until Ctrl-C; prints the URL first."""
+    """Serve ``site_dir`` until Ctrl-C, SIGTERM or SIGHUP; prints the URL first."""
     server = make_server(site_dir, port, host)
-    url = f"http://{host}:{server.server_address[1]}/"
-    print(f"Serving ragweb at {url}  (Ctrl-C to stop)", flush=True)
-    previous = None
-    if threading.current_thread() is threading.main_thread():
-        # A plain `kill` stops the server like Ctrl-C does (and temporary sites get removed).
-        previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        print("stopped", file=sys.stderr)
-    finally:
-        server.server_close()
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+    with _stop_signals_interrupt():
+        try:
+            print(f"Serving ragweb at http://{host}:{server.server_address[1]}/  (Ctrl-C to stop)", flush=True)
+            if not _is_loopback(server.server_address[0]):
+                print(f"warning: --host {host} makes the site reachable from the network, not only from "
+                      "this computer (the default --host 127.0.0.1 keeps it local)", file=sys.stderr, flush=True)
+            server.serve_forever()
+        except KeyboardInterrupt:
+            print("stopped", file=sys.stderr)
+        finally:
+            server.server_close()
 
 
 # --------------------------------------------------------------------------- `rag web`
@@ -513,13 +756,24 @@ def run(args: argparse.Namespace) -> int:
     """Run ``rag web``: build into --build DIR, or build into a temporary folder and serve it."""
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port {args.port} is out of range; use 0-65535")
-    if args.build:
-        site = build_site(args.build, args.pyodide_dir, args.wheels_dir)
-        print(f"Built the ragweb site in {site}")
-        return 0
-    with tempfile.TemporaryDirectory(prefix="ragweb-site-") as tmp:
-        site = build_site(Path(tmp) / "site", args.pyodide_dir, args.wheels_dir)
-        serve(site, args.port, args.host)
+    if args.build is not None and not args.build.strip():
+        raise UsageError("--build needs a folder, e.g. `rag web --build site`")
+    if not args.host.strip():
+        raise UsageError("--host is empty; name an address to serve on: 127.0.0.1 (the default, this "
+                         "computer only) or 0.0.0.0 (every network interface)")
+    try:
+        with _stop_signals_interrupt():
+            if args.build is not None:
+                site = build_site(args.build, args.pyodide_dir, args.wheels_dir)
+                print(f"Built the ragweb site in {site}")
+                return 0
+            with tempfile.TemporaryDirectory(prefix="ragweb-site-") as tmp:
+                site = build_site(Path(tmp) / "site", args.pyodide_dir, args.wheels_dir)
+                serve(site, args.port, args.host)
+    except Interrupted:
+        raise
+    except KeyboardInterrupt:  # between the steps: not the CLI's default message, which is about an index
+        raise Interrupted("interrupted; rag web stopped") from None
     return 0
 
 
@@ -535,6 +789,9 @@ def main(argv: list[str] | None = None) -> int:
     except RagError as exc:
         print(f"Error: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt as exc:
+        print("\n" + getattr(exc, "message", "interrupted"), file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -1,0 +1,116 @@
+"""`rag web`'s local server and its flags, on a small folder (no Pyodide, no browser)."""
+
+import argparse
+import http.server
+import socket
+import struct
+import threading
+import time
+
+import pytest
+
+from ragweb import webbuild
+from ragweb.errors import RagError, UsageError
+
+
+@pytest.fixture
+def site(tmp_path):
+    (tmp_path / "index.html").write_text("<p>hi</p>")
+    with open(tmp_path / "big.bin", "wb") as f:
+        f.truncate(64 << 20)  # more than the socket buffers hold
+    return tmp_path
+
+
+@pytest.fixture
+def server(site):
+    server = webbuild.make_server(site, port=0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+def _connect(server) -> socket.socket:
+    return socket.create_connection(("127.0.0.1", server.server_address[1]), timeout=10)
+
+
+def _get(server, path: str) -> bytes:
+    with _connect(server) as s:
+        s.sendall(f"GET {path} HTTP/1.0\r\n\r\n".encode())
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    return data
+
+
+def test_a_nul_byte_in_the_path_is_a_bad_request(server, capfd):
+    for path in ("/%00", "/index.html%00.js"):
+        assert _get(server, path).startswith(b"HTTP/1.0 400 "), path
+    assert _get(server, "/index.html").startswith(b"HTTP/1.0 200 ")
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_a_client_that_goes_away_mid_download_is_no_error(server, capfd):
+    for _ in range(3):
+        s = _connect(server)
+        s.sendall(b"GET /big.bin HTTP/1.0\r\n\r\n")
+        s.recv(1000)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # a reset, as an aborted load
+        s.close()
+    time.sleep(1.0)  # the handler threads hit the reset
+    assert _get(server, "/index.html").startswith(b"HTTP/1.0 200 ")
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "Exception" not in err, err
+
+
+def test_an_idle_connection_is_dropped(site, monkeypatch):
+    assert 10 <= (webbuild._Handler.timeout or 0) <= 120
+    monkeypatch.setattr(webbuild._Handler, "timeout", 0.5)
+    server = webbuild.make_server(site, port=0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with _connect(server) as s:
+            s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")  # headers never finished
+            start = time.monotonic()
+            assert s.recv(100) == b""
+            assert time.monotonic() - start < 5
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _args(**kwargs) -> argparse.Namespace:
+    return argparse.Namespace(**{"build": None, "port": 0, "host": "127.0.0.1", "pyodide_dir": None,
+                                 "wheels_dir": None, **kwargs})
+
+
+@pytest.mark.parametrize("kwargs, flag", [({"build": ""}, "--build"), ({"build": "  "}, "--build"),
+                                          ({"host": ""}, "--host")])
+def test_empty_build_or_host_is_a_usage_error(monkeypatch, kwargs, flag):
+    def must_not_run(*args, **kw):
+        raise AssertionError("rag web went on with an empty flag")
+
+    monkeypatch.setattr(webbuild, "build_site", must_not_run)
+    monkeypatch.setattr(webbuild, "serve", must_not_run)
+    with pytest.raises(UsageError, match=flag):
+        webbuild.run(_args(**kwargs))
+
+
+def test_a_host_that_is_not_here_is_not_blamed_on_the_port(site):
+    with pytest.raises(RagError) as err:
+        webbuild.make_server(site, port=0, host="203.0.113.7")  # TEST-NET-3: no address of this computer
+    assert "--host" in str(err.value) and "--port" not in str(err.value)
+
+
+def test_a_busy_port_says_try_another_port(site, server):
+    with pytest.raises(RagError, match="try another --port"):
+        webbuild.make_server(site, port=server.server_address[1])
+
+
+@pytest.mark.parametrize("host, warned", [("127.0.0.1", False), ("localhost", False), ("0.0.0.0", True)])
+def test_serving_beyond_this_computer_warns(site, monkeypatch, capsys, host, warned):
+    monkeypatch.setattr(http.server.ThreadingHTTPServer, "serve_forever", lambda self, *a: None)
+    webbuild.serve(site, 0, host)
+    out, err = capsys.readouterr()
+    assert out.startswith(f"Serving ragweb at http://{host}:")
+    assert ("reachable from the network" in err) == warned, err
