@@ -4,6 +4,8 @@ quota, and a tab closed in the middle of a save."""
 import json
 import time
 
+import pytest
+
 from playwright.sync_api import expect
 
 QUERIES = ["how are headers parsed", "retry backoff jitter", "rate limit burst", "proxy environment variable"]
@@ -274,6 +276,218 @@ def test_two_tabs_share_the_index_and_never_overwrite_each_other(launch_persiste
     assert "only-a.md" in files and "only-b.md" not in files and "from-b.md" in files
 
 
+# The keys in the page's object store (the index, and saves of closed tabs not settled yet).
+READ_KEYS_JS = """() => new Promise((ok, ko) => {
+    const rq = indexedDB.open('ragweb', 1);
+    rq.onerror = () => ko(rq.error);
+    rq.onsuccess = () => {
+        const get = rq.result.transaction('index', 'readonly').objectStore('index').getAllKeys();
+        get.onsuccess = () => { rq.result.close(); ok(get.result); };
+        get.onerror = () => ko(get.error);
+    };
+})"""
+
+# Sets window.__storeRead once the page's first read of the stored index has succeeded.
+STORE_READ_FLAG_JS = """(() => {
+    const get = IDBObjectStore.prototype.get;
+    IDBObjectStore.prototype.get = function (...args) {
+        const rq = get.apply(this, args);
+        rq.addEventListener('success', () => { window.__storeRead = true; });
+        return rq;
+    };
+})();"""
+
+
+def test_a_tab_that_loads_while_another_saves_catches_up(launch_persistent, boot_page, make_app, wait_for):
+    """B reads the stored index at once and is ready seconds later; A saves in between. B
+    missed A's announcement (it came before B was ready) and kept the older index, and a
+    change made in B then replaced A's save on B's way out."""
+    ctx = launch_persistent()
+    page_a = ctx.pages[0]
+    boot_page(page_a)
+    a = make_app(page_a)
+    a.index("old.md", "# Old\nabout walruses\n")
+    assert a.flush()["saved"] is True
+    page_b = ctx.new_page()
+    page_b.add_init_script(STORE_READ_FLAG_JS)
+    page_b.goto("./")
+    wait_for(page_b, "window.__storeRead === true")
+    a.index("new.md", "# New\nabout narwhals\n")
+    assert a.flush()["saved"] is True
+    assert "not ready" in page_b.evaluate("ragStats()")  # (A saved between B's read and B's start)
+    page_b.evaluate("window.ragReady")
+    wait_for(page_b, "JSON.parse(ragStats()).files.includes('new.md')")
+    b = make_app(page_b)
+    assert [h["path"] for h in b.query("narwhals")["results"]] == ["new.md"]
+    # B's change goes on top of A's, even made straight before a reload
+    b.index("b.md", "# B\nabout belugas\n")
+    page_b.reload()
+    page_b.evaluate("window.ragReady")
+    assert b.stats()["files"] == ["b.md", "new.md", "old.md"]
+    wait_for(page_a, "JSON.parse(ragStats()).files.includes('b.md')")
+
+
+def test_tabs_closed_with_changes_keep_one_and_say_the_other_was_not_kept(launch_persistent, boot_page,
+                                                                          make_app, wait_for):
+    """Two tabs change the index and close at once: each writes on its way out, and the
+    second write silently replaced the first."""
+    ctx = launch_persistent()
+    page_a = ctx.pages[0]
+    boot_page(page_a)
+    a = make_app(page_a)
+    a.index("base.md", "# Base\nabout walruses\n")
+    assert a.flush()["saved"] is True
+    page_b = ctx.new_page()
+    boot_page(page_b)
+    b = make_app(page_b)
+    assert b.stats()["files"] == ["base.md"]
+    a.index("a.md", "# A\nabout narwhals\n")
+    b.index("b.md", "# B\nabout belugas\n")
+    page_c = ctx.new_page()
+    page_a.close(run_before_unload=True)
+    page_b.close(run_before_unload=True)
+    boot_page(page_c)
+    c = make_app(page_c)
+    assert c.stats()["files"] in (["a.md", "base.md"], ["b.md", "base.md"])
+    expect(page_c.locator("#banner")).to_contain_text("were not kept")
+    # the kept one is stored as the index, the other dropped: nothing is left to settle
+    wait_for(page_c, "!window.ragweb.storage().dirty && !window.ragweb.storage().saving")
+    assert page_c.evaluate(READ_KEYS_JS) == ["current"]
+    kept = c.stats()["files"]
+    page_c.reload()
+    page_c.evaluate("window.ragReady")
+    assert c.stats()["files"] == kept
+    expect(page_c.locator("#banner")).to_be_hidden()
+
+
+def test_an_open_tab_takes_the_changes_of_a_tab_that_closed(launch_persistent, boot_page, make_app, wait_for):
+    ctx = launch_persistent()
+    page_a, page_b = ctx.pages[0], ctx.new_page()
+    boot_page(page_a)
+    boot_page(page_b)
+    a = make_app(page_a)
+    a.index("a.md", "# A\nabout narwhals\n")
+    page_a.close(run_before_unload=True)  # within the save's debounce: written on the way out
+    wait_for(page_b, "JSON.parse(ragStats()).files.includes('a.md')")
+    expect(page_b.locator("#status")).to_contain_text("Updated from another tab")
+    assert page_b.evaluate(READ_KEYS_JS) == ["current"]
+    page_c = ctx.new_page()
+    boot_page(page_c)
+    assert make_app(page_c).stats()["files"] == ["a.md"]
+    expect(page_c.locator("#banner")).to_be_hidden()
+
+
+def test_clear_all_frees_the_stored_index_when_the_quota_is_full(launch_persistent, boot_page, make_app,
+                                                                  origin, wait_for):
+    """Under a quota too small even for an empty index, Clear all was never stored: the
+    cleared files came back on reload."""
+    ctx = launch_persistent()
+    page = ctx.pages[0]
+    cdp = ctx.new_cdp_session(page)
+    cdp.send("Storage.overrideQuotaForOrigin", {"origin": origin, "quotaSize": 3_000_000})
+    boot_page(page)
+    app = make_app(page)
+
+    def text(tag):
+        return "\n".join(f"line {i} about {tag} colony {i * 7919 % 10007} nesting ledge {i}" for i in range(14_000))
+    app.index("secret.txt", text("cormorant"))
+    assert app.flush()["saved"] is True
+    app.index("secret2.txt", text("gannet"))
+    assert app.flush()["saved"] is True
+    cdp.send("Storage.overrideQuotaForOrigin", {"origin": origin, "quotaSize": 100_000})
+    app.index("tiny.md", "about terns")
+    assert app.flush()["error"].startswith("storage quota full")
+    page.once("dialog", lambda d: d.accept())
+    page.get_by_test_id("clear-all").click()
+    wait_for(page, "JSON.parse(ragStats()).totalDocs === 0 && !window.ragweb.storage().dirty "
+                   "&& !window.ragweb.storage().saving")
+    assert page.evaluate(READ_RECORD_JS) is None
+    page.reload()
+    page.evaluate("window.ragReady")
+    assert app.stats()["files"] == []
+
+
+def test_a_cleared_index_is_stored_small(launch_persistent, boot_page, make_app):
+    ctx = launch_persistent()
+    page = ctx.pages[0]
+    boot_page(page)
+    app = make_app(page)
+    app.index_sample()
+    assert app.flush()["saved"] is True
+    app.call("() => ragClear()")
+    saved = app.flush()
+    assert saved["saved"] is True and saved["bytes"] == 0
+    assert page.evaluate(READ_RECORD_JS)["size"] is None  # no database bytes, only "cleared"
+    page.reload()
+    info = page.evaluate("window.ragReady")
+    assert info["totalDocs"] == 0 and page.locator("#banner").is_hidden()
+    assert app.index("new.md", "about puffins")["success"] and app.flush()["saved"] is True
+    page.reload()
+    assert page.evaluate("window.ragReady")["restored"] is True and app.stats()["files"] == ["new.md"]
+
+
+# Records of the current version whose fields are not what the page stores, made from the
+# good record's bytes (`good`); the page's CSP allows no eval, so each is a case of the JS.
+DAMAGED = ["bytes are a string", "checksum is a string", "checksum out of range", "bytes are a Blob", "no bytes"]
+PUT_DAMAGED_JS = """(damage) => new Promise((ok, ko) => {
+    const rq = indexedDB.open('ragweb', 1);
+    rq.onsuccess = () => {
+        const tx = rq.result.transaction('index', 'readwrite');
+        tx.oncomplete = () => { rq.result.close(); ok(true); };
+        tx.onabort = () => { rq.result.close(); ko(String(tx.error)); };
+        const store = tx.objectStore('index');
+        const get = store.get('current');
+        get.onsuccess = () => {
+            const good = get.result.bytes;
+            const record = {
+                'bytes are a string': {version: 1, bytes: 'not a database', savedAt: 0},
+                'checksum is a string': {version: 1, bytes: good, crc: 'abc', savedAt: 0},
+                'checksum out of range': {version: 1, bytes: good, crc: -1, savedAt: 0},
+                'bytes are a Blob': {version: 1, bytes: new Blob([good]), savedAt: 0},
+                'no bytes': {version: 1, savedAt: 0},
+                'bytes are an ArrayBuffer': {version: 1, bytes: good.buffer, savedAt: 0},
+            }[damage];
+            store.put(record, 'current');
+        };
+    };
+    rq.onerror = () => ko(rq.error);
+})"""
+
+
+@pytest.mark.parametrize("damage", DAMAGED)
+def test_a_damaged_record_is_refused_with_the_offer_to_clear_it(launch_persistent, boot_page, make_app, damage):
+    """Such records made ragReady reject on every load, with no way out but the browser's
+    site settings."""
+    ctx = launch_persistent()
+    page = ctx.pages[0]
+    boot_page(page)
+    app = make_app(page)
+    app.index("keep.md", "about walruses")
+    assert app.flush()["saved"] is True
+    page.evaluate(PUT_DAMAGED_JS, damage)
+    page.reload()
+    info = page.evaluate("window.ragReady")
+    assert info["ready"] is True and info["restored"] is False
+    expect(page.locator("#banner")).to_contain_text("damaged")
+    page.get_by_test_id("storage-clear").click()
+    expect(page.locator("#banner")).to_be_hidden()
+    assert app.index("new.md", "about puffins")["success"] and app.flush()["saved"] is True
+    page.reload()
+    assert page.evaluate("window.ragReady")["restored"] is True and app.stats()["files"] == ["new.md"]
+
+
+def test_a_record_whose_bytes_are_an_array_buffer_is_restored(launch_persistent, boot_page, make_app):
+    ctx = launch_persistent()
+    page = ctx.pages[0]
+    boot_page(page)
+    app = make_app(page)
+    app.index("keep.md", "about walruses")
+    assert app.flush()["saved"] is True
+    page.evaluate(PUT_DAMAGED_JS, "bytes are an ArrayBuffer")
+    page.reload()
+    assert page.evaluate("window.ragReady")["restored"] is True and app.stats()["files"] == ["keep.md"]
+
+
 PROGRESS_LOG_JS = """
 window.__progressLog = [];
 document.addEventListener('DOMContentLoaded', () => {
@@ -314,6 +528,37 @@ def test_an_index_saved_by_an_older_version_is_read_again_and_saved(launch_persi
     assert info["restored"] is True and info["reread"] == 0
     assert make_app(page).query("zebrafish")["results"] == []
 
+
+
+def test_two_tabs_reading_an_older_index_again_are_no_conflict(launch_persistent, boot_page, make_app,
+                                                               wait_for, older_index):
+    """A browser restoring two tabs: each re-reads the older index and saves it. The second
+    to save showed "another tab saved ... this tab's changes were not saved", though its
+    user had changed nothing, and then saved nothing until reloaded."""
+    eng = older_index
+    for i in range(100):
+        eng.add_document(f"bulk/{i}.md", f"# Part {i}\n\n" + f"Filler words about part {i}.\n" * 40)
+    ctx = launch_persistent()
+    page_a = ctx.pages[0]
+    boot_page(page_a)
+    page_a.evaluate(WRITE_RECORD_JS, {"version": 1, "bytes": list(eng.to_bytes()), "savedAt": 0})
+    page_b = ctx.new_page()
+    page_a.evaluate("location.reload()")
+    page_b.goto("./")
+    for page in (page_a, page_b):
+        wait_for(page, "window.ragReady")
+        assert page.evaluate("window.ragReady")["reread"] == 102
+    for page in (page_a, page_b):
+        wait_for(page, "!window.ragweb.storage().dirty && !window.ragweb.storage().saving")
+    time.sleep(1)  # (a late message from the other tab would show now)
+    for page in (page_a, page_b):
+        assert page.evaluate("window.ragweb.storage().conflict") is None
+        expect(page.locator("#banner")).to_be_hidden()
+        assert make_app(page).query("zebrafish")["results"] == []
+    # and a change in either is saved as usual
+    assert make_app(page_b).index("new.md", "about puffins")["success"]
+    assert make_app(page_b).flush()["saved"] is True
+    wait_for(page_a, "JSON.parse(ragStats()).files.includes('new.md')")
 
 DROP_NOTES_JS = """async ([n, folder, wait]) => {
     window.__dropStarted = Date.now();

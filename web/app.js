@@ -12,6 +12,8 @@
   const DB_NAME = 'ragweb';
   const DB_STORE = 'index';
   const DB_KEY = 'current';
+  // A tab's save on its way out goes under a key of its own, never over DB_KEY (see saveOnExit)
+  const EXIT_PREFIX = 'exit:';
   const SAVE_DELAY_MS = 300;       // debounce: save this long after the last change
   const DROP_SAVE_MS = 5000;       // during a long drop, save at least this often
   const YIELD_EVERY_MS = 40;       // long indexing yields to the event loop this often
@@ -32,6 +34,10 @@
     storageRefused: null,  // message: stored data of an unknown format; saving is off until cleared
     quotaError: null,      // message: the last save failed for lack of space
     dirty: false,
+    ownChanges: false,     // the unsaved changes are the user's (not only a re-read of an older index)
+    missedSave: false,     // another tab saved or closed while this one was still loading
+    exitKeys: [],          // saves of closed tabs that the next save settles (stores or drops)
+    savingGeneration: null,
     saveTimer: null,
     lastSave: 0,           // performance.now() when the last save began (or a drop did)
     saving: null,
@@ -87,19 +93,42 @@
       tx.onerror = (ev) => { ev.preventDefault(); };  // reported by onabort
     });
   }
-  const idbGet = () => idb('readonly', (s) => s.get(DB_KEY));
+  const exitRange = () => IDBKeyRange.bound(EXIT_PREFIX, `${EXIT_PREFIX}\uffff`);
+  const generationOf = (record) => (record && record.generation) || null;
+
+  // The stored record and the saves of tabs that closed since, in one read:
+  // {record, exits: [{key, record}]}.
+  async function idbReadAll() {
+    const db = await openDb();
+    return new Promise((resolve, reject) => {
+      const tx = db.transaction(DB_STORE, 'readonly');
+      const store = tx.objectStore(DB_STORE);
+      const main = store.get(DB_KEY);
+      const keys = store.getAllKeys(exitRange());
+      const values = store.getAll(exitRange());
+      tx.oncomplete = () => resolve({ record: main.result,
+                                      exits: keys.result.map((key, i) => ({ key, record: values.result[i] })) });
+      tx.onabort = () => reject(tx.error || new DOMException('transaction aborted', 'AbortError'));
+      tx.onerror = (ev) => { ev.preventDefault(); };
+    });
+  }
 
   // Write `record` only if the stored record is still the one this tab last loaded or
   // saved (`expected` generation), in the same transaction as the check: two tabs of the
-  // page never silently overwrite each other's index. Resolves to false on a conflict.
-  async function idbPutIfCurrent(record, expected) {
+  // page never silently overwrite each other's index. The `drop` keys (saves of closed
+  // tabs this one has settled) go in the same transaction; with `record` null only they
+  // and the stored record go (what frees space when the quota is full). Resolves to false
+  // on a conflict.
+  async function idbPutIfCurrent(record, expected, drop = []) {
     let conflict = false;
     await idb('readwrite', (s) => {
       const rq = s.get(DB_KEY);
       rq.onsuccess = () => {
         const current = rq.result;
-        if (current && (current.generation || null) !== expected) { conflict = true; return; }
-        s.put(record, DB_KEY);
+        if (current && generationOf(current) !== expected) { conflict = true; return; }
+        if (record) s.put(record, DB_KEY);
+        else s.delete(DB_KEY);
+        for (const key of drop) s.delete(key);
       };
       return null;
     });
@@ -109,7 +138,8 @@
 
   // Other tabs of this page: told when this tab saved, so they can load the new index.
   const channel = ('BroadcastChannel' in window) ? new BroadcastChannel('ragweb-index') : null;
-  const idbDelete = () => idb('readwrite', (s) => s.delete(DB_KEY));
+  const idbDelete = () => idb('readwrite', (s) => { s.delete(DB_KEY); s.delete(exitRange()); });
+  const idbDeleteKeys = (keys) => idb('readwrite', (s) => { for (const key of keys) s.delete(key); });
 
   function isQuotaError(e) {
     return !!e && (e.name === 'QuotaExceededError' || /quota/i.test(String(e.message || e)));
@@ -170,8 +200,11 @@
 
   // ------------------------------------------------------------------ saving
 
-  function markChanged() {
+  // `own`: a change the user made (false: the re-read of an index saved by an older version,
+  // which another tab's save may replace without a conflict)
+  function markChanged(own = true) {
     state.dirty = true;
+    if (own) state.ownChanges = true;
     // A drop still being indexed is saved after it, and meanwhile every DROP_SAVE_MS: a
     // reload in its middle keeps what was indexed up to then (the save on the way out
     // cannot be relied on for a big index: a leaving page may end before its write lands).
@@ -179,14 +212,21 @@
     if (state.saveTimer) clearTimeout(state.saveTimer);
     state.saveTimer = setTimeout(() => {
       state.saveTimer = null;
-      if (state.indexing) markChanged();  // a drop is still being indexed: save after it
+      if (state.indexing) markChanged(false);  // a drop is still being indexed: save after it
       else flush();
     }, SAVE_DELAY_MS);
     scheduleUi();
   }
 
-  // The record to store: the engine's bytes, checked against the engine's own checksum.
+  // The record to store: the engine's bytes, checked against the engine's own checksum; for
+  // an empty index a small record that says so (a cleared index frees the space it took).
   function dumpRecord() {
+    let empty = false;
+    try { empty = JSON.parse(state.facade.stats()).totalDocs === 0; } catch (e) { /* garbled: see the checksum below */ }
+    if (empty) {
+      return { version: STORE_FORMAT, cleared: true, savedAt: Date.now(), ragweb: state.manifest.ragweb,
+               generation: newGeneration() };
+    }
     let bytes;
     // (after the quota refused a save, the smallest bytes it can be: so each removal counts)
     const proxy = state.facade.dump(Boolean(state.quotaError));
@@ -204,19 +244,25 @@
 
   // The page is going (reload, close, another page): `flush`'s check-then-write needs more
   // turns of the event loop than a leaving page gets, so a change made just before (a drop,
-  // Clear all) was lost. Here the record is written at once, in a transaction opened now on
-  // the database opened at boot. The other-tab check is what this tab knows: another tab's
-  // save, announced on the channel, has reloaded this tab's index or set `state.conflict`.
+  // Clear all) was lost; and a write without the check could replace another tab's newer
+  // save. Here the record is written at once, in a transaction opened now on the database
+  // opened at boot, under a key of its own, with the generations it was made on top of
+  // (`bases`: the stored one, and the one a save still under way would store). The next tab
+  // to load (`settleExits`) makes it the index if the stored record is still one of those,
+  // and otherwise drops it and says so: the first save wins, as between open tabs. (A tab
+  // in conflict writes its changes too: the next tab then says they were not kept.)
   function saveOnExit() {
-    if (!state.ready || !(state.dirty || state.saving) || state.conflict || state.storageRefused || !openedDb) return;
+    if (!state.ready || !(state.dirty || state.saving) || state.storageRefused || !openedDb) return;
     try {
-      const record = dumpRecord();
+      const bases = [state.generation];
+      if (state.savingGeneration) bases.push(state.savingGeneration);
+      const record = { ...dumpRecord(), bases };
+      const key = EXIT_PREFIX + record.generation;
       const tx = openedDb.transaction(DB_STORE, 'readwrite', { durability: 'strict' });
-      tx.objectStore(DB_STORE).put(record, DB_KEY);
+      tx.objectStore(DB_STORE).put(record, key);
       if (tx.commit) tx.commit();  // (without it Chromium drops the write with the page)
       state.dirty = false;
-      state.generation = record.generation;
-      if (channel) channel.postMessage({ type: 'saved', generation: record.generation });
+      if (channel) channel.postMessage({ type: 'exit', key });
     } catch (e) { /* best effort: the page is going */ }
   }
 
@@ -228,6 +274,8 @@
     if (state.conflict) return errorJson(state.conflict);
     if (!state.dirty) return state.quotaError ? errorJson(state.quotaError) : JSON.stringify({ success: true, saved: false });
     state.dirty = false;
+    const own = state.ownChanges;
+    state.ownChanges = false;
     state.lastSave = performance.now();
     let result;
     state.saving = (async () => {
@@ -237,27 +285,49 @@
         record = dumpRecord();
       } catch (e) {
         state.dirty = true;
+        state.ownChanges ||= own;
         result = errorJson(`cannot serialise the index: ${pyMessage(e)}`);
         return;
       }
-      const { bytes, generation } = record;
+      const { generation } = record;
+      const size = record.bytes ? record.bytes.byteLength : 0;
+      const drop = state.exitKeys;
+      state.savingGeneration = generation;
       try {
-        const fresh = await idbPutIfCurrent(record, state.generation);
+        let fresh;
+        try {
+          fresh = await idbPutIfCurrent(record, state.generation, drop);
+        } catch (e) {
+          // the quota is so full that even the small record of an empty index does not fit:
+          // deleting the stored one frees the space
+          if (!record.cleared || !isQuotaError(e)) throw e;
+          fresh = await idbPutIfCurrent(null, state.generation, drop);
+          record.generation = null;
+        }
         if (!fresh) {
           state.dirty = true;
+          state.ownChanges ||= own;
+          if (!state.ownChanges) {  // only a re-read of an older index: take the other tab's save
+            state.dirty = false;
+            setTimeout(syncWithStored);
+            result = JSON.stringify({ success: true, saved: false });
+            return;
+          }
           result = errorJson(markConflict());
           return;
         }
-        state.generation = generation;
-        if (channel) channel.postMessage({ type: 'saved', generation });
+        state.exitKeys = state.exitKeys.filter((k) => !drop.includes(k));
+        state.generation = record.generation;
+        if (channel) channel.postMessage({ type: 'saved', generation: record.generation });
         state.quotaError = null;
-        result = JSON.stringify({ success: true, saved: true, bytes: bytes.byteLength,
+        result = JSON.stringify({ success: true, saved: true, bytes: size,
                                   ms: Math.round(performance.now() - t0) });
         hideBanner('quota');
       } catch (e) {
         state.dirty = true;  // memory is still the truth; the previous record is intact
+        state.ownChanges ||= own;
         if (isQuotaError(e)) {
-          state.quotaError = `storage quota full: the index (${formatBytes(bytes.byteLength)}) could not be saved; ` +
+          state.quotaError = `storage quota full: the index (${formatBytes(size)}) could not be saved; ` +
             'it is kept in this tab but will be lost on reload. Remove files or clear the index to free space';
           showBanner(state.quotaError, 'quota');
           result = errorJson(state.quotaError);
@@ -267,7 +337,7 @@
         }
       }
     })();
-    try { await state.saving; } finally { state.saving = null; }
+    try { await state.saving; } finally { state.saving = null; state.savingGeneration = null; }
     updateStorage();
     return result;
   }
@@ -397,7 +467,7 @@
         return r.arrayBuffer();
       }, (e) => { throw wheelError(w, e.message || e); }).then((data) => [w, data]))));
     wheels.catch(() => {}); // (awaited below; this only keeps an early failure from going unhandled)
-    const stored = idbGet().catch((e) => ({ readError: e }))
+    const stored = idbReadAll().catch((e) => ({ readError: e }))
       .then((r) => { mark('storeRead', t0); return r; });
     if (typeof loadPyodide !== 'function') throw new Error('pyodide/pyodide.js did not load');
     const pyodide = loadPyodide({ indexURL: new URL('./pyodide/', location.href).href, stdout: () => {} })
@@ -424,29 +494,36 @@
     const bootMs = performance.now() - t0;
 
     const t1 = performance.now();
-    const record = await stored;
-    let init;
-    if (record && record.readError) {
-      init = state.facade.init();
-      showBanner(`Could not read the stored index (${record.readError.message || record.readError}); starting empty.`, 'read');
+    const found = await stored;
+    const record = found.readError ? null : found.record;
+    let info = null;
+    let settled = false;  // the index loaded is a closed tab's save, to be stored as the index
+    if (found.readError) {
+      showBanner(`Could not read the stored index (${found.readError.message || found.readError}); starting empty.`, 'read');
     } else if (record && record.version !== STORE_FORMAT) {
-      init = state.facade.init();
       refuseStorage(`The stored index has format version ${JSON.stringify(record.version)}, ` +
         `but this page reads version ${STORE_FORMAT}. It was not loaded and will not be overwritten ` +
         'unless you clear it.');
-    } else if (record) {
-      init = state.facade.init(record.bytes, true, record.crc);
-      const parsed = JSON.parse(init);
-      if (parsed.error) {
-        refuseStorage(`${parsed.error}. It was not loaded and will not be overwritten unless you clear it.`);
-      }
-      state.generation = record.generation || null;
     } else {
-      init = state.facade.init();
+      state.generation = generationOf(record);
+      const { pick, lost, keys } = settleExits(found);
+      if (pick) {
+        info = loadRecord(pick.record, true);
+        if (info.error) { lost.push(pick.record); info = null; } else settled = true;
+      }
+      if (!info && record) {
+        info = loadRecord(record, true);
+        if (info.error) refuseStorage(`${info.error}. It was not loaded and will not be overwritten unless you clear it.`);
+      }
+      if (lost.length) showBanner(lostExitsMessage(lost), 'exit');
+      if (settled) state.exitKeys = keys;  // dropped by the save that stores the settled one
+      else if (keys.length && !state.storageRefused) idbDeleteKeys(keys).catch(() => {});
     }
-    let info = JSON.parse(init);
-    if (info.error && info.code !== 'format' && info.code !== 'copy') throw new Error(info.error);
-    if (info.error) info = { restored: false };
+    if (!info || info.error) {
+      const empty = JSON.parse(state.facade.init());
+      if (empty.error) throw new Error(empty.error);
+      info = { ...empty, restored: false };
+    }
     if (info.rereadPending) info.reread = await rereadStored(info.rereadPending);
     if (info.rereadSkipped) {
       showBanner('The stored index was built by an older version of ragweb and is too large to ' +
@@ -457,8 +534,12 @@
     state.ready = true;
     requestPersistence();
     refreshUi();
+    // a closed tab's changes on top of the stored index: store them (the first save wins)
+    if (settled) markChanged();
     // an index saved by an older version was read again with this one's settings: keep that
-    if (info.reread && !state.storageRefused) markChanged();
+    else if (info.reread && !state.storageRefused) markChanged(false);
+    // another tab saved while this one loaded: catch up
+    if (state.missedSave) { state.missedSave = false; syncWithStored(); }
     const docs = JSON.parse(state.facade.stats()).totalDocs;
     const how = info.reread ? `; restored from this browser and re-read by this version (${info.reread} file${info.reread === 1 ? '' : 's'})`
       : info.restored ? ' (restored from this browser)' : '';
@@ -476,7 +557,7 @@
       restoreMs: Math.round(restoreMs),
       storeReadMs: phases.storeRead,
       phases,
-      storedBytes: record && record.bytes ? record.bytes.byteLength : 0,
+      storedBytes: record && record.bytes && record.bytes.byteLength ? record.bytes.byteLength : 0,
       pyodide: state.manifest.pyodide,
       ragweb: state.manifest.ragweb,
     };
@@ -490,16 +571,74 @@
     return state.conflict;
   }
 
-  // Another tab saved: load its index, unless this tab has changes of its own (a conflict).
-  async function onOtherTabSaved(generation) {
-    if (!state.ready || state.storageRefused || generation === state.generation) return;
-    if (state.dirty || state.indexing || state.saving) { markConflict(); return; }
-    let record;
-    try { record = await idbGet(); } catch (e) { return; }
-    if (!record || record.version !== STORE_FORMAT || state.dirty || state.indexing) return;
-    const res = JSON.parse(state.facade.init(record.bytes, false, record.crc));
+  // Load a stored record into the engine (stepwise: see facade.init). Returns init's result,
+  // or {error, code: 'format'} for a record that is damaged (its bytes or checksum not what
+  // the page stores), which is refused, not thrown.
+  function loadRecord(record, stepwise) {
+    if (record.cleared) return JSON.parse(state.facade.init());
+    const bytes = record.bytes instanceof Uint8Array ? record.bytes
+      : record.bytes instanceof ArrayBuffer ? new Uint8Array(record.bytes) : null;
+    const crc = record.crc ?? null;
+    if (!bytes) return { error: 'the stored index is damaged (it holds no bytes of an index)', code: 'format' };
+    if (crc !== null && !(Number.isInteger(crc) && crc >= 0 && crc <= 0xFFFFFFFF)) {
+      return { error: 'the stored index is damaged (its checksum is not a number)', code: 'format' };
+    }
+    const res = JSON.parse(state.facade.init(bytes, stepwise, crc));
+    return res.error ? { error: res.error, code: res.code || 'format' } : res;
+  }
+
+  // The saves of tabs that closed with unsaved changes (`saveOnExit`), against the stored
+  // record: the newest one made on top of it is the index now; the others lost to a save
+  // made before them. {pick: {key, record} | null, lost: [records], keys: [their keys]}.
+  function settleExits(found) {
+    const base = generationOf(found.record);
+    const exits = found.exits.filter((e) => e.record && e.record.version === STORE_FORMAT);
+    const onTop = exits.filter((e) => Array.isArray(e.record.bases) && e.record.bases.includes(base))
+      .sort((a, b) => (b.record.savedAt || 0) - (a.record.savedAt || 0));
+    const pick = onTop[0] || null;
+    return { pick, lost: exits.filter((e) => e !== pick).map((e) => e.record), keys: exits.map((e) => e.key) };
+  }
+
+  function lostExitsMessage(lost) {
+    const when = lost.map((r) => new Date(r.savedAt || 0).toLocaleTimeString()).join(', ');
+    const who = lost.length === 1 ? 'a tab of this page' : `${lost.length} tabs of this page`;
+    return `Changes made just before ${who} closed (at ${when}) were not kept: another tab had ` +
+      'saved the index, or closed with changes of its own, first.';
+  }
+
+  const hasOwnChanges = () => (state.dirty && state.ownChanges) || state.indexing || !!state.saving;
+
+  // Another tab saved, or closed with changes (`saveOnExit`), or did so while this one was
+  // loading: load what is stored now -- after storing the closed tab's changes as the index
+  // when they were made on top of it -- unless this tab has changes of its own: then it is
+  // a conflict, and the first save wins.
+  async function syncWithStored(message = null) {
+    if (!state.ready) { state.missedSave = true; return; }
+    while (state.saving) await state.saving;  // (decided on what this tab's own save did)
+    if (state.storageRefused || state.conflict) return;
+    if (message && message.generation && message.generation === state.generation) return;
+    let found;
+    try { found = await idbReadAll(); } catch (e) { return; }
+    let record = found.record;
+    if (record && record.version !== STORE_FORMAT) return;
+    const { pick } = settleExits(found);
+    if (!pick && generationOf(record) === state.generation) return;  // nothing new
+    if (hasOwnChanges()) { markConflict(); return; }
+    if (pick) {
+      const { bases, ...closed } = pick.record;
+      try {
+        if (!await idbPutIfCurrent(closed, generationOf(record), [pick.key])) return;  // (another tab did)
+      } catch (e) { return; }
+      if (channel) channel.postMessage({ type: 'saved', generation: closed.generation });
+      record = closed;
+      if (hasOwnChanges()) { markConflict(); return; }
+    }
+    if (!record) return;
+    const res = loadRecord(record, false);
     if (res.error) return;
-    state.generation = record.generation || null;
+    state.generation = generationOf(record);
+    state.dirty = false;  // (a re-read of an older index, replaced by the other tab's save)
+    state.ownChanges = false;
     refreshUi();
     rerunSearch();
     resetPack();  // (made from the index this tab had)
@@ -507,7 +646,7 @@
   }
   if (channel) {
     channel.onmessage = (ev) => {
-      if (ev.data && ev.data.type === 'saved') onOtherTabSaved(ev.data.generation);
+      if (ev.data && (ev.data.type === 'saved' || ev.data.type === 'exit')) syncWithStored(ev.data);
     };
   }
 
@@ -1196,6 +1335,9 @@
       if (document.visibilityState === 'hidden' && state.ready && state.dirty) flush();
     });
     window.addEventListener('pagehide', saveOnExit);
+    // back from the browser's page cache: the save made on the way out is settled like
+    // another tab's (this tab takes it as the index)
+    window.addEventListener('pageshow', (ev) => { if (ev.persisted) syncWithStored(); });
   }
 
   // Hooks for tests and scripts (not part of the reference API).

@@ -239,7 +239,8 @@ def init(data=None, stepwise=False, crc=None) -> str:
         if crc is not None and zlib.crc32(raw) != crc:
             _engine = Engine.memory(_config)
             return _error("the stored index did not reach the engine intact (its checksum differs); "
-                          "reload the page to try again", code="copy")
+                          "reload the page to try again; if it says this again, the stored "
+                          "copy itself is damaged", code="copy")
         try:
             _engine = Engine.from_bytes(raw, _config)
             restored = True
