@@ -394,6 +394,14 @@ class Engine:
         """Record that the indexed files are as decoder ``version`` reads them."""
         self._set_meta("decoder", version)
 
+    def scanned_at(self) -> float | None:
+        """When (wall clock, seconds) the last `rag index` run read the file states."""
+        return self._meta("scanned_at")
+
+    def set_scanned_at(self, when: float) -> None:
+        """Record when this run read the file states (see `scanned_at`)."""
+        self._set_meta("scanned_at", when)
+
     def paths_beyond_ascii(self) -> set[str]:
         """Paths of the indexed files whose text is not all ASCII: only those can be files
         that were not UTF-8 (the others read alike in every version)."""

@@ -32,6 +32,10 @@ from ragweb.files import (DECODER_VERSION, LEGACY_REASON, AtomicWrite, FileEntry
 INDEX_DIR = ".rag"
 INDEX_FILE = "index.db"
 WRITER_WAIT_SECONDS = 10.0  # how long a second `rag index` waits for the first one
+# A file whose modification time is this close to the last run's scan (or later) may have
+# been written again within one tick of a coarse clock (FAT keeps 2 s) after that run read
+# it, with the same size: its text is compared, not only its time and size (git's "racy" files).
+RACY_SECONDS = 2.0
 log = logging.getLogger("ragweb.index")
 
 
@@ -120,6 +124,8 @@ def scan_changes(engine: Engine, root: str | Path, config: dict,
         use_gitignore = ix["gitignore"]
     states = engine.file_states()
     skipped = engine.skipped_states()
+    scanned = engine.scanned_at()
+    racy_since = None if scanned is None else scanned - RACY_SECONDS
     out = Changes()
     seen = set()
     outputs = pack_outputs(root)
@@ -135,6 +141,9 @@ def scan_changes(engine: Engine, root: str | Path, config: dict,
               and _too_large(old[2]) == (entry.size > ix["max_file_bytes"])):  # (the limit may have moved)
             if entry.path in beyond and _reads_otherwise(entry, old[2], ix["max_file_bytes"]):
                 out.reread.append(entry)
+            elif (racy_since is not None and entry.mtime >= racy_since and entry.path in states
+                    and _text_differs(entry, old[2], ix["max_file_bytes"])):
+                out.changed.append(entry)
             else:
                 out.unchanged.append(entry)
         else:
@@ -161,7 +170,15 @@ def _reads_otherwise(entry: FileEntry, sha: str, max_bytes: int) -> bool:
         pass
     except OSError:
         return False  # unreadable now: the run's own read reports it when the file changes
-    text = read_text_file(entry.abspath, max_bytes).text
+    return _text_differs(entry, sha, max_bytes)
+
+
+def _text_differs(entry: FileEntry, sha: str, max_bytes: int) -> bool:
+    """Whether ``entry`` reads into another text than the one whose hash is ``sha``."""
+    try:
+        text = read_text_file(entry.abspath, max_bytes).text
+    except OSError:
+        return False  # unreadable now: the run's own read reports it when the file changes
     return text is None or hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest() != sha
 
 
@@ -291,6 +308,7 @@ def _index_into(engine: Engine, root: Path, config: dict, use_gitignore: bool | 
             if engine.settings_changed:
                 report.rebuilt = engine.settings_change()
                 engine.reset(config)
+            scanned = time.time()
             changes = scan_changes(engine, root, config, use_gitignore, decoding=True)
             report.problems = changes.problems
             report.left_out = changes.left_out
@@ -312,6 +330,7 @@ def _index_into(engine: Engine, root: Path, config: dict, use_gitignore: bool | 
                         progress(i + 1, len(todo), report.bytes, total_bytes)
             report.files = len(todo) + report.unchanged
             engine.set_decoded_by(DECODER_VERSION)
+            engine.set_scanned_at(scanned)
         report.total_chunks = engine.n_chunks
         _give_back_free_pages(engine)
     finally:
