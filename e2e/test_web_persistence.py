@@ -298,16 +298,26 @@ STORE_READ_FLAG_JS = """(() => {
 })();"""
 
 
+def _saved_tab(launch_persistent, boot_page, make_app, path=None, text=None):
+    """A new browser profile whose first tab has indexed ``path`` (default: the sample) and
+    saved it: (context, page, app)."""
+    ctx = launch_persistent()
+    page = ctx.pages[0]
+    boot_page(page)
+    app = make_app(page)
+    if path is None:
+        app.index_sample()
+    else:
+        app.index(path, text)
+    assert app.flush()["saved"] is True
+    return ctx, page, app
+
+
 def test_a_tab_that_loads_while_another_saves_catches_up(launch_persistent, boot_page, make_app, wait_for):
     """B reads the stored index at once and is ready seconds later; A saves in between. B
     missed A's announcement (it came before B was ready) and kept the older index, and a
     change made in B then replaced A's save on B's way out."""
-    ctx = launch_persistent()
-    page_a = ctx.pages[0]
-    boot_page(page_a)
-    a = make_app(page_a)
-    a.index("old.md", "# Old\nabout walruses\n")
-    assert a.flush()["saved"] is True
+    ctx, page_a, a = _saved_tab(launch_persistent, boot_page, make_app, "old.md", "# Old\nabout walruses\n")
     page_b = ctx.new_page()
     page_b.add_init_script(STORE_READ_FLAG_JS)
     page_b.goto("./")
@@ -331,12 +341,7 @@ def test_tabs_closed_with_changes_keep_one_and_say_the_other_was_not_kept(launch
                                                                           make_app, wait_for):
     """Two tabs change the index and close at once: each writes on its way out, and the
     second write silently replaced the first."""
-    ctx = launch_persistent()
-    page_a = ctx.pages[0]
-    boot_page(page_a)
-    a = make_app(page_a)
-    a.index("base.md", "# Base\nabout walruses\n")
-    assert a.flush()["saved"] is True
+    ctx, page_a, a = _saved_tab(launch_persistent, boot_page, make_app, "base.md", "# Base\nabout walruses\n")
     page_b = ctx.new_page()
     boot_page(page_b)
     b = make_app(page_b)
@@ -408,12 +413,7 @@ def test_clear_all_frees_the_stored_index_when_the_quota_is_full(launch_persiste
 
 
 def test_a_cleared_index_is_stored_small(launch_persistent, boot_page, make_app):
-    ctx = launch_persistent()
-    page = ctx.pages[0]
-    boot_page(page)
-    app = make_app(page)
-    app.index_sample()
-    assert app.flush()["saved"] is True
+    _, page, app = _saved_tab(launch_persistent, boot_page, make_app)
     app.call("() => ragClear()")
     saved = app.flush()
     assert saved["saved"] is True and saved["bytes"] == 0
@@ -458,12 +458,7 @@ PUT_DAMAGED_JS = """(damage) => new Promise((ok, ko) => {
 def test_a_damaged_record_is_refused_with_the_offer_to_clear_it(launch_persistent, boot_page, make_app, damage):
     """Such records made ragReady reject on every load, with no way out but the browser's
     site settings."""
-    ctx = launch_persistent()
-    page = ctx.pages[0]
-    boot_page(page)
-    app = make_app(page)
-    app.index("keep.md", "about walruses")
-    assert app.flush()["saved"] is True
+    _, page, app = _saved_tab(launch_persistent, boot_page, make_app, "keep.md", "about walruses")
     page.evaluate(PUT_DAMAGED_JS, damage)
     page.reload()
     info = page.evaluate("window.ragReady")
@@ -477,12 +472,7 @@ def test_a_damaged_record_is_refused_with_the_offer_to_clear_it(launch_persisten
 
 
 def test_a_record_whose_bytes_are_an_array_buffer_is_restored(launch_persistent, boot_page, make_app):
-    ctx = launch_persistent()
-    page = ctx.pages[0]
-    boot_page(page)
-    app = make_app(page)
-    app.index("keep.md", "about walruses")
-    assert app.flush()["saved"] is True
+    _, page, app = _saved_tab(launch_persistent, boot_page, make_app, "keep.md", "about walruses")
     page.evaluate(PUT_DAMAGED_JS, "bytes are an ArrayBuffer")
     page.reload()
     assert page.evaluate("window.ragReady")["restored"] is True and app.stats()["files"] == ["keep.md"]
