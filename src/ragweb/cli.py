@@ -597,10 +597,10 @@ def cmd_runprompt(args) -> int:
         raise RagError(f"cannot read context file {args.ctx}: {e.strerror or e}") from None
     except UnicodeDecodeError:
         raise RagError(f"{args.ctx} is not packed-context JSON (not UTF-8 text); "
-                       "make one with `rag pack -q ... -o FILE`") from None
+                       "make one with `rag pack -q ... --format json -o FILE`") from None
     except json.JSONDecodeError as e:
         raise RagError(f"{args.ctx} is not packed-context JSON (line {e.lineno}: {e.msg}); "
-                       "make one with `rag pack -q ... -o FILE`") from None
+                       "make one with `rag pack -q ... --format json -o FILE`") from None
     except ValueError:  # (a number of more than 4,300 digits)
         raise RagError(f"{args.ctx} is not packed-context JSON (it holds a number too long to read)") from None
     if not isinstance(packed, dict) or not isinstance(packed.get("snippets"), list):
