@@ -350,30 +350,6 @@ def test_a_sentence_of_a_paragraph_packed_from_a_twin_page_is_not_packed_again()
     assert (1, "Prune entries older than the time.") in chosen
 
 
-def test_context_fill_does_not_add_what_a_twin_page_packed():
-    # page 1 is page 0's twin (a Sphinx page and its reST source): the answer's sentence is
-    # taken from page 0, the sentence after it from page 1 by score; filling page 1's
-    # context must not add page 1's copy of the answer, which page 0 packed already
-    answer = "The timeout defaults to thirty seconds for every request."
-    after = "Set it to zero to wait for ever on slow networks."
-    pages = {0: ["# a", "", answer, "", "Unrelated words about colours."],
-             1: ["# b", "", "An opening sentence.", "", answer, "", after]}
-    units = _pages_units(pages, "timeout default wait slow networks")
-    scores = {(0, answer): 3.0, (1, after): 2.0}
-    for u in units:
-        u.score = scores.get((u.file, u.text), 0.0)
-    chosen = [(u.file, u.text) for u in cp.select_units(units, 1000, pages, 0.5, context=True)]
-    assert (0, answer) in chosen and (1, after) in chosen and (1, answer) not in chosen
-    # the context beyond the skipped copy is still offered
-    assert (1, "An opening sentence.") in chosen
-    cp.DEDUP_TWIN_RUNS, old = False, cp.DEDUP_TWIN_RUNS
-    try:
-        chosen = [(u.file, u.text) for u in cp.select_units(units, 1000, pages, 0.5, context=True)]
-    finally:
-        cp.DEDUP_TWIN_RUNS = old
-    assert (1, answer) in chosen
-
-
 def test_same_text_key_reads_rest_roles_as_sphinx_shows_them():
     rst = ("If :func:`gather` is *cancelled*, :exc:`CancelledError` is raised by "
            ":meth:`~asyncio.Task.cancel`; see :ref:`the guide <asyncio-dev>` and :py:class:`!Future`.")

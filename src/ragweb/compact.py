@@ -56,9 +56,8 @@ Selection (`select_units`): units in order of score while they fit the budget, c
 exactly (touching units form one run, counted once); a sentence already taken from
 another place (generated docs repeat an option's description on every page; a folder may
 hold a page's Markdown source and its HTML build) is not taken again unless it joins a
-taken passage, and never as context when another file packed it (`DEDUP_CHARS`,
-`DEDUP_TWIN_RUNS`, compared by `same_text_key`; code lines are, so that examples keep
-their imports); units scoring below `MIN_RELATIVE`
+taken passage (`DEDUP_CHARS`, compared by `same_text_key`; code lines are, so that
+examples keep their imports); units scoring below `MIN_RELATIVE`
 of the best unit are not taken, so a pack with one clear answer stays small and a pack
 for a vague question spends more. With ``context``, what the budget has left then goes to
 the context of the selected units (`context_fill`): their neighbours in the same section,
@@ -103,7 +102,6 @@ PARAGRAPH_WHOLE_TOKENS = 20  # any paragraph up to this many tokens is one unit 
 JOIN_BREAKS = 3              # units with only whitespace of at most this many line breaks between them join (`joins`)
 DEDUP_CHARS = 20             # a non-code unit of at least this many characters whose text is packed already is skipped (0: off)
 DEDUP_CONTAINED = True       # ... also when its text (not a heading's) is part of a unit packed from another file (a twin page packed it whole)
-DEDUP_TWIN_RUNS = True       # ... and as context even next to a taken unit, when another file packed it
 DEDUP_ROLES = True           # ... comparing a reST role (:func:`~a.b`) as its build shows it (b)
 MIN_RELATIVE = 0.15          # take no unit scoring below this share of the best unit (0..1)
 LEAN_MIN_RELATIVE = 0.27     # the same in lean mode (0..1)
@@ -715,7 +713,7 @@ def select_units(units: list[Unit], budget: int, lines_of: dict,
                    key=lambda i: (-units[i].score, units[i].file, units[i].key))
     chosen: list[int] = []
     taken: set[int] = set()
-    texts: dict[str, set] = {}  # the chosen units' `same_text_key`s -> their files
+    texts: set[str] = set()  # the chosen units' `same_text_key`s
     packed: dict = {}  # file -> its chosen units' keys joined by "|" (no key holds one)
     used = 0
 
@@ -739,14 +737,10 @@ def select_units(units: list[Unit], budget: int, lines_of: dict,
             text = same_text_key(units[i].text)
             # (a heading titles its section: "### SESSION_COOKIE_AGE" is not a repeat of
             # "Defaults to SESSION_COOKIE_AGE." on another page)
-            here = units[i].file
-            elsewhere = units[i].kind != "heading" and DEDUP_CONTAINED and any(
-                text in keys for f, keys in packed.items() if f != here)
-            if first == i == last and (text in texts or elsewhere):
-                return True  # (next to a taken unit it completes a passage: not skipped ...)
-            if filling and DEDUP_TWIN_RUNS and units[i].kind != "heading" and (
-                    elsewhere or texts.get(text, {here}) != {here}):
-                return True  # (... unless it is only context, and another file packed it)
+            if first == i == last and (text in texts or (
+                    DEDUP_CONTAINED and units[i].kind != "heading" and any(
+                        text in keys for f, keys in packed.items() if f != units[i].file))):
+                return True  # (next to a taken unit it completes a passage: not skipped)
         delta += tokens_of_length(length)
         if used + delta > cap:
             return False
@@ -759,15 +753,13 @@ def select_units(units: list[Unit], budget: int, lines_of: dict,
         chosen.append(i)
         taken.add(i)
         if text is not None:
-            texts.setdefault(text, set()).add(units[i].file)
+            texts.add(text)
             packed[units[i].file] = packed.get(units[i].file, "") + "|" + text
         return True
 
     cap = budget
-    filling = False
     for i in order:
         add(i)
-    filling = True
     cap = budget if context_budget is None else min(budget, context_budget)
     if context and used < cap:
         context_fill(units, list(chosen), add)
@@ -786,7 +778,7 @@ def select_units(units: list[Unit], budget: int, lines_of: dict,
 _LINK_TARGET_RE = re.compile(r"\]\([^)]*\)|\]\[[^\]]*\]")
 # a reST interpreted-text role, :meth:`~a.B.c` or :py:func:`title <target>`, and what
 # Sphinx shows of it: c, title (a ! only turns the link off)
-_ROLE_RE = re.compile(r"(?<![\w`]):(?:[a-z][\w+.-]*:)+`([!~]?)([^`<]*)(?:<[^`>]*>)?`")
+_ROLE_RE = re.compile(r"(?<![\w`]):(?:[a-z][\w+.-]{0,40}:){1,3}`([!~]?)([^`<]*)(?:<[^`>]*>)?`")
 _NOT_ALNUM_RE = re.compile(r"[\W_]+")
 
 
