@@ -205,6 +205,17 @@ def test_build_refuses_a_folder_inside_what_it_reads(source):
         shutil.rmtree(out.parent, ignore_errors=True)  # (only a build that failed to refuse made it)
 
 
+def test_build_refuses_a_mount_point_before_building(tmp_path, monkeypatch):
+    # (mounting needs privileges the tests may lack: the OS's answer is faked, for this folder only)
+    out = tmp_path / "volume"
+    out.mkdir()
+    real = os.path.ismount
+    monkeypatch.setattr(os.path, "ismount", lambda p: Path(p) == out or real(p))
+    with pytest.raises(UsageError, match="mount point.*inside it"):
+        webbuild.build_site(out, precompile=False)
+    assert list(tmp_path.iterdir()) == [out] and not any(out.iterdir())
+
+
 def _fake_program(folder: Path, name: str, body: str) -> None:
     folder.mkdir(exist_ok=True)
     path = folder / name

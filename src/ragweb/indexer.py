@@ -115,16 +115,18 @@ def scan_changes(engine: Engine, root: str | Path, config: dict,
                  use_gitignore: bool | None = None, decoding: bool = False) -> Changes:
     """Compare the files selected under ``root`` with what ``engine`` holds.
 
-    With ``decoding``, when an older decoder read the index (`Engine.decoded_by`), an
-    unchanged file that is not UTF-8 is decoded again, and listed in ``reread`` when its
-    text is not the stored one (`rag index` does this; a query does not pay for it)."""
+    With ``decoding`` (what `rag index` asks; a query does not pay for these reads): when an
+    older decoder read the index (`Engine.decoded_by`), an unchanged file that is not UTF-8
+    is decoded again, and listed in ``reread`` when its text is not the stored one; and a
+    file whose time and size are unchanged but whose time is close to the last run's scan
+    (`RACY_SECONDS`) has its text compared, and is listed in ``changed`` when it differs."""
     ix = config["index"]
     beyond = engine.paths_beyond_ascii() if decoding and engine.decoded_by() < DECODER_VERSION else set()
     if use_gitignore is None:
         use_gitignore = ix["gitignore"]
     states = engine.file_states()
     skipped = engine.skipped_states()
-    scanned = engine.scanned_at()
+    scanned = engine.scanned_at() if decoding else None
     racy_since = None if scanned is None else scanned - RACY_SECONDS
     out = Changes()
     seen = set()

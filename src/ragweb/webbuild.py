@@ -440,6 +440,9 @@ def _check_destination(out: Path) -> None:
     if out.exists():
         if not out.is_dir():
             raise UsageError(f"{out} exists and is not a directory; choose another --build folder")
+        if os.path.ismount(out):  # (the site is swapped in by renaming the folder, which a mount point refuses)
+            raise UsageError(f"{out} is a mount point, which a build cannot replace; build into a folder "
+                             f"inside it, such as {out / 'site'}")
         if any(out.iterdir()) and not _is_our_site(out):
             raise UsageError(f"{out} is not empty and is not a ragweb site; "
                              "choose an empty or new folder for --build")
