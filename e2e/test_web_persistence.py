@@ -320,11 +320,22 @@ def test_a_tab_that_loads_while_another_saves_catches_up(launch_persistent, boot
     ctx, page_a, a = _saved_tab(launch_persistent, boot_page, make_app, "old.md", "# Old\nabout walruses\n")
     page_b = ctx.new_page()
     page_b.add_init_script(STORE_READ_FLAG_JS)
+    held = []  # B's wheels wait until A has saved, so B cannot be ready before
+
+    def hold(route):
+        if held is None:
+            route.fallback()
+        else:
+            held.append(route)
+    page_b.route("**/wheels/*.whl", hold)
     page_b.goto("./")
     wait_for(page_b, "window.__storeRead === true")
     a.index("new.md", "# New\nabout narwhals\n")
     assert a.flush()["saved"] is True
     assert "not ready" in page_b.evaluate("ragStats()")  # (A saved between B's read and B's start)
+    waiting, held = held, None
+    for route in waiting:
+        route.fallback()  # (on to the context's offline routing, which lets the site through)
     page_b.evaluate("window.ragReady")
     wait_for(page_b, "JSON.parse(ragStats()).files.includes('new.md')")
     b = make_app(page_b)
@@ -380,6 +391,92 @@ def test_an_open_tab_takes_the_changes_of_a_tab_that_closed(launch_persistent, b
     boot_page(page_c)
     assert make_app(page_c).stats()["files"] == ["a.md"]
     expect(page_c.locator("#banner")).to_be_hidden()
+
+
+def _closed_with_changes(launch_persistent, boot_page, make_app):
+    """A profile whose stored index is base.md, and a tab that closed with a.md added within
+    the save's debounce (no other tab open): (context, a page of the site that is not the app)."""
+    ctx, page_a, _ = _saved_tab(launch_persistent, boot_page, make_app, "base.md", "# Base\nabout walruses\n")
+    holder = ctx.new_page()  # (keeps the browser open)
+    holder.goto("./manifest.json")
+    # the change and the page's going in one turn: the save's debounce cannot come between
+    page_a.evaluate("""() => { ragIndex('a.md', '# A\\nabout narwhals\\n');
+                               window.dispatchEvent(new PageTransitionEvent('pagehide')); }""")
+    page_a.close(run_before_unload=True)
+    assert [k for k in holder.evaluate(READ_KEYS_JS) if k != "current"][0].startswith("exit:")
+    return ctx, holder
+
+
+def _stats(page):
+    return json.loads(page.evaluate("ragStats()"))
+
+
+def _settled_quietly(page, wait_for, files):
+    """The tab has saved what it had to, shows ``files``, and no conflict or banner."""
+    wait_for(page, "!window.ragweb.storage().dirty && !window.ragweb.storage().saving")
+    time.sleep(0.5)  # (a late message from another tab would show now)
+    assert _stats(page)["files"] == files
+    assert page.evaluate("window.ragweb.storage().conflict") is None
+    expect(page.locator("#banner")).to_be_hidden()
+
+
+def test_two_tabs_opened_together_take_a_closed_tabs_changes_without_a_conflict(
+        launch_persistent, boot_page, make_app, wait_for):
+    """A browser restoring two tabs: both took the closed tab's save as their own change,
+    and the second to store it showed a conflict though nobody had changed anything."""
+    ctx, holder = _closed_with_changes(launch_persistent, boot_page, make_app)
+    pages = [ctx.new_page(), ctx.new_page()]
+    for page in pages:
+        page.goto("./")
+    for page in pages:
+        page.evaluate("window.ragReady")
+    for page in pages:
+        _settled_quietly(page, wait_for, ["a.md", "base.md"])
+    assert holder.evaluate(READ_KEYS_JS) == ["current"]
+
+
+def test_a_tab_told_of_a_closed_tab_while_loading_takes_its_changes_once(
+        launch_persistent, boot_page, make_app, wait_for):
+    """The closing tab's message came while this tab loaded (after it had read the store):
+    once ready it found the same save waiting, took it for another change, and showed a conflict."""
+    ctx, holder = _closed_with_changes(launch_persistent, boot_page, make_app)
+    page = ctx.new_page()
+    page.goto("./")
+    holder.evaluate("new BroadcastChannel('ragweb-index').postMessage({type: 'exit', key: 'exit:late'})")
+    page.evaluate("window.ragReady")
+    _settled_quietly(page, wait_for, ["a.md", "base.md"])
+
+
+def test_a_tab_that_took_a_closed_tabs_changes_and_closed_at_once_keeps_them_quietly(
+        launch_persistent, boot_page, make_app, wait_for):
+    """It closed before storing them: its own closing save held them, yet the next tab said
+    the first tab's changes "were not kept"."""
+    ctx, holder = _closed_with_changes(launch_persistent, boot_page, make_app)
+    page_b = ctx.new_page()
+    boot_page(page_b)
+    assert _stats(page_b)["files"] == ["a.md", "base.md"]
+    page_b.close(run_before_unload=True)
+    page_c = ctx.new_page()
+    boot_page(page_c)
+    _settled_quietly(page_c, wait_for, ["a.md", "base.md"])
+    assert holder.evaluate(READ_KEYS_JS) == ["current"]
+
+
+def test_of_two_closed_tabs_the_first_to_save_wins(launch_persistent, boot_page, make_app, wait_for):
+    """A closes with a change; B, with one of its own, is told of the conflict and reloaded
+    as its banner asks: B's later save on the way out beat A's."""
+    ctx, page_a, a = _saved_tab(launch_persistent, boot_page, make_app, "base.md", "# Base\nabout walruses\n")
+    page_b = ctx.new_page()
+    boot_page(page_b)
+    b = make_app(page_b)
+    a.index("a.md", "# A\nabout narwhals\n")
+    b.index("b.md", "# B\nabout belugas\n")
+    page_a.close(run_before_unload=True)
+    wait_for(page_b, "window.ragweb.storage().conflict")
+    page_b.reload()
+    page_b.evaluate("window.ragReady")
+    assert b.stats()["files"] == ["a.md", "base.md"]
+    expect(page_b.locator("#banner")).to_contain_text("were not kept")
 
 
 def test_clear_all_frees_the_stored_index_when_the_quota_is_full(launch_persistent, boot_page, make_app,

@@ -259,7 +259,9 @@
       const record = { ...dumpRecord(), bases };
       const key = EXIT_PREFIX + record.generation;
       const tx = openedDb.transaction(DB_STORE, 'readwrite', { durability: 'strict' });
-      tx.objectStore(DB_STORE).put(record, key);
+      const store = tx.objectStore(DB_STORE);
+      store.put(record, key);
+      for (const taken of state.exitKeys) store.delete(taken);  // (this save holds what they held)
       if (tx.commit) tx.commit();  // (without it Chromium drops the write with the page)
       state.dirty = false;
       if (channel) channel.postMessage({ type: 'exit', key });
@@ -534,8 +536,9 @@
     state.ready = true;
     requestPersistence();
     refreshUi();
-    // a closed tab's changes on top of the stored index: store them (the first save wins)
-    if (settled) markChanged();
+    // a closed tab's changes on top of the stored index: store them (not this tab's own
+    // changes: should another tab store them first, or something newer, this one gives way)
+    if (settled) markChanged(false);
     // an index saved by an older version was read again with this one's settings: keep that
     else if (info.reread && !state.storageRefused) markChanged(false);
     // another tab saved while this one loaded: catch up
@@ -588,13 +591,15 @@
   }
 
   // The saves of tabs that closed with unsaved changes (`saveOnExit`), against the stored
-  // record: the newest one made on top of it is the index now; the others lost to a save
-  // made before them. {pick: {key, record} | null, lost: [records], keys: [their keys]}.
+  // record: the first one made on top of it is the index now; the others lost to a save
+  // made before them (the first save wins, as between open tabs: a tab told of a conflict
+  // that then closed comes after the save it lost to). {pick: {key, record} | null,
+  // lost: [records], keys: [their keys]}.
   function settleExits(found) {
     const base = generationOf(found.record);
     const exits = found.exits.filter((e) => e.record && e.record.version === STORE_FORMAT);
     const onTop = exits.filter((e) => Array.isArray(e.record.bases) && e.record.bases.includes(base))
-      .sort((a, b) => (b.record.savedAt || 0) - (a.record.savedAt || 0));
+      .sort((a, b) => (a.record.savedAt || 0) - (b.record.savedAt || 0));
     const pick = onTop[0] || null;
     return { pick, lost: exits.filter((e) => e !== pick).map((e) => e.record), keys: exits.map((e) => e.key) };
   }
@@ -621,7 +626,8 @@
     try { found = await idbReadAll(); } catch (e) { return; }
     let record = found.record;
     if (record && record.version !== STORE_FORMAT) return;
-    const { pick } = settleExits(found);
+    // (the closed tabs' saves this tab took at its boot are settled by its next save)
+    const { pick } = settleExits({ ...found, exits: found.exits.filter((e) => !state.exitKeys.includes(e.key)) });
     if (!pick && generationOf(record) === state.generation) return;  // nothing new
     if (hasOwnChanges()) { markConflict(); return; }
     if (pick) {
