@@ -287,7 +287,7 @@ def test_gzip_compressed_docs_are_indexed_and_cited_by_their_lines(tmp_path):
     (gz / "broken.md.gz").write_bytes(b"# not gzip\n")
     r = rag("index", gz)
     assert r.returncode == 0 and "1 added" in r.stdout, r.stdout + r.stderr
-    assert "broken.md.gz: unreadable: not gzip data" in r.stderr
+    assert "broken.md.gz: damaged: not gzip data" in r.stderr
     r = rag("pack", "-q", "what window for a slow uplink", "-d", gz, "-b", "200")
     snippet = json.loads(r.stdout)["snippets"][0]
     lines = text.splitlines()

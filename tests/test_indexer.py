@@ -99,6 +99,37 @@ def test_a_file_rewritten_within_one_tick_of_a_coarse_clock_is_indexed_again(tmp
     assert r.updated == 0 and r.unchanged == 2
 
 
+def test_a_damaged_gz_or_a_pipe_in_place_of_a_file_drops_its_old_text_once(tmp_path):
+    # both were kept as "unreadable" (tried again every run): the old text was served for
+    # ever, and the damaged .gz made every query say "1 file changed since the last index"
+    import gzip
+    from ragweb.indexer import scan_changes
+    gz = gzip.compress(b"# Notes\n\nThe zebra unicorn is old text.\n")
+    (tmp_path / "notes.md.gz").write_bytes(gz)
+    (tmp_path / "pipe.md").write_text("# Pipe\n\nThe walrus text.\n")
+    (tmp_path / "dir.md").mkdir()
+    (tmp_path / "dir.md" / "part.md").write_text("# Part\n\nThe narwhal text.\n")
+    cfg = default_config()
+    assert index_root(tmp_path, cfg).added == 3
+    (tmp_path / "notes.md.gz").write_bytes(gz[:len(gz) // 2])  # cut short
+    (tmp_path / "pipe.md").unlink()
+    os.mkfifo(tmp_path / "pipe.md")
+    (tmp_path / "dir.md" / "part.md").unlink()
+    (tmp_path / "dir.md").rmdir()
+    os.mkfifo(tmp_path / "dir.md")  # (a folder's name, now a pipe: what was under it goes too)
+    r = index_root(tmp_path, cfg)
+    assert r.removed == 3
+    problems = dict(r.problems)
+    assert problems.pop("notes.md.gz").startswith("damaged: not gzip data")
+    assert problems == {"pipe.md": "not a regular file (a named pipe)", "dir.md": "not a regular file (a named pipe)"}
+    for word in ("zebra", "walrus", "narwhal"):
+        assert search_paths(tmp_path, word) == []
+    eng = Engine.open(index_path(tmp_path))
+    assert not scan_changes(eng, tmp_path, cfg).any  # (a query has nothing to say)
+    eng.close()
+    assert index_root(tmp_path, cfg).removed == 0
+
+
 def test_a_file_an_older_decoder_read_otherwise_is_read_again_once(tmp_path):
     # an index made before Windows-1250 was told from Windows-1252 holds the Czech file as
     # garbage ("pøíliš"); the next `rag index` decodes the files that are not UTF-8 again

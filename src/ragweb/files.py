@@ -641,7 +641,8 @@ class _Walker:
                 if entry.is_symlink() and not os.path.exists(entry.path):
                     self.problems.append((path, "broken symlink"))
                 else:
-                    self.problems.append((path, f"unreadable: not a regular file ({special_kind(entry.path)})"))
+                    # (a lasting state, unlike an unreadable file: what was indexed there goes)
+                    self.problems.append((path, f"not a regular file ({special_kind(entry.path)})"))
                 return None
             st = entry.stat()
             if not os.access(entry.path, os.R_OK):
@@ -796,7 +797,7 @@ def decode_file(path: str, data: bytes, max_bytes: int) -> DecodeResult:
             with gzip.GzipFile(fileobj=io.BytesIO(data)) as f:
                 data = f.read(max_bytes + 1)
         except (OSError, EOFError, zlib.error) as e:  # (gzip.BadGzipFile is an OSError)
-            return DecodeResult(None, f"unreadable: not gzip data ({e})")
+            return DecodeResult(None, f"damaged: not gzip data ({e})")
         if len(data) > max_bytes:
             return DecodeResult(None, f"too large (over {max_bytes} bytes uncompressed > max_file_bytes)")
     result = decode(data)

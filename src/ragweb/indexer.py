@@ -582,10 +582,10 @@ def _index_one(engine: Engine, entry: FileEntry, old, outcome: tuple, report: In
             return  # (what was indexed of it stays until it can be read again: tried every run)
         if engine.remove_document(entry.path):  # indexed before: what is there now cannot be
             report.removed += 1
-        if reason == "binary" or reason.startswith(("too large", "minified", "not UTF-8")):
+        if reason == "binary" or reason.startswith(("too large", "minified", "not UTF-8", "damaged")):
             # Remembered, so later runs and queries do not see it as new until it changes
-            # (an unreadable file is tried again every time; a file in a legacy encoding is
-            # warned about once, as a problem).
+            # (an unreadable file is tried again every time; a file in a legacy encoding or a
+            # damaged one is warned about once, as a problem).
             engine.mark_skipped(entry.path, entry.mtime, entry.size, reason)
         return
     engine.mark_skipped(entry.path, entry.mtime, entry.size, None)
