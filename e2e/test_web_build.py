@@ -294,6 +294,13 @@ def test_a_hung_precompile_is_stopped_and_the_site_built_without_bytecode(tmp_pa
     assert _gone(int((tmp_path / "node.pid").read_text()))
 
 
+def _default_signals() -> None:
+    # A shell runs background jobs with SIGINT ignored, and the child would inherit that
+    # (`make test &`): the child gets the dispositions a terminal gives it.
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
 def test_a_signal_during_the_build_cleans_up(tmp_path, sig):
     wheels = _cold_wheels(tmp_path)
@@ -305,7 +312,8 @@ def test_a_signal_during_the_build_cleans_up(tmp_path, sig):
            "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}"}
     out = tmp_path / "out" / "site"
     proc = subprocess.Popen([sys.executable, "-m", "ragweb", "web", "--build", str(out), "--wheels-dir", str(wheels)],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_default_signals)
     deadline = time.monotonic() + 60
     while not (tmp_path / "node.pid").exists() and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -323,7 +331,8 @@ def test_sighup_while_serving_removes_the_temporary_site(tmp_path):
     systmp.mkdir()
     env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "TMPDIR": str(systmp)}
     proc = subprocess.Popen([sys.executable, "-m", "ragweb", "web", "--port", "0"],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_default_signals)
     watchdog = threading.Timer(120, proc.kill)
     watchdog.start()
     try:

@@ -297,7 +297,7 @@ def test_index_bytes_rules():
     assert call(facade.index_bytes, "_build/searchindex.js", soup)["skipped"].startswith("minified")
     assert call(facade.index_bytes, "notes.txt", soup)["success"]  # prose may have long lines
     assert call(facade.index_bytes, "guide.md.gz", gzip.compress(b"# Guide\nturn the dial\n"))["success"]
-    assert call(facade.index_bytes, "bad.md.gz", b"# Guide\n")["skipped"].startswith("unreadable: not gzip data")
+    assert call(facade.index_bytes, "bad.md.gz", b"# Guide\n")["skipped"].startswith("damaged: not gzip data")
     assert call(facade.index_bytes, "changelog.gz", gzip.compress(b"x"))["skipped"] == "not included"
     limit = default_config()["index"]["max_file_bytes"]
     assert call(facade.check_path, "big.txt", limit + 1)["skip"].startswith("too large")
