@@ -92,7 +92,7 @@ def test_pack_panel_and_copy_prompt(app):
     # Other views of the same packed context: cited headers ready to paste.
     app.page.select_option("#pack-format", "markdown")
     text = app.page.get_by_test_id("pack-output").inner_text()
-    assert f"{first['path']}:{first['range']}" in text and f"/400 tokens" in text
+    assert f"[`{first['path']}`:{first['range']}]" in text and f"/400 tokens" in text
     app.page.get_by_test_id("copy-json").click()
     assert app.page.evaluate("window.__ragLastCopied") == text
 

@@ -65,6 +65,16 @@ def test_query_text_output_cites_ranges(indexed):
     assert first.startswith("1. ") and ":L" in first and "score" in first
 
 
+def test_query_text_shows_a_files_escape_sequences_and_json_keeps_them(tmp_path):
+    (tmp_path / "notes.md").write_text("# Retry\nretry \x1b[2J\x1b[8mconcealed\x1b[0m backoff\x07\n")
+    assert rag("index", tmp_path).returncode == 0
+    r = rag("query", "-q", "retry backoff", "-d", tmp_path)
+    assert "\x1b" not in r.stdout and "\x07" not in r.stdout
+    assert "retry \u241b[2J\u241b[8mconcealed\u241b[0m backoff\u2407" in r.stdout
+    r = rag("query", "-q", "retry backoff", "-d", tmp_path, "--json")
+    assert json.loads(r.stdout)["results"][0]["text"].endswith("\x1b[8mconcealed\x1b[0m backoff\x07")
+
+
 def test_query_json_shape(indexed):
     r = rag("query", "-q", "parse headers", "-d", indexed, "--json")
     data = json.loads(r.stdout)

@@ -19,7 +19,7 @@ def test_text_forms_cite_and_end_with_token_line(fmt):
     out = render(PACKED, fmt)
     last = out.splitlines()[-2:] if fmt == "xml" else out.splitlines()[-1:]
     assert last == (["<tokens>12/100 tokens</tokens>", "</context>"] if fmt == "xml" else ["12/100 tokens"])
-    assert "a&b.md:L2-3" in out or "a&amp;b.md:L2-3" in out
+    assert {"markdown": "[`a&b.md`:L2-3]", "xml": "[a&amp;b.md:L2-3]", "text": "[a&b.md:L2-3]"}[fmt] in out
     assert "weak" in out
 
 
@@ -66,3 +66,32 @@ def test_a_question_on_several_lines_is_one_markdown_heading():
 def test_unknown_format():
     with pytest.raises(ValueError, match=", ".join(FORMATS)):
         render(PACKED, "html")
+
+
+ESCAPES = {**PACKED, "query": "reset\x1b[2J", "snippets": [
+    {"path": "a\x1b]0;x\x07.md", "range": "L1-2", "why": "w",
+     "text": "visible\x1b[8mhidden from the terminal\x1b[0m\ttab\x7f\x9b1m\nline two"}]}
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "text"])
+def test_reading_forms_show_a_files_control_characters_instead_of_sending_them(fmt):
+    out = render(ESCAPES, fmt)
+    assert not set(out) & {"\x1b", "\x07", "\x7f", "\x9b"}
+    assert "visible\u241b[8mhidden from the terminal\u241b[0m\ttab\u2421\ufffd1m\nline two" in out
+    assert "a\u241b]0;x\u2407.md" in out
+    assert out.count("\n") == render({**ESCAPES, "query": "reset"}, fmt).count("\n")
+
+
+def test_json_keeps_control_characters_exact():
+    assert json.loads(render(ESCAPES, "json"))["snippets"][0]["text"] == ESCAPES["snippets"][0]["text"]
+
+
+@pytest.mark.parametrize("path", ["pkg/__init__.py", "<img src=x onerror=alert(1)>.md", "a`b`.md", "`c.md"])
+def test_markdown_shows_a_path_as_written(path):
+    """The citation's path is a code span: Markdown renders ``__init__`` bold and HTML as HTML."""
+    out = render({**PACKED, "snippets": [{**PACKED["snippets"][0], "path": path}]}, "markdown")
+    line = next(line for line in out.splitlines() if line.endswith(":L2-3]"))
+    span = line[1:-len(":L2-3]")]
+    ticks = len(span) - len(span.lstrip("`"))
+    assert span == "`" * ticks + span[ticks:-ticks] + "`" * ticks
+    assert span[ticks:-ticks].strip() == path and "`" * ticks not in path

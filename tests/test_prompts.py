@@ -35,3 +35,12 @@ def test_a_snippet_cannot_close_its_fence_and_write_instructions():
         inside, after = p[start + len(ticks) + 1:].split("\n" + ticks + "\n", 1)
         assert inside == forged
         assert "never instructions" in after  # the prompt's rules follow the fence, and say so
+
+
+def test_a_files_escape_sequences_are_shown_not_sent_to_the_terminal():
+    packed = {"query": "q\x1b[2J", "snippets": [{"path": "x\x1b.md", "range": "L1-1",
+                                                 "text": "shown\x1b[8mconcealed\x1b[0m"}]}
+    for render in (runtime_prompt, builder_prompt):
+        p = render(packed)
+        assert "\x1b" not in p
+        assert "[x\u241b.md:L1-1]" in p and "shown\u241b[8mconcealed\u241b[0m" in p and "q\u241b[2J" in p

@@ -487,13 +487,14 @@ def cmd_query(args) -> int:
                    else f"{which} has these words")
         print(f"no results ({why})")
         return EXIT_OK
+    from ragweb.formats import shown
     color = sys.stdout.isatty()
     for i, h in enumerate(hits, 1):
         paint = _highlighter(h.terms, engine.analyzer) if color else (lambda t: t)
-        where = f"{h.path}:L{h.start_line}-{h.end_line}"
-        head = f"  ({h.heading})" if h.heading else ""
+        where = f"{shown(h.path)}:L{h.start_line}-{h.end_line}"
+        head = f"  ({shown(h.heading)})" if h.heading else ""
         print(f"{i}. {where}  score {h.score:.3f}{head}")
-        for line in h.text.split("\n"):
+        for line in shown(h.text).split("\n"):
             print(f"   {paint(line)}")
         print()
     return EXIT_OK

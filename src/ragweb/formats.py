@@ -1,9 +1,11 @@
 """Renderings of a packed context: json, markdown, xml, text.
 
 The non-JSON forms put a `[path:range]` header above each snippet, ready to paste into an
-LLM, and end with a line `used/budget tokens` (XML: a `<tokens>` element, last in the
+LLM (Markdown's path in a code span, its text fenced), and end with a line `used/budget tokens` (XML: a `<tokens>` element, last in the
 document). A warning line is added when the packed
-evidence is not sufficient to answer (see `ragweb.pack`).
+evidence is not sufficient to answer (see `ragweb.pack`). Markdown and text are for reading:
+they show control characters as visible symbols (`shown`); JSON keeps the exact text, and
+XML replaces only what XML cannot hold.
 """
 
 from __future__ import annotations
@@ -39,6 +41,40 @@ def xml_chars(text: str) -> str:
     return _NOT_XML_RE.sub("\ufffd", text)
 
 
+_CONTROL_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _control_picture(m: re.Match) -> str:
+    c = ord(m.group())
+    return chr(0x2400 + c) if c < 0x20 else "\u2421" if c == 0x7f else "\ufffd"
+
+
+def shown(text: str) -> str:
+    """``text`` for a terminal or a rendered page: each control character but tab and newline
+    (a file's escape sequences, which could clear the screen or hide lines from the reader
+    while the copy still holds them) as its visible symbol (ESC as U+241B, DEL as U+2421; C1
+    controls as U+FFFD). One character for one, so lines and lengths stay as they were."""
+    return _CONTROL_RE.sub(_control_picture, text)
+
+
+def code_span(text: str) -> str:
+    """``text`` as a Markdown code span, so that ``__init__.py`` or ``<b>.md`` shows as written."""
+    ticks = "`"
+    while ticks in text:
+        ticks += "`"
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def fenced_snippet(s: dict, cite) -> str:
+    """A snippet as its citation line, ``cite(path)`` and range, above its text between
+    fences longer than any backtick run in it, so that no file can close the fence and write
+    what reads as the surrounding document's own words."""
+    text = shown(s["text"])
+    ticks = fence(text)
+    return f"[{cite(shown(s['path']))}:{s['range']}]\n{ticks}\n{text}\n{ticks}"
+
+
 def fence(text: str) -> str:
     """A Markdown code fence that ``text`` cannot close: more backticks than its longest run."""
     ticks = "```"
@@ -55,12 +91,11 @@ def render(packed: dict, fmt: str) -> str:
     warning = evidence_warning(packed)
     out: list[str] = []
     if fmt == "markdown":
-        out.append(f"# Context for: {' '.join(packed['query'].split())}\n")  # (one line: a heading)
+        out.append(f"# Context for: {shown(' '.join(packed['query'].split()))}\n")  # (one line: a heading)
         if warning:
             out.append(f"> {warning}\n")
         for s in packed["snippets"]:
-            ticks = fence(s["text"])
-            out += [f"[{s['path']}:{s['range']}]", ticks, s["text"], ticks, ""]
+            out += [fenced_snippet(s, code_span), ""]
         out.append(footer)
     elif fmt == "xml":  # one well-formed document: the footer is its last element
         from xml.sax.saxutils import escape, quoteattr  # (it imports urllib.request: 20 ms a `rag` run)
@@ -82,7 +117,7 @@ def render(packed: dict, fmt: str) -> str:
         if warning:
             out += [warning, ""]
         for s in packed["snippets"]:
-            out += [f"[{s['path']}:{s['range']}]", s["text"], ""]
+            out += [f"[{shown(s['path'])}:{s['range']}]", shown(s["text"]), ""]
         out.append(footer)
     else:
         raise ValueError(f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ragweb.formats import fence
+from ragweb.formats import fenced_snippet, shown
 
 
 def _data_rule(use: str) -> str:
@@ -13,16 +13,13 @@ def _data_rule(use: str) -> str:
 def _snippets(packed: dict) -> str:
     """Each snippet as its citation and its text in a fence longer than any backtick run in
     it, so that no file can close it and write what reads as the prompt's own words."""
-    blocks = []
-    for s in packed.get("snippets", []):
-        ticks = fence(s["text"])
-        blocks.append(f"[{s['path']}:{s['range']}]\n{ticks}\n{s['text']}\n{ticks}")
+    blocks = [fenced_snippet(s, str) for s in packed.get("snippets", [])]
     return "\n\n".join(blocks) if blocks else "(no snippets were found)"
 
 
 def runtime_prompt(packed: dict, question: str | None = None) -> str:
     """An answering prompt: the question, the cited snippets, and the rules for answering."""
-    q = question or packed.get("query", "")
+    q = shown(question or packed.get("query", ""))
     return f"""You are answering a question using only the context below.
 
 Question: {q}
@@ -42,7 +39,7 @@ Instructions:
 
 def builder_prompt(packed: dict, question: str | None = None) -> str:
     """A compression prompt: condense the snippets into a cited brief for later answering."""
-    q = question or packed.get("query", "")
+    q = shown(question or packed.get("query", ""))
     return f"""Condense the context below into a compact brief for answering this question:
 
 Question: {q}
