@@ -109,8 +109,8 @@ def test_a_path_glob_that_can_match_no_file_is_an_error(indexed):
 def test_query_without_results_says_why(indexed):
     r = rag("query", "-q", "quantum chromodynamics", "-d", indexed)
     assert r.returncode == 0 and r.stdout.strip() == "no results (no indexed file has these words)"
-    r = rag("query", "-q", "retry", "-d", indexed, "--path", "*.css")
-    assert r.stdout.strip() == "no results (no indexed file matching --path *.css has these words)"
+    r = rag("query", "-q", "quantum chromodynamics", "-d", indexed, "--path", "docs/**")
+    assert r.stdout.strip() == "no results (no indexed file matching --path docs/** has these words)"
     (indexed / "rag.yaml").write_text("retrieve:\n  min_score_threshold: 1000\n")
     r = rag("query", "-q", "retry", "-d", indexed)
     assert r.stdout.strip() == "no results (no indexed file scores retrieve.min_score_threshold (1000.0) or more)"
@@ -759,3 +759,134 @@ def test_a_hand_edited_outputs_list_that_cannot_be_read_is_a_clear_error(indexed
     outputs.unlink()
     outputs.mkdir()
     assert "cannot read" in rag("index", indexed).stderr
+
+
+def test_accepting_the_offer_to_index_keeps_the_summary_off_standard_output(sample_root):
+    """A terminal answers the offer while standard output is a pipe (`rag pack ... | rag
+    runprompt --ctx -`): the run's summary goes to stderr, the output stays JSON."""
+    import pty
+    master, slave = pty.openpty()
+    os.write(master, b"y\n")
+    try:
+        r = subprocess.run([sys.executable, "-m", "ragweb", "pack", "-q", "retry backoff", "-b", "300"],
+                           stdin=slave, capture_output=True, text=True, cwd=sample_root, timeout=120)
+    finally:
+        os.close(slave)
+        os.close(master)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["snippets"] and "indexed" in r.stderr
+
+
+def _tree(root, files: dict):
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+def _paths(r):
+    assert r.returncode == 0, r.stderr
+    return sorted({h["path"] for h in json.loads(r.stdout)["results"]})
+
+
+def test_path_globs_from_a_dot_are_anchored_and_an_absolute_path_is_made_relative(tmp_path):
+    _tree(tmp_path, {"src/client.py": "retry backoff\n", "src/sub/headers.py": "retry headers\n",
+                     "sub/notes.md": "retry notes\n", "docs/retry.md": "retry backoff docs\n"})
+    assert rag("index", tmp_path).returncode == 0
+    q = ("query", "-q", "retry", "-d", tmp_path, "--json", "-k", "10")
+    assert _paths(rag(*q, "--path", "./sub")) == ["sub/notes.md"]  # (not src/sub/headers.py too)
+    assert _paths(rag(*q, "--path", "./src/client.py")) == ["src/client.py"]
+    assert _paths(rag(*q, "--path", str(tmp_path / "src"))) == ["src/client.py", "src/sub/headers.py"]
+    assert _paths(rag(*q, "--path", ".")) == _paths(rag(*q))
+    r = rag(*q, "--path", "./client.py")
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.strip() == (f"Error: --path './client.py' matches no indexed file: it is matched against the "
+                                f"paths of the index of {tmp_path}, relative to that folder, such as docs/retry.md")
+    for bad, says in (("", "is empty"), ("!docs", "starts with '!'")):
+        r = rag("pack", "-q", "retry", "-d", tmp_path, "--path", bad)
+        assert r.returncode == 2 and says in r.stderr, r.stderr
+
+
+def test_an_exclude_written_from_a_dot_leaves_out_that_file_only(tmp_path):
+    _tree(tmp_path, {"notes.txt": "top notes retry\n", "vendored/lib/notes.txt": "lib notes retry\n",
+                     "guide.md": "guide retry\n", "rag.yaml": 'index:\n  excludes: ["./notes.txt"]\n'})
+    assert "2 added" in rag("index", tmp_path).stdout
+    assert _paths(rag("query", "-q", "retry", "-d", tmp_path, "--json")) == ["guide.md", "vendored/lib/notes.txt"]
+
+
+def test_a_pack_written_through_a_link_or_into_a_nested_root_is_not_indexed(tmp_path):
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    _tree(root, {"docs/i.md": "inside retry backoff text\n", "sub/child.md": "child retry backoff\n"})
+    _tree(outside, {"o.md": "outside retry backoff text\n"})
+    (root / "ext").symlink_to(outside)
+    (root / "linked.json").symlink_to(outside / "target.json")
+    for folder in (root / "sub", root):
+        assert rag("index", folder).returncode == 0
+    for out in ("ext/ctx.json", "linked.json", "sub/ctx.json"):
+        assert rag("pack", "-q", "retry backoff", "-d", root, "-o", root / out).returncode == 0
+    for folder in (root, root / "sub"):
+        r = rag("index", folder)
+        assert "0 added" in r.stdout, r.stdout
+    indexed = _paths(rag("query", "-q", "retry backoff", "-d", root, "--json", "-k", "20"))
+    assert indexed == ["docs/i.md", "ext/o.md", "sub/child.md"]
+    assert _paths(rag("query", "-q", "retry backoff", "-d", root / "sub", "--json")) == ["child.md"]
+
+
+def test_rag_config_from_a_subfolder_names_the_config_that_query_and_pack_use_there(tmp_path):
+    _tree(tmp_path, {"src/f.txt": "retry\n", "rag.yaml": "retrieve:\n  top_k: 1\n"})
+    assert rag("index", tmp_path).returncode == 0
+    r = rag("config", cwd=tmp_path / "src")
+    assert r.stdout.startswith("# effective config (defaults)")
+    assert r.stderr == (f"note: this is the config of `rag index` here; `rag query` and `rag pack` here use the "
+                        f"index of {tmp_path} and its config: `rag config -d {tmp_path}` shows it\n")
+    assert rag("config", cwd=tmp_path).stderr == ""
+
+
+def test_option_slips_are_usage_errors(indexed, tmp_path):
+    batch = tmp_path / "q.txt"
+    batch.write_text("retry backoff\nparse headers\n")
+    r = rag("pack", "-d", indexed, "--batch", batch, "-o", batch)
+    assert r.returncode == 2 and "is the --batch file" in r.stderr
+    assert batch.read_text() == "retry backoff\nparse headers\n"
+    r = rag("index", indexed, "-d", tmp_path)
+    assert r.returncode == 2 and "give the folder once" in r.stderr
+    (indexed / "rag.yaml").write_text("retrieve:\n  hybrid_enabled: true\n")
+    for cmd in (("config",), ("index",)):
+        r = rag(*cmd, "-d", indexed)
+        assert r.returncode != 0 and "rag.yaml line 2: retrieve.hybrid_enabled fuses" in r.stderr, r.stderr
+
+
+def test_question_words_may_stand_on_both_sides_of_an_option(indexed):
+    r = rag("query", "retry", "-k", "1", "backoff", "-d", indexed, "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["query"] == "retry backoff"
+    r = rag("query", "retry", "-k", "1", "--bogus", "-d", indexed)
+    assert r.returncode == 2 and "unrecognized arguments: --bogus" in r.stderr
+
+
+def test_a_batch_line_with_keys_that_are_not_read_says_so_once(indexed):
+    lines = '{"id": "y", "question": "retry", "path": "docs/**", "budget": 10}\n{"id": "z", "question": "headers", "path": "x"}\n'
+    r = rag("pack", "-d", indexed, "--batch", "-", "-b", "200", stdin=lines)
+    assert [json.loads(line)["id"] for line in r.stdout.splitlines()] == ["y", "z"]
+    assert r.stderr == ("note: standard input line 1: 'budget', 'path' are not read; a JSON line gives \"id\" and "
+                        "\"question\", and options such as --path or --budget apply to every line\n")
+
+
+def test_a_batch_that_cannot_be_written_names_the_file(indexed, tmp_path):
+    batch = tmp_path / "q.txt"
+    batch.write_text("retry\n")
+    r = rag("pack", "-d", indexed, "--batch", batch, "-o", "/dev/full")
+    assert r.returncode == 1 and r.stderr.strip() == "Error: cannot write /dev/full: No space left on device"
+
+
+def test_nothing_indexed_says_what_excludes_left_out_not_the_index_files(tmp_path):
+    _tree(tmp_path, {"a.pdf": "x\n", "notes.md": "notes\n", "rag.yaml": "index:\n  excludes: ['notes.md']\n"})
+    for _ in range(2):  # (the second run walks past .rag/ and its index.db)
+        r = rag("index", tmp_path)
+        assert r.stderr.strip() == ("note: nothing is indexed: 1 file is left out by index.excludes; "
+                                    "1 file matches no index.includes glob (1 .pdf)")
+
+
+def test_suggested_commands_quote_a_folder_with_spaces(tmp_path):
+    folder = _tree(tmp_path / "sp ace", {"a.md": "retry\n"})
+    r = rag("query", "-d", folder, "-q", "retry", "--no-auto-index")
+    assert f"run `rag index '{folder}'` first" in r.stderr

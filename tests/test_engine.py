@@ -95,11 +95,12 @@ def test_numpy_scores_a_search_exactly_as_pure_python(ops_, pool):
         else:
             eng.flush()
     runs = []
+    copies = eng.files_matching("copy-*")  # (a glob no indexed file matches is an error)
     try:
         for enabled in (True, False):
             accel.ENABLED = enabled
             runs.append([(results(eng, q, top_k=10), results(eng, q, top_k=3, mmr=False, pool=pool),
-                          results(eng, q, top_k=10, path_glob="copy-*")) for q in QUERIES])
+                          results(eng, q, top_k=10, path_glob="copy-*") if copies else None) for q in QUERIES])
     finally:
         accel.ENABLED = True
     assert runs[0] == runs[1]

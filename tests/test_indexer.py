@@ -423,7 +423,7 @@ def test_the_config_file_is_not_indexed(tmp_path):
 
 def test_the_config_files_are_not_indexed_when_the_user_sets_excludes(tmp_path):
     """A user's ``index.excludes`` replaces the defaults that list rag.yaml and .rag/; rag's
-    own files stay out all the same (a nested project's rag.yaml is that project's text)."""
+    own files stay out all the same, a nested root's too (`**/rag.yaml` in the defaults)."""
     from ragweb.config import load_config
 
     (tmp_path / "rag.yaml").write_text("index:\n  excludes: ['drafts/**']\n")
@@ -431,11 +431,14 @@ def test_the_config_files_are_not_indexed_when_the_user_sets_excludes(tmp_path):
     (tmp_path / ".rag" / "config.yaml").write_text("index: {}\n")
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "rag.yaml").write_text("index: {}\n")
+    (tmp_path / "sub" / ".rag").mkdir()
+    (tmp_path / "sub" / ".rag" / "config.yaml").write_text("index: {}\n")
     (tmp_path / "ops.md").write_text("# Ops\n\nThe cluster.\n")
     cfg = load_config(tmp_path)[0]
     assert cfg["index"]["excludes"] == ["drafts/**"]
+    cfg["index"]["includes"] += ["**/*.db"]
     index_root(tmp_path, cfg)
-    assert set(Engine.open(index_path(tmp_path)).stats()["files"]) == {"ops.md", "sub/rag.yaml"}
+    assert set(Engine.open(index_path(tmp_path)).stats()["files"]) == {"ops.md"}
 
 
 def _dump(root) -> list[str]:

@@ -730,3 +730,11 @@ def test_synonyms_of_your_own_from_the_config():
     packed = eng.pack(q, 40)
     check_pack(eng, packed, 40)
     assert "orchestrator" in " ".join(s["text"] for s in packed["snippets"])
+
+
+def test_a_path_glob_that_matches_no_indexed_file_or_is_empty_is_an_error(sample_engine):
+    for glob, says in (("nowhere/**", "no indexed file matches the path glob 'nowhere/**'"),
+                       ("", "is empty"), ("  ", "is empty"), ("!docs", "starts with '!'")):
+        with pytest.raises(UsageError, match=re.escape(says)):
+            sample_engine.pack("retry backoff", 300, path_glob=glob)
+    assert sample_engine.files_matching("docs/**") and sample_engine.pack("retry backoff", 300, path_glob="docs/**")["snippets"]

@@ -113,6 +113,8 @@ def _version() -> str:
 
 # --- helpers ----------------------------------------------------------------------------
 def _root(args) -> Path:
+    if getattr(args, "root", None) and args.dir:
+        raise UsageError(f"rag index: give the folder once, as PATH ({args.root}) or with -d ({args.dir}), not both")
     root = Path(getattr(args, "root", None) or args.dir or ".")
     if not root.is_dir():
         raise UsageError(f"not a directory: {root}")
@@ -123,16 +125,22 @@ def _reading_root(args) -> Path:
     """`_root`, except that with no ``-d`` and no index in the current folder the nearest
     folder above it that has one is the root (as git finds a repository from a subfolder)."""
     root = _root(args)
-    if args.dir is None and not getattr(args, "root", None):
-        from ragweb.indexer import index_path
-        if not index_path(root).is_file():
-            here = root.resolve()
-            for folder in here.parents:
-                if index_path(folder).is_file():
-                    sys.stderr.write(f"note: using the index of {folder} (run `rag index` here for "
-                                     f"an index of this folder alone)\n")
-                    return folder
+    if (folder := _index_above(args, root)) is not None:
+        sys.stderr.write(f"note: using the index of {folder} (run `rag index` here for "
+                         f"an index of this folder alone)\n")
+        return folder
     return root
+
+
+def _index_above(args, root: Path) -> Path | None:
+    """The folder above ``root`` whose index `rag query` and `rag pack` use from ``root``
+    (no ``-d``, no index here), else None."""
+    if args.dir is not None or getattr(args, "root", None):
+        return None
+    from ragweb.indexer import index_path
+    if index_path(root).is_file():
+        return None
+    return next((folder for folder in root.resolve().parents if index_path(folder).is_file()), None)
 
 
 def _config(args, root: Path) -> dict:
@@ -145,9 +153,6 @@ def _config(args, root: Path) -> dict:
         handler.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
         logger.addHandler(handler)
     logger.setLevel(level.upper())
-    if cfg["retrieve"]["hybrid_enabled"] and not cfg["embedding"]["enabled"]:
-        raise RagError("retrieve.hybrid_enabled fuses BM25 with vector search, which needs "
-                       "embedding.enabled: true (and an embedding provider)")
     return cfg
 
 
@@ -192,7 +197,9 @@ class _ProgressBar:
             sys.stderr.write("\r" + " " * 79 + "\r")
 
 
-def _run_index(root: Path, cfg: dict, rebuild=False, use_gitignore=None, quiet=False):
+def _run_index(root: Path, cfg: dict, rebuild=False, use_gitignore=None, quiet=False, out=None):
+    """`rag index`'s run and report: the summary line on ``out`` (standard output; standard
+    error when a query or pack indexes first, whose results are the output)."""
     from ragweb.indexer import index_root
     bar = _ProgressBar(not quiet and sys.stderr.isatty())
     try:
@@ -217,7 +224,7 @@ def _run_index(root: Path, cfg: dict, rebuild=False, use_gitignore=None, quiet=F
     for path, message in lost[:5]:  # (its files are not in the index: say so, and why)
         print(f"note: {path}: {message.removesuffix(NOT_FOLLOWED)}, so the link is not followed and its files are "
               "not indexed", file=sys.stderr)
-    print(f"indexed {root}: {report.summary()}")
+    print(f"indexed {root}: {report.summary()}", file=out or sys.stdout)
     if report.too_large:  # text the includes asked for, left out whole: say which, and the key
         more = " ..." if report.too_large > len(report.too_large_paths) else ""
         print(f"note: {report.too_large} file{' was' if report.too_large == 1 else 's were'} larger than "
@@ -227,11 +234,11 @@ def _run_index(root: Path, cfg: dict, rebuild=False, use_gitignore=None, quiet=F
     if report.total_chunks == 0 and report.left_out.hint():
         print(f"note: nothing is indexed: {report.left_out.hint()}", file=sys.stderr)
     if cfg["embedding"]["enabled"]:
-        _run_embed(root, cfg, quiet)
+        _run_embed(root, cfg, quiet, out)
     return report
 
 
-def _run_embed(root: Path, cfg: dict, quiet: bool) -> None:
+def _run_embed(root: Path, cfg: dict, quiet: bool, out=None) -> None:
     """Give the index's new chunks embeddings (`ragweb.embeddings.embed_missing`)."""
     from ragweb import embeddings
     from ragweb.engine import Engine
@@ -256,7 +263,7 @@ def _run_embed(root: Path, cfg: dict, quiet: bool) -> None:
     finally:
         engine.close()
     print(f"embedded {done} chunks with {embedder.provider} {embedder.model} "
-          f"({had} already had embeddings); {time.perf_counter() - t0:.2f} s")
+          f"({had} already had embeddings); {time.perf_counter() - t0:.2f} s", file=out or sys.stdout)
 
 
 def _embedding_state(engine, embedder) -> str:
@@ -277,9 +284,10 @@ def _open_for_reading(args, root: Path, cfg: dict):
     from ragweb.indexer import check_index_place, index_path, scan_changes
     path = index_path(root)
     check_index_place(path)
+    shown_root = shlex.quote(str(root))  # (for the commands the messages suggest)
     interactive = _stdin_is_tty() and not args.no_auto_index and not args.batch
     if not path.exists():
-        msg = f"no index at {path}; run `rag index {root}` first"
+        msg = f"no index at {path}; run `rag index {shown_root}` first"
         if args.dir is None and not getattr(args, "root", None):
             # (`rag index docs` puts the index in docs/: the usual slip is asking from above it)
             below = sorted(p.name for p in root.iterdir() if p.is_dir() and index_path(p).is_file())
@@ -289,7 +297,7 @@ def _open_for_reading(args, root: Path, cfg: dict):
                         f", or add `-d DIR` to use the index in one of {', '.join(names[:5])}"
                         + (", ..." if len(names) > 5 else ""))
         if interactive and _ask(f"There is no index for {root}. Index it now? [Y/n] "):
-            _run_index(root, cfg)
+            _run_index(root, cfg, out=sys.stderr)
         else:
             raise RagError(msg)
     engine = Engine.open(path, cfg, create=False)
@@ -301,21 +309,21 @@ def _open_for_reading(args, root: Path, cfg: dict):
             sys.stderr.write(f"{n} file(s) changed since the last index:\n{lines}\n")
             if _ask("Re-index now? [Y/n] "):
                 engine.close()
-                _run_index(root, cfg)
+                _run_index(root, cfg, out=sys.stderr)
                 engine = Engine.open(path, cfg, create=False)
         else:
-            sys.stderr.write(f"note: {n} file(s) changed since the last index; run `rag index {root}`\n")
+            sys.stderr.write(f"note: {n} file(s) changed since the last index; run `rag index {shown_root}`\n")
     if cfg["embedding"]["enabled"]:
         from ragweb import embeddings
         engine.embedder = embeddings.Embedder(cfg)
         signature, have, total = embeddings.status(engine)
         if have and signature != engine.embedder.signature:
             sys.stderr.write(f"note: the index's embeddings were made by {embeddings.described(signature)}, not "
-                             f"{embeddings.described(engine.embedder.signature)}; run `rag index {root}` to make "
+                             f"{embeddings.described(engine.embedder.signature)}; run `rag index {shown_root}` to make "
                              "them again (until then hybrid search ranks by BM25 alone)\n")
         elif have < total:
             sys.stderr.write(f"note: {total - have} of {total} chunks have no embedding yet; run "
-                             f"`rag index {root}` (vector search sees only the others)\n")
+                             f"`rag index {shown_root}` (vector search sees only the others)\n")
     change = engine.settings_change()
     if change == OLDER_VERSION:
         sys.stderr.write("note: the index was built by an older version of ragweb, which reads some files "
@@ -364,7 +372,7 @@ def _not_json_constant(name: str):
 
 
 def _parse_questions(lines, batch: str):
-    asked = False
+    asked = noted = False
     where = "standard input" if batch == "-" else batch
     for n, line in enumerate(lines, 1):
         line = line.lstrip("\ufeff").strip() if n == 1 else line.strip()  # (Notepad's byte order mark)
@@ -390,6 +398,11 @@ def _parse_questions(lines, batch: str):
             except (ValueError, UnicodeEncodeError):
                 raise UsageError(f"{where} line {n}: its id (or another value) is a number too large "
                                  "or a lone surrogate, which the JSON answer cannot repeat") from None
+            if (unread := sorted(set(obj) - {"id", "question", "query"})) and not noted:
+                noted = True  # (once: a file of such lines would repeat it for each)
+                print(f"note: {where} line {n}: {', '.join(map(repr, unread))} "
+                      f"{'is' if len(unread) == 1 else 'are'} not read; a JSON line gives \"id\" and \"question\", "
+                      "and options such as --path or --budget apply to every line", file=sys.stderr)
             asked = True
             yield obj.get("id", n), q
         else:
@@ -440,6 +453,33 @@ def _question(args, command: str) -> str | None:
     return question
 
 
+def _path_option(args, root: Path) -> None:
+    """``--path`` as a glob relative to ``root``: an absolute path inside the root is made
+    relative to it (a glob starting with ``/`` is anchored at the root, so ``$PWD/src`` named
+    nothing)."""
+    value = args.path
+    if value is None or not os.path.isabs(value):
+        return
+    for base, path in ((os.path.abspath(root), os.path.abspath(value)),
+                       (os.path.realpath(root), os.path.realpath(value))):
+        if path == base or path.startswith(base.rstrip(os.sep) + os.sep):
+            rel = os.path.relpath(path, base).replace(os.sep, "/")
+            args.path = ("**" if rel == "." else "/" + rel) + ("/" if value.endswith("/") and rel != "." else "")
+            return
+
+
+def _check_path_matches(args, engine, root: Path) -> None:
+    """A ``--path`` that matches no indexed file is a usage error, said once (a batch would
+    answer every question with nothing), with how paths are written."""
+    if args.path is None or engine.files_matching(args.path):
+        return
+    with engine.reading():
+        some = engine.conn.execute("SELECT path FROM files ORDER BY path LIMIT 1").fetchone()
+    like = f", such as {some[0]}" if some else ""
+    raise UsageError(f"--path {args.path!r} matches no indexed file: it is matched against the paths of "
+                     f"the index of {root}, relative to that folder{like}")
+
+
 def cmd_query(args) -> int:
     root = _reading_root(args)
     cfg = _config(args, root)
@@ -450,8 +490,10 @@ def cmd_query(args) -> int:
         raise UsageError(f"--context must be 0 or more, got {args.context}")
     args.query = _question(args, "query")
     from ragweb.engine import Engine
+    _path_option(args, root)
     Engine.check_options(top_k=args.top_k, path_glob=args.path)  # (a batch would fail every question)
     engine = _open_for_reading(args, root, cfg)
+    _check_path_matches(args, engine, root)
 
     def run(q: str):
         with engine.reading():  # (another `rag index` may commit between questions)
@@ -514,12 +556,18 @@ def cmd_pack(args) -> int:
     if args.output and _inside(args.output, index_dir := Path(root) / INDEX_DIR):
         raise UsageError(f"-o {args.output} is in the index folder {index_dir}, where rag keeps its own files; "
                          "write the pack elsewhere")
+    if args.batch and args.output and args.batch != "-" and os.path.exists(args.output) and \
+            os.path.realpath(args.batch) == os.path.realpath(args.output):
+        raise UsageError(f"-o {args.output} is the --batch file: the answers would replace the questions; "
+                         "write them to another file")
     if args.batch and args.format not in (None, "json"):
         raise UsageError(f"--batch writes one JSON result per line; --format {args.format} is for one question")
     args.query = _question(args, "pack")
     from ragweb.engine import Engine
+    _path_option(args, root)
     Engine.check_options(top_k=args.top_k, path_glob=args.path, budget=args.budget)
     engine = _open_for_reading(args, root, cfg)
+    _check_path_matches(args, engine, root)
 
     def run(q: str) -> dict:
         return engine.pack(q, budget=args.budget, top_k=args.top_k, path_glob=args.path,
@@ -543,7 +591,7 @@ def cmd_pack(args) -> int:
         if args.output:
             with AtomicWrite(args.output) as out:
                 answer(out)
-            note_pack_output(root, args.output)
+            note_pack_output(args.output)
             # the packs are in the file: say where, and how many may not answer their question
             n = counts["packs"]
             print(f"wrote {n} pack{'' if n == 1 else 's'} to {args.output} ({counts['unsure']} with weak or "
@@ -557,7 +605,7 @@ def cmd_pack(args) -> int:
         with AtomicWrite(args.output) as out:
             out.write(text + "\n")
         # a packed context written under the root is not indexed (indexer.pack_outputs)
-        note_pack_output(root, args.output)
+        note_pack_output(args.output)
         files = len({sn["path"] for sn in packed["snippets"]})
         n = len(packed["snippets"])
         print(f"wrote {args.output}: {n} snippet{'' if n == 1 else 's'} from {files} "
@@ -627,6 +675,10 @@ def cmd_config(args) -> int:
     from ragweb.config import dump_config, load_config
     root = _root(args)
     cfg, found = load_config(root, args.config)
+    if (folder := _index_above(args, root)) is not None and args.config is None:
+        sys.stderr.write(f"note: this is the config of `rag index` here; `rag query` and `rag pack` here use "
+                         f"the index of {folder} and its config: `rag config -d {shlex.quote(str(folder))}` "
+                         "shows it\n")
     print(f"# effective config ({'from ' + str(found) if found else 'defaults'})")
     print(dump_config(cfg), end="")
     return EXIT_OK
@@ -643,7 +695,12 @@ COMMANDS = {"index": cmd_index, "query": cmd_query, "pack": cmd_pack, "runprompt
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # (`rag query retry -k 1 backoff`: words after an option are the question's too)
+        if args.command in ("query", "pack") and not any(a.startswith("-") for a in extra):
+            args.words = [*(args.words or ()), *extra]
+        else:
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
     if sys.stdout is None:  # started with its standard output closed (`>&-`)
         if args.command not in ("index", "web") and getattr(args, "output", None) in (None, "-"):
             print(f"Error: standard output is closed: rag {args.command} has nowhere to write its results",

@@ -111,10 +111,11 @@ CONFIG_FILES = ("rag.yaml", ".rag/config.yaml")  # looked up under the root, in 
 
 
 def is_own_file(rel: str) -> bool:
-    """Whether ``rel`` (relative to a root, ``/``-separated) is one of rag's own files there:
-    a config file (`CONFIG_FILES`) or anything in ``.rag/``. They are never indexed, whatever
+    """Whether ``rel`` (relative to a root, ``/``-separated; a folder ends in ``/``) is one of
+    rag's own files, of this root or of another indexed folder inside it: a ``rag.yaml`` or
+    anything in a ``.rag/`` folder (the index, its config). They are never indexed, whatever
     ``index.excludes`` says (a user's excludes replace the defaults that list them)."""
-    return rel in CONFIG_FILES or rel.startswith(".rag/")
+    return rel.rsplit("/", 1)[-1] == CONFIG_FILES[0] or rel.startswith(".rag/") or "/.rag/" in rel
 
 
 def load_config(root: str | Path, path: str | Path | None = None) -> tuple[dict, Path | None]:
@@ -267,6 +268,9 @@ def _validate(doc: yaml.Node | None, loader: yaml.SafeLoader, name: str) -> dict
             porter = porter or (full == "index.stemming" and isinstance(raw, str))
             cfg[section][key] = value
 
+    if cfg["retrieve"]["hybrid_enabled"] and not cfg["embedding"]["enabled"]:
+        raise fail(nodes["retrieve.hybrid_enabled"], "retrieve.hybrid_enabled fuses BM25 with vector search, "
+                   "which needs embedding.enabled: true (and an embedding provider)")
     index = cfg["index"]
     if porter and index["language"] != "english":
         raise fail(nodes["index.stemming"], "index.stemming 'porter' means English stemming, but "

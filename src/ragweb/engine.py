@@ -775,10 +775,31 @@ class Engine:
         positive whole number (None: the default). A batch checks them before its questions."""
         if top_k is not None and int(top_k) < 1:
             raise UsageError(f"top_k must be at least 1, got {top_k}")
-        if path_glob and (problem := glob_problem(path_glob)):
-            raise UsageError(f"the path glob {path_glob!r} can match no file: it has {problem}")
+        if path_glob is not None:
+            if not isinstance(path_glob, str) or not path_glob.strip():
+                raise UsageError(f"the path glob {path_glob!r} is empty: give one, such as 'src/**/*.py', "
+                                 "or leave it out to search every file")
+            if path_glob.startswith("!"):
+                raise UsageError(f"the path glob {path_glob!r} starts with '!': it names the files to "
+                                 "search, and cannot leave files out")
+            if problem := glob_problem(path_glob):
+                raise UsageError(f"the path glob {path_glob!r} can match no file: it has {problem}")
         if budget is not None and (not isinstance(budget, int) or isinstance(budget, bool) or budget <= 0):
             raise UsageError(f"the token budget must be a positive whole number, got {budget!r}")
+
+    def files_matching(self, path_glob: str) -> list[str]:
+        """The indexed paths that ``path_glob`` (a `--path` glob) matches."""
+        self.check_options(path_glob=path_glob)
+        with self.reading():
+            globs = GlobSet([path_glob])
+            return [p for (p,) in self.conn.execute("SELECT path FROM files ORDER BY path") if globs.matches_file(p)]
+
+    def _files_matching(self, path_glob: str) -> set[int]:
+        globs = GlobSet([path_glob])  # the same glob rules as file selection
+        allowed = {fid for fid, p in self.conn.execute("SELECT id, path FROM files") if globs.matches_file(p)}
+        if not allowed:
+            raise UsageError(f"no indexed file matches the path glob {path_glob!r}")
+        return allowed
 
     def search(self, query: str, top_k: int | None = None, mmr: bool = True,
                path_glob: str | None = None, pool: int | None = None,
@@ -807,6 +828,7 @@ class Engine:
             raise RagError("vector search needs embeddings: set embedding.enabled: true in rag.yaml "
                            "and run `rag index`")
         self.check_options(top_k, path_glob)
+        allowed = None if path_glob is None else self._files_matching(path_glob)
         top_k = rc["top_k"] if top_k is None else int(top_k)
         qterms = self.analyzer.query_terms(query)
         if not qterms and (mode == "bm25" or not query.strip()):  # vectors read any question
@@ -876,12 +898,6 @@ class Engine:
         vector = self._vector_scores(query, mode == "semantic") if mode != "bm25" else {}
         if not scores and not vector:
             return []
-        allowed = None
-        if path_glob:
-            globs = GlobSet([path_glob])  # the same glob rules as file selection
-            allowed = {fid for fid, p in self.conn.execute("SELECT id, path FROM files") if globs.matches_file(p)}
-            if not allowed:
-                return []
         if allowed is not None:
             file_of = dict(self._chunk_files(list(scores.keys() | vector.keys())))
             scores = {c: s for c, s in scores.items() if file_of.get(c) in allowed}

@@ -25,13 +25,14 @@ import hashlib
 import io
 import os
 import re
+import shlex
 import stat
 import zlib
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from .config import CONFIG_FILES
+from .config import is_own_file
 from .errors import RagError, UsageError
 
 IGNORE_FILES = (".gitignore", ".ragignore")  # read in this order; later rules win
@@ -333,11 +334,17 @@ _BRACES_RE = re.compile(r"\{([^{}]*,[^{}]*)\}")
 
 
 def _strip_dot(pattern: str) -> str:
-    """``./docs/*.md`` as ``docs/*.md``: paths are relative to the root already, and a shell
-    user writes the dot (`rag query --path ./docs/*.md` matched nothing)."""
+    """``./docs/*.md`` as ``/docs/*.md``: paths are relative to the root already, and a shell
+    user writes the dot (`rag query --path ./docs/*.md` matched nothing). The dot anchors the
+    glob at the root, as a leading ``/`` does: ``./notes.txt`` is not ``notes.txt`` at any
+    depth. ``.`` alone is the whole root."""
+    if pattern in (".", "./"):
+        return "**"
+    if not pattern.startswith("./"):
+        return pattern
     while pattern.startswith("./"):
         pattern = pattern[2:].lstrip("/")
-    return pattern
+    return "/" + pattern if pattern else "**"
 
 
 MAX_BRACE_GLOBS = 1000  # globs one pattern's {a,b} groups may stand for ({a,b} 30 times: a billion)
@@ -426,6 +433,7 @@ class LeftOut:
 
     dirs: list[str] = field(default_factory=list)
     suffixes: dict[str, int] = field(default_factory=dict)
+    excluded: int = 0       # files an includes glob took and an excludes glob left out
     ignored: int = 0        # files and folders .gitignore / .ragignore rules left out
     ignored_above: str = ""  # ... some by those of the git work tree above the root: its top
 
@@ -436,8 +444,11 @@ class LeftOut:
             shown = ", ".join(d + "/" for d in self.dirs[:limit]) + (" ..." if len(self.dirs) > limit else "")
             one = len(self.dirs) == 1
             parts.append(f"index.excludes left out the folder{'' if one else 's'} {shown} (index "
-                         f"{'it' if one else 'one of them'} directly, as `rag index {self.dirs[0]}`, "
+                         f"{'it' if one else 'one of them'} directly, as `rag index {shlex.quote(self.dirs[0])}`, "
                          "or change index.excludes in rag.yaml)")
+        if self.excluded:
+            one = self.excluded == 1
+            parts.append(f"{self.excluded} file{' is' if one else 's are'} left out by index.excludes")
         if self.suffixes:
             top = sorted(self.suffixes.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
             shown = ", ".join(f"{n} {s or '(no suffix)'}" for s, n in top)
@@ -564,16 +575,20 @@ class _Walker:
                     self.left_out.ignored += 1
                 continue
             if is_dir:
+                if is_own_file(path + "/"):
+                    continue  # (an index folder, this root's or a nested root's)
                 if not self.excludes.covers_dir(path):
                     yield from self._walk_dir(entry, path, ignores)
                 elif self.left_out is not None and not entry.name.startswith("."):
-                    self.left_out.dirs.append(path)  # (not .git, .rag: nobody means to index those)
+                    self.left_out.dirs.append(path)  # (not .git: nobody means to index that)
             elif self.includes.matches_file(path):
                 if not self.excludes.matches_file(path):
                     entry_out = self._file(entry, path)
                     if entry_out:
                         yield entry_out
-            elif self.left_out is not None and not entry.name.startswith(".") and path not in CONFIG_FILES:
+                elif self.left_out is not None and not is_own_file(path):
+                    self.left_out.excluded += 1
+            elif self.left_out is not None and not entry.name.startswith(".") and not is_own_file(path):
                 # (.gitignore, rag.yaml: nobody means to index those)
                 suffix = os.path.splitext(entry.name)[1].lower()
                 self.left_out.suffixes[suffix] = self.left_out.suffixes.get(suffix, 0) + 1
@@ -1194,24 +1209,30 @@ class AtomicWrite:
         return self.file
 
     def __exit__(self, kind, value, tb):
+        self._finish(kind)
+        if kind is not None and issubclass(kind, OSError) and not issubclass(kind, BrokenPipeError):
+            # a write in the block failed (a full disk): name the file, as a failed close does
+            raise RagError(f"cannot write {self.path}: {value.strerror or value}") from None
+        return False
+
+    def _finish(self, kind) -> None:
         if self.direct:
             try:
                 self.file.close()
             except OSError as e:
                 if kind is None:
                     raise RagError(f"cannot write {self.path}: {e.strerror or e}") from None
-            return False
+            return
         try:
             self.file.close()
             if kind is None:
                 os.replace(self.tmp, self.target)
-                return False
+                return
         except OSError as e:  # (a full disk on close; ``path`` a folder)
             if kind is None:
                 self._discard()
                 raise RagError(f"cannot write {self.path}: {e.strerror or e}") from None
         self._discard()
-        return False
 
     def _discard(self) -> None:
         try:

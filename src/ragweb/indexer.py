@@ -65,23 +65,46 @@ def pack_outputs(root: str | Path) -> set[str]:
     return {line for line in text.splitlines() if line}
 
 
-def note_pack_output(root: str | Path, output: str | Path) -> str | None:
-    """Record ``output`` in ROOT/.rag/outputs when it lies under ``root`` (and the index
-    folder exists); returns its relative path then, else None. Written atomically."""
-    root = Path(root).resolve()
+def note_pack_output(output: str | Path) -> None:
+    """Record ``output`` in the ``.rag/outputs`` of every indexed folder it lies under (the
+    root of the index the pack came from, and any root nested in it or above it), as each
+    one's walk will see it: the path as written (through a symlinked folder, or a link to a
+    file elsewhere) and the real path. Written atomically."""
+    seen = set()
+    for form in (os.path.abspath(output), os.path.realpath(output)):
+        for folder in Path(form).parents:
+            rel = Path(form).relative_to(folder).as_posix()
+            if (folder / INDEX_DIR).is_dir() and (folder, rel) not in seen:
+                seen.add((folder, rel))
+                _note_output(folder, rel)
+
+
+def _note_output(folder: Path, rel: str) -> None:
     try:
-        rel = Path(output).resolve().relative_to(root).as_posix()
         rel.encode("utf-8")
-    except ValueError:  # (UnicodeEncodeError too: a name that is not UTF-8 is never indexed anyway)
-        return None
-    folder = root / INDEX_DIR
-    if not folder.is_dir() or rel.split("/", 1)[0] == INDEX_DIR:
-        return None
-    known = pack_outputs(root)
+    except UnicodeEncodeError:  # (a name that is not UTF-8 is never indexed anyway)
+        return
+    if is_own_file(rel):  # (never indexed anyway)
+        return
+    known = pack_outputs(folder)
     if rel not in known:
-        with AtomicWrite(folder / OUTPUTS_FILE) as f:
+        with AtomicWrite(folder / INDEX_DIR / OUTPUTS_FILE) as f:
             f.write("".join(f"{p}\n" for p in sorted(known | {rel})))
-    return rel
+
+
+def _output_files(root: str | Path, outputs: set[str]) -> dict[str, set[str]]:
+    """The real paths of the files `rag pack -o` wrote, by file name: the walk may reach one
+    by another path (a symlinked folder inside the root that leads to where it was written)."""
+    found: dict[str, set[str]] = {}
+    for rel in outputs:
+        real = os.path.realpath(os.path.join(root, rel))
+        found.setdefault(os.path.basename(real), set()).add(real)
+    return found
+
+
+def _is_output(entry: FileEntry, output_files: dict[str, set[str]]) -> bool:
+    reals = output_files.get(entry.path.rsplit("/", 1)[-1])
+    return bool(reals) and os.path.realpath(entry.abspath) in reals
 
 
 @dataclass
@@ -131,8 +154,9 @@ def scan_changes(engine: Engine, root: str | Path, config: dict,
     out = Changes()
     seen = set()
     outputs = pack_outputs(root)
+    output_files = _output_files(root, outputs)
     for entry in iter_files(root, ix["includes"], ix["excludes"], use_gitignore, out.problems, out.left_out):
-        if entry.path in outputs or is_own_file(entry.path):
+        if entry.path in outputs or is_own_file(entry.path) or _is_output(entry, output_files):
             continue
         seen.add(entry.path)
         old = states.get(entry.path) or skipped.get(entry.path)
