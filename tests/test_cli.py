@@ -890,3 +890,13 @@ def test_suggested_commands_quote_a_folder_with_spaces(tmp_path):
     folder = _tree(tmp_path / "sp ace", {"a.md": "retry\n"})
     r = rag("query", "-d", folder, "-q", "retry", "--no-auto-index")
     assert f"run `rag index '{folder}'` first" in r.stderr
+
+
+def test_a_path_glob_the_shell_expanded_is_pointed_out(tmp_path):
+    _tree(tmp_path, {"src/a.py": "retry = 1\n", "src/b.py": "backoff = 2\n"})
+    assert rag("index", tmp_path).returncode == 0
+    # what `rag query retry --path src/*.py` becomes in a shell: the glob's second file joins the question
+    r = rag("query", "retry", "--path", "src/a.py", "src/b.py", cwd=tmp_path)
+    assert r.returncode == 0 and "note: the question holds file names (src/b.py); if the shell expanded a " \
+                                 "--path glob, quote it: --path 'src/*.py'" in r.stderr
+    assert "note" not in rag("query", "retry", "--path", "src/*.py", cwd=tmp_path).stderr

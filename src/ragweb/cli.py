@@ -334,6 +334,7 @@ def _open_for_reading(args, root: Path, cfg: dict):
     return engine
 
 
+_WILDCARD_RE = re.compile(r"[*?\[]")
 _UNDECODED_RE = re.compile("[\udc80-\udcff]")  # bytes of an argument that were not UTF-8 (surrogateescape)
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")  # any lone surrogate: no UTF-8 text holds one
 
@@ -450,6 +451,12 @@ def _question(args, command: str) -> str | None:
                          f"rag {command} QUESTION WORDS, or --batch FILE")
     if question and args.batch:
         raise UsageError(f"rag {command}: give either a question or --batch FILE, not both")
+    if args.path and args.words and os.path.isfile(args.path) and not _WILDCARD_RE.search(args.path):
+        files = [w for w in args.words if os.path.isfile(w)]
+        if files:  # (`--path src/*.py` unquoted: the shell gave one file to --path, the rest to the question)
+            sys.stderr.write(f"note: the question holds file names ({', '.join(files[:3])}"
+                             f"{' ...' if len(files) > 3 else ''}); if the shell expanded a --path glob, "
+                             f"quote it: --path 'src/*.py'\n")
     return question
 
 
