@@ -52,6 +52,7 @@ class FakeProvider:
         self.reply = None                # a function of the texts giving the raw answer body
         self.on_request = None           # called with the request's body before it is answered
         self.truncate = False            # answer a body shorter than its Content-Length says
+        self.raw = None                  # a function of the handler that writes the whole answer itself
         provider = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -65,6 +66,9 @@ class FakeProvider:
                                           "auth": self.headers.get("Authorization")})
                 if provider.on_request is not None:
                     provider.on_request(body)
+                if provider.raw is not None:
+                    self.close_connection = True
+                    return provider.raw(self)
                 if provider.fail_after is not None and len(provider.requests) > provider.fail_after:
                     return self._send(500, {"error": "model crashed"})
                 if provider.reply is not None:
@@ -572,3 +576,152 @@ def test_a_full_disk_while_embedding_says_what_the_index_keeps(tmp_path, provide
     eng = Engine.open(db, create=False)
     assert eng.search("garage")  # (the text index answers)
     eng.close()
+
+
+def embedder_for(root):
+    return embeddings.Embedder(load_config(root)[0])
+
+
+def openai_root(tmp_path, provider, monkeypatch, **embedding):
+    monkeypatch.setenv("RAG_TEST_KEY", "sk-test")
+    return write_root(tmp_path, provider, provider="openai", base_url=provider.url + "/v1",
+                      api_key_env="RAG_TEST_KEY", **embedding)
+
+
+@pytest.mark.parametrize("numbering", [
+    lambda i: i % 2,        # a batching proxy numbering each sub-batch from 0
+    lambda i: str(i),       # indices as strings ("10" sorts before "2")
+    lambda i: i + 1,        # from 1
+])
+def test_vectors_numbered_other_than_0_to_n_minus_1_are_refused_not_misplaced(tmp_path, provider, monkeypatch, numbering):
+    root = openai_root(tmp_path, provider, monkeypatch, batch_size=3)
+    provider.reply = lambda texts: {"data": [{"index": numbering(i), "embedding": fake_vector(t)}
+                                             for i, t in enumerate(texts)]}
+    r = rag("index", root)
+    assert r.returncode == 1 and "numbered its 3 vectors" in r.stderr and "not 0 to 2 once each" in r.stderr, r.stderr
+    assert stored_vectors(root) == {}
+
+
+def test_an_answer_that_leaves_index_0_out_is_read_as_protobuf_writes_it(tmp_path, provider, monkeypatch):
+    root = openai_root(tmp_path, provider, monkeypatch, batch_size=3)
+
+    def reply(texts):  # (Gemini's OpenAI-compatible endpoint: a zero is left out of its JSON)
+        data = [{"index": i, "embedding": fake_vector(t)} for i, t in enumerate(texts)]
+        del data[0]["index"]
+        return {"data": data[::-1]}
+    provider.reply = reply
+    assert rag("index", root).returncode == 0
+    assert query(root, "-q", "feline", "--semantic", "-k", "1")[0]["path"] == "pets.md"
+    assert query(root, "-q", "automobile", "--semantic", "-k", "1")[0]["path"] == "garage.md"
+
+
+def test_a_slow_or_endless_answer_stops_at_the_deadline_or_the_size_limit(tmp_path, provider, monkeypatch):
+    import time
+    embedder = embedder_for(write_root(tmp_path, provider))
+    monkeypatch.setattr(embeddings, "REQUEST_TIMEOUT", 1.0)  # (120 s in use)
+
+    def drip(handler):  # a byte every 0.2 s of a 1,000-byte answer: 200 s in all
+        handler.send_response(200)
+        handler.send_header("Content-Length", "1000")
+        handler.end_headers()
+        for _ in range(1000):
+            handler.wfile.write(b" ")
+            handler.wfile.flush()
+            time.sleep(0.2)
+    provider.raw = drip
+    t0 = time.monotonic()
+    with pytest.raises(embeddings.RagError, match=r"did not finish its answer within 1 s \(\d+ bytes came\); "
+                                                  "if it is working but slow, lower embedding.batch_size"):
+        embedder.embed(["a car"])
+    assert time.monotonic() - t0 < 5
+
+    def endless(handler):  # no length, and no end
+        handler.send_response(200)
+        handler.end_headers()
+        try:
+            while True:
+                handler.wfile.write(b"[" * 65536)
+        except OSError:
+            pass
+    provider.raw = endless
+    monkeypatch.setattr(embeddings, "MIN_ANSWER_BYTES", 2 ** 20)
+    monkeypatch.setattr(embeddings, "ANSWER_BYTES_PER_TEXT", 1024)
+    with pytest.raises(embeddings.RagError, match="sent an answer of more than 1 MB for this batch"):
+        embedder.embed(["a car"])
+
+
+def test_a_provider_that_never_answers_is_a_timeout_not_unreachable(tmp_path, provider, monkeypatch):
+    import time
+    embedder = embedder_for(write_root(tmp_path, provider))
+    monkeypatch.setattr(embeddings, "REQUEST_TIMEOUT", 0.5)
+    provider.raw = lambda handler: time.sleep(3)
+    with pytest.raises(embeddings.RagError, match=r"did not answer within 0 s; if it is working but slow, "
+                                                  "lower embedding.batch_size") as e:
+        embedder.embed(["a car"])
+    assert "cannot reach" not in str(e.value)
+
+
+def test_an_error_whose_page_is_cut_off_still_says_the_status(tmp_path, provider):
+    import io
+    import socket
+    import struct
+    import time
+    root = write_root(tmp_path, provider)
+
+    def cut(handler):
+        handler.send_response(503)
+        handler.send_header("Content-Length", "1000")
+        handler.end_headers()
+        handler.wfile.write(b"overloa")
+        handler.wfile.flush()
+        time.sleep(0.2)  # (the client reads the status first)
+        handler.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        handler.connection.close()  # (a reset before the rest)
+        handler.wfile = handler.rfile = io.BytesIO()
+    provider.raw = cut
+    r = rag("index", root)
+    assert r.returncode == 1 and f"the embedding provider at {provider.url}/api/embed answered HTTP 503" in r.stderr
+    assert "0 of 3 chunks have embeddings" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_redirect_is_named_not_followed_as_a_get(tmp_path, provider):
+    root = write_root(tmp_path, provider)
+
+    def moved(handler):
+        handler.send_response(301)
+        handler.send_header("Location", provider.url + "/moved/api/embed")
+        handler.send_header("Content-Length", "0")
+        handler.end_headers()
+    provider.raw = moved
+    r = rag("index", root)
+    assert r.returncode == 1 and (f"answered HTTP 301, a redirect to {provider.url}/moved/api/embed; set "
+                                  "embedding.base_url to where it leads") in r.stderr
+    assert [req["path"] for req in provider.requests] == ["/api/embed"]
+
+
+def test_an_unreachable_provider_behind_a_proxy_names_the_proxy(tmp_path, provider, monkeypatch):
+    embedder = embedder_for(write_root(tmp_path, provider))
+    for name in ("no_proxy", "NO_PROXY", "http_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")  # (nothing listens)
+    with pytest.raises(embeddings.RagError, match=r"through the proxy http://127.0.0.1:9 that the environment's "
+                                                  r"http_proxy sets; add 127.0.0.1 to NO_PROXY"):
+        embedder.embed(["a car"])
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    assert len(embedder.embed(["a car"])[0]) == DIM
+
+
+def test_two_runs_of_one_model_at_once_share_the_work(tmp_path, provider):
+    root = write_root(tmp_path, provider, batch_size=1)
+    started, second = [], []
+
+    def run_b(body):  # run B starts, and finishes, while run A's first batch is with the provider
+        if not started:
+            started.append(True)
+            second.append(rag("index", root))
+    provider.on_request = run_b
+    r = rag("index", root)
+    assert second and second[0].returncode == 0, second[0].stderr
+    assert r.returncode == 0, r.stderr  # (it said "another run changed the index's embeddings (to" its own model)
+    assert "embedded 1 chunks" in r.stdout and "embedded 3 chunks" in second[0].stdout
+    assert len(provider.requests) == 4 and set(stored_vectors(root)) == set(DOCS)

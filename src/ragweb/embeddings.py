@@ -36,7 +36,10 @@ import http.client
 import json
 import math
 import os
+import random
+import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from array import array
 from operator import mul
@@ -46,9 +49,24 @@ from ragweb import accel
 from ragweb.errors import RagError
 from ragweb.store import array_to_blob, blob_to_array
 
-REQUEST_TIMEOUT = 120.0  # seconds for one request (a batch of texts)
+REQUEST_TIMEOUT = 120.0  # seconds for one request (a batch of texts), its whole answer included
+ANSWER_BYTES_PER_TEXT = 256 * 1024  # the most an answer may hold per text (a 4,096-dimension vector
+MIN_ANSWER_BYTES = 16 * 1024 * 1024  # is about 90 KB of JSON), and at least this: an endless answer stops
 MAX_TEXT_CHARS = 8000    # a chunk's text is cut to this many characters before embedding
 VECTOR_TABLE = "CREATE TABLE IF NOT EXISTS vectors(chunk INTEGER PRIMARY KEY, data BLOB NOT NULL)"
+
+
+class _RedirectRefused(Exception):
+    def __init__(self, code: int, target: str):
+        self.code, self.target = code, target
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """A redirect is an error: urllib would follow a POST's 301/302 as a GET without its body
+    (the provider then answers "method not allowed"), and to any scheme."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        raise _RedirectRefused(code, newurl)
 
 
 class Embedder:
@@ -101,12 +119,19 @@ class Embedder:
         key = os.environ.get(self.api_key_env) if self.api_key_env else None
         if key and self.provider == "openai":
             headers["Authorization"] = f"Bearer {key}"
+        deadline = time.monotonic() + REQUEST_TIMEOUT
         try:
             request = urllib.request.Request(url, data=body, headers=headers, method="POST")
-            with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT) as response:
-                raw = response.read()
+            with urllib.request.build_opener(_NoRedirect).open(request, timeout=REQUEST_TIMEOUT) as response:
+                raw = _read_answer(response, url, deadline, max(MIN_ANSWER_BYTES, len(texts) * ANSWER_BYTES_PER_TEXT))
+        except _RedirectRefused as e:
+            raise RagError(f"the embedding provider at {url} answered HTTP {e.code}, a redirect to {e.target}; "
+                           "set embedding.base_url to where it leads (rag does not follow a redirect)") from None
         except urllib.error.HTTPError as e:
-            detail = e.read(300).decode("utf-8", "replace").strip()
+            try:
+                detail = e.read(300).decode("utf-8", "replace").strip()
+            except (OSError, http.client.HTTPException):  # (an error page cut off or stalled)
+                detail = ""
             hint = ""
             if e.code in (401, 403) and self.provider == "openai":
                 hint = f" (is the API key in ${self.api_key_env}?)"
@@ -115,11 +140,15 @@ class Embedder:
                         "have /api/embed?)" if self.provider == "ollama"
                         else f" (is model {self.model!r} served there, and does base_url end "
                         "where /embeddings follows, e.g. .../v1?)")
-            raise RagError(f"the embedding provider at {url} answered HTTP {e.code}{hint}: "
+            raise RagError(f"the embedding provider at {url}{_proxy_note(url)} answered HTTP {e.code}{hint}: "
                            f"{detail or e.reason}") from None
         except (urllib.error.URLError, OSError) as e:
             reason = getattr(e, "reason", e)
-            raise RagError(f"cannot reach the embedding provider at {url} ({reason}); start it, "
+            if isinstance(reason, TimeoutError):
+                raise RagError(f"the embedding provider at {url}{_proxy_note(url)} did not answer within "
+                               f"{REQUEST_TIMEOUT:.0f} s; if it is working but slow, lower "
+                               "embedding.batch_size") from None
+            raise RagError(f"cannot reach the embedding provider at {url}{_proxy_note(url)} ({reason}); start it, "
                            "fix embedding.base_url, or set embedding.enabled: false") from None
         except http.client.InvalidURL as e:  # ("http://host:abc", a space in the host)
             raise RagError(f"embedding.base_url {self.base_url!r} is not a usable URL ({e})") from None
@@ -136,9 +165,9 @@ class Embedder:
             if self.provider == "ollama":
                 vectors = doc["embeddings"]
             else:
-                vectors = [item["embedding"] for item in sorted(doc["data"], key=lambda d: d["index"])]
+                vectors = _in_index_order(doc["data"], url)
             vectors = [[float(x) for x in v] for v in vectors]
-        except (ValueError, KeyError, TypeError, OverflowError, RecursionError) as e:
+        except (ValueError, KeyError, TypeError, AttributeError, OverflowError, RecursionError) as e:
             raise RagError(f"the embedding provider at {url} sent an answer that is not "
                            f"{self.provider}'s embedding format ({type(e).__name__}: {e})") from None
         if len(vectors) != n:
@@ -147,9 +176,56 @@ class Embedder:
             if not all(map(math.isfinite, v)):
                 raise RagError(f"the embedding provider at {url} sent a vector with NaN or infinite values")
             if len(v) != self.dimension:
-                raise RagError(f"the embedding provider sent vectors of {len(v)} dimensions, but "
+                raise RagError(f"the embedding provider at {url} sent vectors of {len(v)} dimensions, but "
                                f"embedding.dimension is {self.dimension}; set it to {len(v)}")
         return vectors
+
+
+def _in_index_order(data: list, url: str) -> list:
+    """The ``embedding`` of each item of an OpenAI answer, placed by its ``index``. The indices
+    must be 0 to n-1, each once (an item without one is 0, as protobuf's JSON leaves a zero
+    out): a proxy that numbers each sub-batch from 0, or indices written as strings, would
+    otherwise put vectors on the wrong chunks without a word."""
+    if not isinstance(data, list):
+        raise TypeError(f"'data' is {type(data).__name__}, not a list")
+    indices = [item.get("index", 0) for item in data]
+    if any(type(i) is not int for i in indices) or sorted(indices) != list(range(len(data))):
+        shown = ", ".join(json.dumps(i) for i in indices[:6]) + (", ..." if len(indices) > 6 else "")
+        raise RagError(f"the embedding provider at {url} numbered its {len(data)} vectors {shown}, not 0 to "
+                       f"{len(data) - 1} once each, so which vector belongs to which text is not known")
+    vectors = [None] * len(data)
+    for i, item in zip(indices, data):
+        vectors[i] = item["embedding"]
+    return vectors
+
+
+def _read_answer(response, url: str, deadline: float, limit: int) -> bytes:
+    """The answer's body, read by pieces so that a provider sending it a byte at a time cannot
+    hold the run past ``deadline``, nor an endless one fill the memory past ``limit`` bytes."""
+    parts, size = [], 0
+    while piece := response.read1(65536):
+        size += len(piece)
+        if size > limit:
+            raise RagError(f"the embedding provider at {url} sent an answer of more than {limit // 2**20} MB "
+                           "for this batch; is it an embedding service?")
+        if time.monotonic() > deadline:
+            raise RagError(f"the embedding provider at {url} did not finish its answer within "
+                           f"{REQUEST_TIMEOUT:.0f} s ({size} bytes came); if it is working but slow, lower "
+                           "embedding.batch_size")
+        parts.append(piece)
+    if response.length:  # (the connection closed before the length the answer gave: read1 does not say)
+        raise http.client.IncompleteRead(b"".join(parts), response.length)
+    return b"".join(parts)
+
+
+def _proxy_note(url: str) -> str:
+    """" (through the proxy ... )" when the environment's proxy settings apply to ``url``."""
+    parts = urllib.parse.urlsplit(url)
+    proxy = urllib.request.getproxies().get(parts.scheme)
+    if not proxy or urllib.request.proxy_bypass(parts.hostname or ""):
+        return ""
+    return (f" (through the proxy {proxy} that the environment's {parts.scheme}_proxy sets; "
+            f"add {parts.hostname} to NO_PROXY to reach it directly)")
 
 
 PASSAGE_CACHE = 50_000  # passage vectors an embedder keeps between questions
@@ -226,18 +302,30 @@ def embed_missing(engine, embedder: Embedder,
     else:
         todo = [cid for (cid,) in engine.conn.execute("SELECT id FROM chunks ORDER BY id")]
         had = 0
-    done = 0
-    for i in range(0, len(todo), embedder.batch_size):
-        ids = todo[i:i + embedder.batch_size]
+    done, size = 0, embedder.batch_size
+    if len(todo) > size:  # (two runs at once start at different batches, and skip what the other did)
+        start = random.randrange(0, len(todo), size)
+        todo = todo[start:] + todo[:start]
+    for i in range(0, len(todo), size):
+        ids = todo[i:i + size]
+        if stored == signature:
+            marks = ",".join("?" * len(ids))
+            have = {cid for (cid,) in engine.conn.execute(f"SELECT chunk FROM vectors WHERE chunk IN ({marks})", ids)}
+            ids = [cid for cid in ids if cid not in have]
         texts = engine.chunk_texts(ids)
         ids = [cid for cid in ids if cid in texts]  # (not those removed since the run began)
+        if not ids:
+            if progress:
+                progress(min(i + size, len(todo)), len(todo))
+            continue
         vectors = embedder.embed_documents([texts[cid] for cid in ids])
         with engine.transaction():
             now = engine._meta("embedding")
-            if now != stored:
+            if now != stored and now != signature:
                 raise RagError(f"another run changed the index's embeddings while this one ran (to "
                                f"{described(now)}); this run stopped, so that the index does not "
                                "mix vectors of two models")
+            stored = now  # (another run with this embedder may have begun meanwhile: its vectors stay)
             if stored != signature:
                 engine.conn.execute("DELETE FROM vectors")
                 engine._set_meta("embedding", signature)
@@ -246,7 +334,7 @@ def embed_missing(engine, embedder: Embedder,
                                     [(cid, normalized_blob(v)) for cid, v in zip(ids, vectors)])
         done += len(ids)
         if progress:
-            progress(done, len(todo))
+            progress(min(i + size, len(todo)), len(todo))
     engine.drop_vector_cache()
     return done, had
 
