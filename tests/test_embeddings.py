@@ -488,6 +488,8 @@ def test_broken_answers_and_unusable_urls_are_one_line_errors(tmp_path, provider
         config_file(root).write_text(text)
         r = rag("index", root)
         assert r.returncode == 1 and message in r.stderr and "Traceback" not in r.stderr, (url, r.stderr)
+        if "must be" in message:  # (a config error, with its line, before the text index is built)
+            assert r.stdout == "" and ".rag/config.yaml line " in r.stderr, r
 
 
 def test_ctrl_c_while_embedding_says_what_the_index_keeps(tmp_path, provider):

@@ -268,6 +268,11 @@ def _validate(doc: yaml.Node | None, loader: yaml.SafeLoader, name: str) -> dict
             porter = porter or (full == "index.stemming" and isinstance(raw, str))
             cfg[section][key] = value
 
+    emb = cfg["embedding"]
+    if emb["enabled"] and not emb["base_url"].lower().startswith(("http://", "https://")):
+        # (said before `rag index` builds the text index, not after)
+        raise fail(nodes.get("embedding.base_url") or nodes["embedding.enabled"],
+                   f"embedding.base_url must be an http:// or https:// URL, got {emb['base_url']!r}")
     if cfg["retrieve"]["hybrid_enabled"] and not cfg["embedding"]["enabled"]:
         raise fail(nodes["retrieve.hybrid_enabled"], "retrieve.hybrid_enabled fuses BM25 with vector search, "
                    "which needs embedding.enabled: true (and an embedding provider)")
