@@ -441,7 +441,7 @@ def test_an_ignore_file_that_is_a_pipe_or_a_device_is_not_read(tmp_path):
     assert paths == ["a.md", "sub/b.md"]
     assert sorted(map(tuple, problems)) == [
         (".gitignore", "unreadable ignore file: not a regular file (a named pipe)"),
-        ("sub/.ragignore", "unreadable ignore file: not a regular file (a device)")]
+        ("sub/.ragignore", "unreadable ignore file: a symbolic link, which git does not follow there (not read)")]
 
 
 def test_an_ignore_file_with_a_byte_order_mark_keeps_its_first_rule(tmp_path):
@@ -916,3 +916,60 @@ def test_globs_of_several_stars_match_as_the_plain_regex_does(glob, names):
     ours = re.compile(glob_to_regex(glob), re.DOTALL)
     for name in names:
         assert bool(ours.fullmatch(name)) == bool(plain.fullmatch(name)), (glob, name)
+
+
+def _git(root, *args):
+    import subprocess
+    env = {"PATH": os.environ["PATH"], "HOME": str(root), "GIT_CONFIG_NOSYSTEM": "1",
+           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    return subprocess.run(["git", *args], cwd=root, env=env, capture_output=True, check=True).stdout
+
+
+def _git_keeps(root) -> list[str]:
+    """The files git itself does not ignore: the oracle of these tests."""
+    return sorted(p.decode() for p in _git(root, "ls-files", "-z", "--others", "--exclude-standard").split(b"\0") if p)
+
+
+@pytest.mark.parametrize("ignore, files", [
+    (None, ["docs/notes.md", "docs/a.md"]),                  # the top's own .git/info/exclude
+    (b"notes\rdraft.md\n", ["notes", "draft.md"]),            # git splits lines on "\n" only
+    (b"x\x0by\nz\x0c\n", ["x", "y", "z"]),
+    (b"foo\\\n", ["foo\\", "foo"]),                          # a last backslash: the rule matches nothing
+    (b"foo\\\\ \n", ["foo\\", "foo\\ "]),                     # an escaped backslash: the space is trimmed
+    (b"build//\n", ["build/a.txt"]),                          # two slashes: nothing
+    (b"a/***/b\n", ["a/b", "a/x/b", "a/x/y/b", "c"]),         # "***" is "**"
+])
+def test_ignore_files_select_what_git_selects(tmp_path, ignore, files):
+    _git(tmp_path, "init", "-q")
+    make(tmp_path, {name: "text\n" for name in files})
+    if ignore is None:
+        (tmp_path / ".git" / "info").mkdir(exist_ok=True)
+        (tmp_path / ".git" / "info" / "exclude").write_text("notes.md\n")
+    else:
+        (tmp_path / ".gitignore").write_bytes(ignore)
+    assert sorted(walk(tmp_path)[0]) == _git_keeps(tmp_path)
+
+
+def test_a_symlinked_gitignore_is_not_read_as_git_does_not(tmp_path):
+    _git(tmp_path, "init", "-q")
+    make(tmp_path, {"shared-ignore": "*.log\n", "a.log": "x\n", "b.md": "y\n"})
+    (tmp_path / ".gitignore").symlink_to("shared-ignore")
+    paths, problems = walk(tmp_path)
+    assert sorted(paths) == _git_keeps(tmp_path) == [".gitignore", "a.log", "b.md", "shared-ignore"]
+    assert problems == [(".gitignore", "unreadable ignore file: a symbolic link, which git does not follow there (not read)")]
+
+
+def test_a_linked_worktree_reads_its_repositorys_excludes(tmp_path):
+    repo, tree = tmp_path / "repo", tmp_path / "tree"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    make(repo, {"docs/README.md": "r\n"})
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "i")
+    (repo / ".git" / "info").mkdir(exist_ok=True)
+    (repo / ".git" / "info" / "exclude").write_text("notes.md\n")
+    _git(repo, "worktree", "add", "-q", str(tree))
+    make(tree, {"docs/notes.md": "n\n", "docs/new.md": "m\n"})
+    assert _git_keeps(tree) == ["docs/new.md"]
+    assert sorted(walk(tree)[0]) == ["docs/README.md", "docs/new.md"]  # (.git, a file here, is never indexed)
+    assert sorted(walk(tree / "docs")[0]) == ["README.md", "new.md"]

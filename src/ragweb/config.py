@@ -110,12 +110,15 @@ def default_config() -> dict:
 CONFIG_FILES = ("rag.yaml", ".rag/config.yaml")  # looked up under the root, in this order
 
 
-def is_own_file(rel: str) -> bool:
-    """Whether ``rel`` (relative to a root, ``/``-separated; a folder ends in ``/``) is one of
-    rag's own files, of this root or of another indexed folder inside it: a ``rag.yaml`` or
-    anything in a ``.rag/`` folder (the index, its config). They are never indexed, whatever
-    ``index.excludes`` says (a user's excludes replace the defaults that list them)."""
-    return rel.rsplit("/", 1)[-1] == CONFIG_FILES[0] or rel.startswith(".rag/") or "/.rag/" in rel
+def never_indexed(rel: str) -> bool:
+    """Whether ``rel`` (relative to a root, ``/``-separated; a folder ends in ``/``) is never
+    indexed, whatever ``index.excludes`` says (a user's excludes replace the defaults that
+    list them): rag's own files, of this root or of another indexed folder inside it (a
+    ``rag.yaml``, anything in a ``.rag/`` folder: the index, its config), and git's (a
+    ``.git`` folder, whose config may hold a remote's token, or a worktree's ``.git`` file)."""
+    name = rel.rstrip("/").rsplit("/", 1)[-1]
+    return (name in (CONFIG_FILES[0], ".git") or rel.startswith((".rag/", ".git/"))
+            or "/.rag/" in rel or "/.git/" in rel)
 
 
 def load_config(root: str | Path, path: str | Path | None = None) -> tuple[dict, Path | None]:

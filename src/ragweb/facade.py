@@ -32,7 +32,7 @@ import time
 import traceback
 import zlib
 
-from ragweb.config import default_config, is_own_file
+from ragweb.config import default_config, never_indexed
 from ragweb.errors import RagError
 
 DEFAULT_TOP_K = 5
@@ -583,7 +583,7 @@ def check_dir(path) -> str:
     ``{"skip": "excluded"}`` when the excludes cover it (the CLI does not enter it either)."""
     path = _clean_path(_need_str(path, "path"), folder=True)
     root, rel, _, (_, excludes) = _selection(path)
-    if excludes.covers_dir(rel) or (root is not None and is_own_file(rel + "/")):  # .rag/
+    if excludes.covers_dir(rel) or (root is not None and never_indexed(rel + "/")):  # .rag/
         return _json({"skip": "excluded", "path": path})
     if _ignored(path, is_dir=True):
         return _json({"skip": "ignored", "path": path})
@@ -601,7 +601,7 @@ def _skip_reason(path: str, size) -> str | None:
     excluded, not included, ignored or too large), or None."""
     root, rel, index, (includes, excludes) = _selection(path)
     if (any(excludes.covers_dir(d) for d in _folders(rel)) or excludes.matches_file(rel)
-            or (root is not None and is_own_file(rel))):  # its rag.yaml is not text to index
+            or (root is not None and never_indexed(rel))):  # its rag.yaml is not text to index
         return "excluded"
     if not includes.matches_file(rel):
         return "not included"

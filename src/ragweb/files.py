@@ -19,6 +19,7 @@ whose text reads as its language, else a clear refusal), newlines to `\\n`.
 from __future__ import annotations
 
 import bisect
+import errno
 import functools
 import gzip
 import hashlib
@@ -32,7 +33,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from .config import is_own_file
+from .config import never_indexed
 from .errors import RagError, UsageError
 
 IGNORE_FILES = (".gitignore", ".ragignore")  # read in this order; later rules win
@@ -101,7 +102,7 @@ def glob_to_regex(pattern: str) -> str:
     parts = [] if anchored else [_ANY_FOLDER]
     for i, seg in enumerate(segments):
         last = i == len(segments) - 1
-        if seg == "**":
+        if len(seg) >= 2 and not seg.strip("*"):  # (git reads "***" as "**")
             parts.append(".*" if last else "(?:[^/]*/)*")
         else:
             parts.append(_segment_regex(seg) + ("" if last else "/"))
@@ -253,14 +254,28 @@ def parse_rule(pattern: str, allow_negation: bool = True) -> Rule | None:
     """Parse one gitignore line (or config glob); None for blank lines and comments."""
     if allow_negation and pattern.startswith("#"):
         return None
-    pattern = re.sub(r"(?<!\\) +$", "", pattern.rstrip("\r\n"))  # unescaped trailing spaces
+    pattern = _trim_trailing_spaces(pattern.rstrip("\r\n"))
+    if (len(pattern) - len(pattern.rstrip("\\"))) % 2:
+        return None  # (a last backslash escapes nothing: git's rule matches no path)
     negate = allow_negation and pattern.startswith("!")
     pattern = pattern[1:] if negate else pattern
     dir_only = pattern.endswith("/")
-    pattern = pattern.rstrip("/")
+    pattern = pattern[:-1] if dir_only else pattern  # (one only: git's "build//" matches nothing)
     if not pattern:
         return None
     return Rule(re.compile(glob_to_regex(pattern), re.DOTALL), negate, dir_only)
+
+
+def _trim_trailing_spaces(pattern: str) -> str:
+    """``pattern`` without its trailing spaces, but for one a backslash escapes (``foo\\ ``
+    keeps it; ``foo\\\\ `` is an escaped backslash, and loses it), as git trims them."""
+    end = len(pattern)
+    while end and pattern[end - 1] == " ":
+        slashes = len(pattern[:end - 1]) - len(pattern[:end - 1].rstrip("\\"))
+        if slashes % 2:
+            break
+        end -= 1
+    return pattern[:end]
 
 
 # The two forms most config globs take, tested without a regex (a walk asks for every
@@ -421,7 +436,7 @@ def _plain_name_of(rule: Rule) -> str | None:
 
 def parse_ignore(text: str) -> Rules:
     """The rules of a .gitignore / .ragignore file, in order."""
-    return Rules(r for r in map(parse_rule, text.splitlines()) if r)
+    return Rules(r for r in map(parse_rule, text.split("\n")) if r)  # (git splits on "\n" only)
 
 
 # ---------------------------------------------------------------------------- walking
@@ -574,22 +589,22 @@ class _Walker:
                 if self.left_out is not None and not entry.name.startswith("."):
                     self.left_out.ignored += 1
                 continue
+            if never_indexed(path + "/" if is_dir else path):
+                continue  # (rag's own files and git's, a nested root's too)
             if is_dir:
-                if is_own_file(path + "/"):
-                    continue  # (an index folder, this root's or a nested root's)
                 if not self.excludes.covers_dir(path):
                     yield from self._walk_dir(entry, path, ignores)
                 elif self.left_out is not None and not entry.name.startswith("."):
-                    self.left_out.dirs.append(path)  # (not .git: nobody means to index that)
+                    self.left_out.dirs.append(path)
             elif self.includes.matches_file(path):
                 if not self.excludes.matches_file(path):
                     entry_out = self._file(entry, path)
                     if entry_out:
                         yield entry_out
-                elif self.left_out is not None and not is_own_file(path):
+                elif self.left_out is not None:
                     self.left_out.excluded += 1
-            elif self.left_out is not None and not entry.name.startswith(".") and not is_own_file(path):
-                # (.gitignore, rag.yaml: nobody means to index those)
+            elif self.left_out is not None and not entry.name.startswith("."):
+                # (.gitignore: nobody means to index that)
                 suffix = os.path.splitext(entry.name)[1].lower()
                 self.left_out.suffixes[suffix] = self.left_out.suffixes.get(suffix, 0) + 1
 
@@ -670,10 +685,15 @@ class _Walker:
     def _ignore_rules(self, abspath: str, rel: str, entries) -> list:
         names = {e.name for e in entries}
         found = []
+        if not rel and ".git" in names:  # the top of a work tree: its repository's own excludes first
+            try:
+                found.append(("", parse_ignore(read_ignore_file(git_exclude_file(abspath)))))
+            except OSError:
+                pass  # (none there, or unreadable: as git, go on)
         for name in IGNORE_FILES:
             if name in names:
                 try:
-                    found.append((rel, parse_ignore(read_ignore_file(os.path.join(abspath, name)))))
+                    found.append((rel, parse_ignore(read_ignore_file(os.path.join(abspath, name), in_tree=True))))
                 except OSError as e:
                     where = f"{rel}/{name}" if rel else name
                     self.problems.append((where, f"unreadable ignore file: {e.strerror or e}"))
@@ -722,14 +742,34 @@ def ignores_above(root_real: str) -> tuple[str, list[tuple[str, list[Rule]]]]:
     for depth in range(len(steps)):
         base = "/".join(steps[:depth])
         here = os.path.join(top, *steps[:depth])
-        names = [os.path.join(top, ".git", "info", "exclude")] if depth == 0 else []
-        names += [os.path.join(here, name) for name in IGNORE_FILES]
-        for path in names:
+        names = [(git_exclude_file(top), False)] if depth == 0 else []
+        names += [(os.path.join(here, name), True) for name in IGNORE_FILES]
+        for path, in_tree in names:
             try:
-                found.append((base, parse_ignore(read_ignore_file(path))))
+                found.append((base, parse_ignore(read_ignore_file(path, in_tree))))
             except OSError:
                 pass  # (none there, or unreadable: as git, go on)
     return prefix, found
+
+
+def git_exclude_file(top: str) -> str:
+    """The ``info/exclude`` of the repository whose work tree starts at ``top``: in its
+    ``.git`` folder, or, where ``.git`` is a file (``gitdir: ...``: a linked worktree, a
+    submodule), in the git folder it names, or that folder's ``commondir``."""
+    gitdir = os.path.join(top, ".git")
+    if not os.path.isdir(gitdir):
+        try:
+            text = read_regular(gitdir, 4096).decode("utf-8", errors="replace")
+        except OSError:
+            return os.path.join(gitdir, "info", "exclude")  # (not there: reading it fails, as it should)
+        if text.startswith("gitdir:"):
+            gitdir = os.path.join(top, text[len("gitdir:"):].strip())
+            try:
+                common = read_regular(os.path.join(gitdir, "commondir"), 4096).decode("utf-8", errors="replace").strip()
+            except OSError:
+                common = ""
+            gitdir = os.path.join(gitdir, common) if common else gitdir
+    return os.path.join(gitdir, "info", "exclude")
 
 
 def _within(path: str, parent: str) -> bool:
@@ -783,9 +823,12 @@ def read_regular(path: str | os.PathLike, limit: int) -> bytes:
 IGNORE_FILE_MAX = 100_000_000  # bytes: git reads no bigger ignore file either
 
 
-def read_ignore_file(path: str) -> str:
+def read_ignore_file(path: str, in_tree: bool = False) -> str:
     """A .gitignore's (or .ragignore's) text: a regular file of at most `IGNORE_FILE_MAX`
-    bytes, as UTF-8 with a byte order mark dropped (Notepad's), bad bytes replaced."""
+    bytes, as UTF-8 with a byte order mark dropped (Notepad's), bad bytes replaced. One in
+    the work tree (``in_tree``) that is a symbolic link is not read, as git (2.32 on) does not."""
+    if in_tree and os.path.islink(path):
+        raise OSError(errno.ELOOP, "a symbolic link, which git does not follow there (not read)")
     try:
         return read_regular(path, IGNORE_FILE_MAX).decode("utf-8-sig", errors="replace")
     except TooLarge as e:

@@ -23,7 +23,7 @@ from typing import Callable
 
 from ragweb import ingest
 from ragweb.analysis import Analyzer
-from ragweb.config import is_own_file
+from ragweb.config import never_indexed
 from ragweb.engine import Engine
 from ragweb.errors import IndexReadOnlyError, Interrupted, RagError
 from ragweb.files import (DECODER_VERSION, LEGACY_REASON, AtomicWrite, FileEntry, LeftOut, is_left_out_note,
@@ -84,7 +84,7 @@ def _note_output(folder: Path, rel: str) -> None:
         rel.encode("utf-8")
     except UnicodeEncodeError:  # (a name that is not UTF-8 is never indexed anyway)
         return
-    if is_own_file(rel):  # (never indexed anyway)
+    if never_indexed(rel):  # (never indexed anyway)
         return
     known = pack_outputs(folder)
     if rel not in known:
@@ -156,7 +156,7 @@ def scan_changes(engine: Engine, root: str | Path, config: dict,
     outputs = pack_outputs(root)
     output_files = _output_files(root, outputs)
     for entry in iter_files(root, ix["includes"], ix["excludes"], use_gitignore, out.problems, out.left_out):
-        if entry.path in outputs or is_own_file(entry.path) or _is_output(entry, output_files):
+        if entry.path in outputs or never_indexed(entry.path) or _is_output(entry, output_files):
             continue
         seen.add(entry.path)
         old = states.get(entry.path) or skipped.get(entry.path)
