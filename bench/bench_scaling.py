@@ -136,9 +136,60 @@ def flush_each(n: int) -> float:
     return best_of(work, setup=Engine.memory)
 
 
+def tag_attributes(n: int) -> float:
+    """index: HTML of one tag with n/18 href="#" and one unclosed tag with n/24 role="menu"."""
+    half = n // 2
+    return index_time("a.html", '<a ' + 'href="#" ' * (half // 9) + '>server timeout</a>\n<div '
+                      + 'role="menu" ' * (half // 12) + '\n<p>server timeout</p>')
+
+
+def prefix_words(n: int) -> float:
+    """pack: a word list whose words all start with the question's word (`zork` -> `zorkab`)."""
+    sentences = [f"Zork{''.join(R.choice('abcdefghij') for _ in range(6))} waits here." for _ in range(n // 22)]
+    text = "\n\n".join(" ".join(sentences[i:i + 60]) for i in range(0, len(sentences), 60))
+    return pack_time("words.md", "# Words\n\n" + text, "zork")
+
+
+def cjk_question(n: int) -> float:
+    """pack: a question of n/400 single CJK characters over a fixed Chinese text."""
+    chars = [chr(0x4E00 + R.randrange(2000)) for _ in range(40_000)]
+    text = "\n".join("".join(chars[i:i + 80]) for i in range(0, len(chars), 80))
+    return pack_time("zh.md", text, " ".join(R.choice(chars) for _ in range(n // 400)))
+
+
+def tied_files(n: int) -> float:
+    """search: n/50 files of one identical paragraph (every chunk ties at the pool's cut)."""
+    para = "The server timeout retry policy waits before it tries again. "
+
+    def setup():
+        eng = Engine.memory()
+        for i in range(n // 50):
+            eng.add_document(f"d{i}/f.md", para)
+        eng.flush()
+        return eng
+    return best_of(lambda eng: eng.search("server timeout retry"), setup=setup)
+
+
+def outside_links(n: int) -> float:
+    """walk: a folder of n/500 symlinks, each to another folder outside it."""
+    count = n // 500
+    top = Path(tempfile.mkdtemp(prefix="ragscale-"))
+    try:
+        root = top / "root"
+        root.mkdir()
+        for i in range(count):
+            (top / f"out{i}").mkdir()
+            (top / f"out{i}" / "a.md").write_text("x\n")
+            (root / f"l{i}").symlink_to(top / f"out{i}")
+        return best_of(lambda _: sum(1 for _ in iter_files(root, ["**/*.md"], [])))
+    finally:
+        shutil.rmtree(top)
+
+
 # (family, how many times the base size it runs at: enough work that the times are not noise)
 FAMILIES = [(html_headers, 1), (long_paragraphs, 1), (comment_openers, 8), (long_question, 8),
-            (ignore_rules, 4), (big_markdown, 2), (flush_each, 1), (one_line_page, 4), (menu_words, 4)]
+            (ignore_rules, 4), (big_markdown, 2), (flush_each, 1), (one_line_page, 4), (menu_words, 4),
+            (tag_attributes, 1), (prefix_words, 1), (cjk_question, 2), (tied_files, 4), (outside_links, 4)]
 
 
 def main() -> int:

@@ -305,8 +305,16 @@ def related_terms(qterms, vocab, longer=None, synonyms=None, ending=None) -> dic
     bigrams that hold it, at `PREFIX_MATCH`: those it starts (``longer``) and those it ends
     (``ending(q)``; default: from ``vocab``)."""
     if ending is None:
+        ends: dict[str, list[str]] | None = None
+
         def ending(q):
-            return [t for t in vocab if len(t) == 2 and t[1] == q]
+            nonlocal ends
+            if ends is None:  # (once: each CJK character of a long question scanned the vocabulary)
+                ends = {}
+                for t in vocab:
+                    if len(t) == 2:
+                        ends.setdefault(t[1], []).append(t)
+            return ends.get(q, ())
     if longer is None:
         ordered = sorted(vocab)
 

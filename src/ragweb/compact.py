@@ -510,22 +510,28 @@ def term_matcher(weights: dict[str, float], related: dict[str, dict[str, float]]
     -> match strength, 1 for the term itself, else the best strength of its
     `analysis.related_terms` found in the text."""
     wanted = list(weights)
-    rel_of = [(q, rel) for q, rel in (related or {}).items() if q in weights]
-    rel_any = frozenset(t for _, rel in rel_of for t in rel)
+    # related form -> [(query term, strength)]: a text's related forms are found from its own
+    # terms (a question word such as "inter" may start thousands of a word list's words, and
+    # looking each up in every unit was quadratic)
+    forms: dict[str, list[tuple[str, float]]] = {}
+    order = [q for q in (related or {}) if q in weights]  # (matches are added in this order, as sums follow it)
+    for q in order:
+        for t, m in related[q].items():
+            forms.setdefault(t, []).append((q, m))
+    rel_any = frozenset(forms)
 
     def match(counts) -> dict[str, float]:
         out = {t: 1.0 for t in wanted if t in counts}  # few question terms: look each up
         # (related forms looked for only in a text that holds one: this runs for every unit)
-        if rel_of and len(out) < len(wanted) and not rel_any.isdisjoint(counts):
-            for q, rel in rel_of:
-                if q in out:
-                    continue
-                best = 0.0
-                for t, m in rel.items():
-                    if m > best and t in counts:
-                        best = m
-                if best:
-                    out[q] = best
+        if forms and len(out) < len(wanted) and not rel_any.isdisjoint(counts):
+            best: dict[str, float] = {}
+            for t in rel_any.intersection(counts):
+                for q, m in forms[t]:
+                    if q not in out and m > best.get(q, 0.0):
+                        best[q] = m
+            for q in order:
+                if q in best:
+                    out[q] = best[q]
         return out
     return match
 

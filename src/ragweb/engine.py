@@ -37,6 +37,8 @@ DEAD_MERGE_RATIO = 0.25    # all segments are merged when this share of indexed 
 FLUSH_INTS = 4_000_000     # buffered postings (3 ints each) are flushed as a segment beyond this (~30 MB of text)
 MEMO_MAX = 500_000         # words whose analysis a flush keeps memoised, at most (then forgotten)
 RELATED_LONGER = 10        # a question term the index lacks is searched for as up to this many longer terms
+TIES_KEPT = 4  # chunks tied at a search's pool cut are all kept up to this many times the pool
+
 FILE_CACHE = 256           # files whose lines (and an HTML page's views) packing keeps in memory ...
 FILE_CACHE_CHARS = 8_000_000  # ... and at most this many characters of them
 OUTLINE_CACHE = 1024       # outlines kept (of files whose lines were dropped too: small, slow to make)
@@ -913,6 +915,15 @@ class Engine:
             # Keep ties at the cut too, so results never depend on chunk ids.
             cut = sorted(final.values(), reverse=True)[pool - 1]
             best = [c for c, v in final.items() if v >= cut]
+            if len(best) > TIES_KEPT * pool:
+                # thousands of files of one text (stubs, a header): those tied at the cut are
+                # taken in path order, still not by chunk id (all of them were read, and their
+                # paths' terms made, for every question)
+                above = [c for c in best if final[c] > cut]
+                tied = self._select_in("SELECT c.id, f.path, c.start_line FROM chunks c JOIN files f "
+                                       "ON f.id = c.file_id WHERE c.id IN", [c for c in best if final[c] == cut])
+                tied.sort(key=lambda row: (row[1], row[2]))
+                best = above + [row[0] for row in tied[:max(0, TIES_KEPT * pool - len(above))]]
         else:
             best = list(final)
         rows = self._chunk_rows(best)

@@ -643,10 +643,15 @@ class _Walker:
         if _within(real, self.root_real):  # walked at its real place instead
             rel = os.path.relpath(real, self.root_real).replace(os.sep, "/")
             return f"symlink to a directory inside the tree ({rel})"
-        first = next((p for r, p in self.linked.items() if _within(real, r)), None)
-        if first is not None:
-            return f"symlink to {real}, already indexed via {first}"
-        return None
+        folder = real  # (its ancestors looked up: each link compared with every earlier one was quadratic)
+        while True:
+            first = self.linked.get(folder)
+            if first is not None:
+                return f"symlink to {real}, already indexed via {first}"
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                return None
+            folder = parent
 
     def _bad_name(self, path: str) -> bool:
         """A name that is not valid UTF-8 (the OS gave its bytes as surrogates) cannot be

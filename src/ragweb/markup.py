@@ -58,7 +58,9 @@ _MARKUP_RE = re.compile(
     r"|<!--.*?(?:-->|\Z)"                                       # a comment (an unclosed one runs to the end)
     r"|<(?P<raw>script|style|template)\b.*?(?:</(?P=raw)\s*>|\Z)"  # elements whose content is not text
     r"|<(?P<ui>button|select)\b[^<>]*>.{0,2000}?</(?P=ui)\s*>"   # controls: "copy", "Hide", a version menu
-    r"|<a\b[^<>]*\bhref=[\"']#[^<>]*>[ \t]*(?:&(?:para|sect|#182|#[xX][bB]6);|[^\w\s<])[ \t]*</a\s*>"  # a permalink: "¶", "#"
+    r"|<a\b(?=[^<>]*\bhref=[\"']#)[^<>]*+>[ \t]*(?:&(?:para|sect|#182|#[xX][bB]6);|[^\w\s<])[ \t]*</a\s*>"  # a permalink: "¶", "#"
+    # (an attribute looked for ahead, then the tag scanned once: "[^<>]*\bhref=...[^<>]*>" scanned
+    # the rest of the tag from each href="#", quadratic in a tag of thousands of them)
     r"|<[!?/]?[A-Za-z][^<>]*>"                                  # any other tag, doctype or processing instruction
     r"|<[A-Za-z](?:[^<>\"']|\"[^\"]{0,1000}\"|'[^']{0,1000}')*>"  # (one with a "<" or ">" in a quoted value:
     # Apache's <img alt="<-">; tried only where the form above fails, and each value is bounded)
@@ -190,10 +192,12 @@ def _text_before(text: str, at: int, tags: int = 8, reach: int = 400, raw_reach:
 _RAW_END_RE = re.compile(r"</(script|style|template)\s*>", re.I)
 
 
-_NAV_START_RE = re.compile(r"<(nav)\b[^<>]*>|<([A-Za-z][\w-]*)\b[^<>]*\brole\s*=\s*[\"']?(?:navigation|menu|menubar)\b[^<>]*>"
-                           r"|<(div)\b[^<>]*\bclass\s*=\s*[\"']?(?:nav-panel|header)(?=[\"'\s>])[^<>]*>"
+_NAV_START_RE = re.compile(r"<(nav)\b[^<>]*+>|<([A-Za-z][\w-]*)\b(?=[^<>]*\brole\s*=\s*[\"']?(?:navigation|menu|menubar)\b)[^<>]*+>"
+                           r"|<(div)\b(?=[^<>]*\bclass\s*=\s*[\"']?(?:nav-panel|header)[\"'\s>])[^<>]*+>"
                            # Sphinx's "[source]" after a signature, "[docs]" in highlighted source
-                           r"|<(span|a)\b[^<>]*\bclass\s*=\s*[\"']?viewcode-(?:link|back)\b[^<>]*>", re.I)
+                           r"|<(span|a)\b(?=[^<>]*\bclass\s*=\s*[\"']?viewcode-(?:link|back)\b)[^<>]*+>", re.I)
+# (each attribute is looked for ahead and the tag then scanned once, possessively: with the
+# attribute inside the scan, an unclosed tag of thousands of role="menu" was quadratic)
 # Texinfo's node header ("Next: ..., Previous: ..., Up: ... [Contents][Index]" above each
 # section of a GNU manual): a <div class="header"> (Texinfo 6) or "nav-panel" (7) whose links
 # go to the neighbouring nodes. (Only with such links: "header" is a common class name.)
