@@ -126,3 +126,22 @@ def test_synonyms_follow_a_changed_list(monkeypatch):
     assert an.word_terms("widget")[0] not in an.synonyms()
     monkeypatch.setattr(analysis, "SYNONYMS", "widget gadget")
     assert an.synonyms()[an.word_terms("widget")[0]] == {an.word_terms("gadget")[0]}
+
+
+@pytest.mark.parametrize("document, question", [
+    ("The cafe\u0301 serves cre\u0300me bru\u0302le\u0301e.", "café crème brûlée"),     # decomposed (macOS)
+    ("\u1100\u1161\u11a8 \u1109\u1165 \u1112\u1161\u11ab\u1100\u1173\u11af", "각 서 한글"),  # Korean as jamo
+    ("The \ufb01le is a \uff50\uff59\uff54\uff48\uff4f\uff4e script", "file python"),  # a ligature, full width
+])
+def test_text_and_questions_are_read_in_one_unicode_form(document, question):
+    an = Analyzer()
+    wanted = set(an.query_terms(question))
+    assert wanted and wanted <= set(an.term_counts(document)) and wanted <= an.span_terms(document)[0]
+    assert wanted <= set(an.terms(document))
+    assert set(an.word_terms(document.split()[1])) <= set(an.terms(document))
+
+
+def test_an_index_built_without_the_unicode_form_is_read_as_it_was_built():
+    old = Analyzer.of({"stemming": True, "language": "english", "short_terms": True})
+    assert "unicode" not in old.settings and old.term_counts("cafe\u0301") == {"cafe": 1}
+    assert Analyzer().settings["unicode"] == "nfkc" and Analyzer().term_counts("cafe\u0301") == {"café": 1}

@@ -707,3 +707,14 @@ def test_terms_of_text_replaced_before_it_was_flushed_do_not_pile_up():
     (unused,) = eng.conn.execute("SELECT count(*) FROM terms WHERE df <= 0").fetchone()
     assert unused < 20 * 40  # (the 200 replaced versions made 4,000 ids)
     assert [h.path for h in eng.search("q0005990z")] == ["log.txt"]
+
+
+def test_a_decomposed_document_is_found_by_a_composed_question_and_pack_quotes_it_as_written():
+    eng = Engine.memory()
+    text = "# Cafe\u0301\n\nThe cafe\u0301 serves cre\u0300me bru\u0302le\u0301e.\n"
+    eng.add_document("menu.md", text)
+    eng.add_document("other.md", "# Other\n\nNothing about coffee here.\n")
+    eng.flush()
+    assert [h.path for h in eng.search("café crème")] == ["menu.md"]
+    snippets = eng.pack("café crème brûlée", 300)["snippets"]
+    assert snippets and snippets[0]["path"] == "menu.md" and snippets[0]["text"] in text

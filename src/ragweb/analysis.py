@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import unicodedata
 from collections import _count_elements  # C helper behind Counter.update
 from itertools import chain
 
@@ -62,7 +63,22 @@ ain aren couldn didn doesn don hadn hasn haven isn ll mightn mustn needn shan sh
 weren won wouldn
 """.split())
 
+UNICODE_FORM = "nfkc"  # the form of text whose words are read (`nfkc`), as an index's settings record it
 SPAN_MEMO = 20_000  # sentences and lines whose terms an analyzer remembers (about 10 MB at most)
+
+
+def nfkc(text: str) -> str:
+    """``text`` in Unicode's compatibility composed form: "café" written as "e" and a
+    combining accent (macOS, Korean typed there as jamo) is the "café" a question holds, and
+    "ｆｉｌｅ" (full width) or "ﬁle" (a ligature, from a PDF) is "file". ASCII text and
+    text in the form already are returned as they are (the usual case: no copy)."""
+    if text.isascii() or unicodedata.is_normalized("NFKC", text):
+        return text
+    return unicodedata.normalize("NFKC", text)
+
+
+def _same(text: str) -> str:
+    return text
 
 
 def snowball_languages() -> list[str]:
@@ -74,12 +90,19 @@ class Analyzer:
     """Turns text into search terms. Settings: stemming (bool or "porter"), language, and
     ``short_terms``: whether a dotted number and a one-letter option are terms of their own
     (`number_and_option_terms`; an index built before they were has none, and its questions are
-    analysed as it was)."""
+    analysed as it was); ``unicode_forms``: whether text is read in its `nfkc` form (an index
+    built before it was is read as it was built).
 
-    def __init__(self, stemming: bool | str = True, language: str = "english", short_terms: bool = True):
+    `normal` is the form a text's words are read in: a caller that finds words itself (the
+    engine's own counting) reads them in it too."""
+
+    def __init__(self, stemming: bool | str = True, language: str = "english", short_terms: bool = True,
+                 unicode_forms: bool = True):
         self.stemming = stemming
         self.language = language
         self.short_terms = short_terms
+        self.unicode_forms = unicode_forms
+        self.normal = nfkc if unicode_forms else _same
         if stemming is False:
             self._stem = None
         else:
@@ -106,7 +129,8 @@ class Analyzer:
     @classmethod
     def of(cls, settings: dict) -> "Analyzer":
         """The analyzer of an index's analysis ``settings`` (`Engine.settings`)."""
-        return cls(settings["stemming"], settings["language"], settings.get("short_terms", False))
+        return cls(settings["stemming"], settings["language"], settings.get("short_terms", False),
+                   settings.get("unicode") == UNICODE_FORM)
 
     def synonyms(self, groups=()) -> dict[str, frozenset]:
         """Term -> the other terms of its groups, in this analyzer's terms: the `SYNONYMS`
@@ -121,7 +145,8 @@ class Analyzer:
     @property
     def settings(self) -> dict:
         """The settings that define the terms; stored in the index so queries match it."""
-        return {"stemming": self.stemming, "language": self.language, "short_terms": self.short_terms}
+        return {"stemming": self.stemming, "language": self.language, "short_terms": self.short_terms,
+                **({"unicode": UNICODE_FORM} if self.unicode_forms else {})}
 
     def _term(self, word: str) -> str | None:
         if len(word) < 2 or word in self._stop:
@@ -165,7 +190,8 @@ class Analyzer:
         """Terms for one raw word (memoised)."""
         terms = self._memo.get(raw)
         if terms is None:
-            terms = self._memo[raw] = self._analyze_word(raw)
+            terms = self._memo[raw] = tuple(t for w in WORD_RE.findall(self.normal(raw)) for t in self._analyze_word(w)) \
+                if self.unicode_forms and not raw.isascii() else self._analyze_word(raw)
         return terms
 
     def span_terms(self, text: str) -> tuple[frozenset, int]:
@@ -173,6 +199,7 @@ class Analyzer:
         packing analyses the same sentences of the same files question after question."""
         hit = self._spans.get(text)
         if hit is None:
+            key, text = text, self.normal(text)
             words = WORD_RE.findall(text)
             distinct = set(words)
             try:  # (every word seen before, the usual case: no Python loop)
@@ -183,12 +210,13 @@ class Analyzer:
                 terms.update(number_and_option_terms(text))
             if len(self._spans) >= SPAN_MEMO:
                 self._spans.clear()
-            hit = self._spans[text] = (frozenset(terms), sum(map(len, words)))
+            hit = self._spans[key] = (frozenset(terms), sum(map(len, words)))
         return hit
 
     def term_counts(self, text: str) -> dict[str, int]:
         """Term -> frequency for a text (counts raw words first, then analyses each once)."""
         memo = self._memo
+        text = self.normal(text)
         raw_counts: dict[str, int] = {}
         _count_elements(raw_counts, WORD_RE.findall(text))
         counts: dict[str, int] = {}
@@ -207,6 +235,7 @@ class Analyzer:
     def terms(self, text: str) -> list[str]:
         """Terms of a text in order (with repeats)."""
         out: list[str] = []
+        text = self.normal(text)
         for raw in WORD_RE.findall(text):
             out.extend(self.word_terms(raw))
         if self.short_terms:

@@ -100,7 +100,7 @@ class Hit:
         return out
 
 
-VERSION_SETTINGS = ("markup", "short_terms")  # analysis settings a new version changes, not the config
+VERSION_SETTINGS = ("markup", "short_terms", "unicode")  # analysis settings a new version changes, not the config
 OLDER_VERSION = "built by an older version"     # `Engine.settings_change` when only those differ
 
 
@@ -109,7 +109,7 @@ def analysis_settings(config: dict) -> dict:
     ix = config["index"]
     return {"stemming": ix["stemming"], "language": ix["language"],
             "chunk_tokens": ix["chunk_tokens"], "chunk_overlap": ix["chunk_overlap"],
-            "markup": MARKUP_VERSION, "short_terms": True}
+            "markup": MARKUP_VERSION, "short_terms": True, "unicode": analysis.UNICODE_FORM}
 
 
 def _identity(path) -> tuple[int, int] | None:
@@ -498,6 +498,7 @@ class Engine:
     def _id_counts(self, text: str) -> dict[int, int]:
         """Term id -> frequency for a text; new terms get ids (memoised per raw word)."""
         memo = self._raw_ids
+        text = self.analyzer.normal(text)
         words = WORD_RE.findall(text)
         counts: dict[int, int] = {}
         try:
