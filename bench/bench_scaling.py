@@ -143,6 +143,11 @@ def tag_attributes(n: int) -> float:
                       + 'role="menu" ' * (half // 12) + '\n<p>server timeout</p>')
 
 
+def unclosed_buttons(n: int) -> float:
+    """index: an HTML page of n/8 unclosed <button> tags."""
+    return index_time("b.html", "<button>" * (n // 8) + "<p>server timeout</p>")
+
+
 def prefix_words(n: int) -> float:
     """pack: a word list whose words all start with the question's word (`zork` -> `zorkab`)."""
     sentences = [f"Zork{''.join(R.choice('abcdefghij') for _ in range(6))} waits here." for _ in range(n // 22)]
@@ -189,7 +194,7 @@ def outside_links(n: int) -> float:
 # (family, how many times the base size it runs at: enough work that the times are not noise)
 FAMILIES = [(html_headers, 1), (long_paragraphs, 1), (comment_openers, 8), (long_question, 8),
             (ignore_rules, 4), (big_markdown, 2), (flush_each, 1), (one_line_page, 4), (menu_words, 4),
-            (tag_attributes, 1), (prefix_words, 1), (cjk_question, 2), (tied_files, 4), (outside_links, 4)]
+            (tag_attributes, 1), (unclosed_buttons, 2), (prefix_words, 1), (cjk_question, 2), (tied_files, 4), (outside_links, 4)]
 
 
 def main() -> int:
