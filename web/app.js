@@ -16,6 +16,14 @@
   const EXIT_PREFIX = 'exit:';
   const SAVE_DELAY_MS = 300;       // debounce: save this long after the last change
   const DROP_SAVE_MS = 5000;       // during a long drop, save at least this often
+  // ... but no sooner than this many times the page's time the last save took: the saves of a
+  // big index hold the page for seconds, and a drop must not spend its time saving
+  const DROP_SAVE_COST = 10;
+  // What a tab's save on its way out held, in localStorage (written at once: see saveOnExit)
+  const EXIT_NOTE_PREFIX = 'ragweb:exit-note:';
+  const EXIT_WAIT_MS = 3000;       // how long a loading tab waits for a closed tab's save to land
+  const READ_SHOW_MS = 250;        // the count of a dropped folder's files being read, shown this often
+  const MAX_DEPTH_DEFAULT = 200;   // (ragweb.files.MAX_DEPTH, read from the engine: see maxFolderDepth)
   const YIELD_EVERY_MS = 40;       // long indexing yields to the event loop this often
   const UI_REFRESH_MS = 120;       // stats/file list refresh, debounced
   // Pyodide 314 copies bytes and strings between Python and the page wrongly when they lie
@@ -33,6 +41,7 @@
     bootError: null,
     storageRefused: null,  // message: stored data of an unknown format; saving is off until cleared
     quotaError: null,      // message: the last save failed for lack of space
+    quotaNotes: [],        // what it cost a drop (shown with it)
     dirty: false,
     ownChanges: false,     // the unsaved changes are the user's (not only a re-read of an older index)
     missedSave: false,     // another tab saved or closed while this one was still loading
@@ -52,6 +61,14 @@
     conflict: null,        // message: another tab saved since; this tab does not overwrite it
     memoryError: null,     // message: the engine's memory passed heapSafeBytes; reload
     heapSafeBytes: HEAP_SAFE_BYTES,
+    saveCost: 0,           // ms the last save held the page (dump and put): spaces a drop's saves
+    savedDocs: null,       // files in the index as last stored (null: not known)
+    busy: false,           // a drop, pick or sample is under way
+    queued: 0,             // drops, picks and samples waiting for the one under way
+    drop: null,            // the one under way: {reading, left} (files not indexed yet; see saveOnExit)
+    jobSeq: 0,             // drops, picks and samples made so far
+    bannerSeq: 0,          // jobSeq when a banner about a drop was shown (a drop made later hides it)
+    exitNoteKey: null,     // the note this tab left on its way out (a page back from the cache drops it)
   };
 
   const $ = (id) => document.getElementById(id);
@@ -119,15 +136,20 @@
   // tabs this one has settled) go in the same transaction; with `record` null only they
   // and the stored record go (what frees space when the quota is full). Resolves to false
   // on a conflict.
+  // (`lastPutMs`: how long the put of the record held the page: it copies the bytes)
+  let lastPutMs = 0;
   async function idbPutIfCurrent(record, expected, drop = []) {
     let conflict = false;
+    lastPutMs = 0;
     await idb('readwrite', (s) => {
       const rq = s.get(DB_KEY);
       rq.onsuccess = () => {
         const current = rq.result;
         if (current && generationOf(current) !== expected) { conflict = true; return; }
+        const t0 = performance.now();
         if (record) s.put(record, DB_KEY);
         else s.delete(DB_KEY);
+        lastPutMs = performance.now() - t0;
         for (const key of drop) s.delete(key);
       };
       return null;
@@ -208,7 +230,9 @@
     // A drop still being indexed is saved after it, and meanwhile every DROP_SAVE_MS: a
     // reload in its middle keeps what was indexed up to then (the save on the way out
     // cannot be relied on for a big index: a leaving page may end before its write lands).
-    if (state.indexing && !state.saving && performance.now() - state.lastSave >= DROP_SAVE_MS) flush();
+    // A save holds the page while it runs (a big index: seconds), so they come no more often
+    // than DROP_SAVE_COST times the time the last one took.
+    if (state.indexing && !state.saving && performance.now() - state.lastSave >= dropSaveGap()) flush();
     if (state.saveTimer) clearTimeout(state.saveTimer);
     state.saveTimer = setTimeout(() => {
       state.saveTimer = null;
@@ -218,12 +242,18 @@
     scheduleUi();
   }
 
+  const dropSaveGap = () => Math.max(DROP_SAVE_MS, DROP_SAVE_COST * state.saveCost);
+
+  // The files the index holds (null if the engine cannot say).
+  function docCount() {
+    try { const n = JSON.parse(state.facade.stats()).totalDocs; return Number.isInteger(n) ? n : null; } catch (e) { return null; }
+  }
+
   // The record to store: the engine's bytes, checked against the engine's own checksum; for
   // an empty index a small record that says so (a cleared index frees the space it took).
-  function dumpRecord() {
-    let empty = false;
-    try { empty = JSON.parse(state.facade.stats()).totalDocs === 0; } catch (e) { /* garbled: see the checksum below */ }
-    if (empty) {
+  // `docs`: the files it holds (null if not known), for the messages about what is stored.
+  function dumpRecord(docs = docCount()) {
+    if (docs === 0) {
       return { version: STORE_FORMAT, cleared: true, savedAt: Date.now(), ragweb: state.manifest.ragweb,
                generation: newGeneration() };
     }
@@ -251,21 +281,116 @@
   // to load (`settleExits`) makes it the index if the stored record is still one of those,
   // and otherwise drops it and says so: the first save wins, as between open tabs. (A tab
   // in conflict writes its changes too: the next tab then says they were not kept.)
+  //
+  // A browser may end the leaving page before that write lands (a big index), and a drop
+  // under way is cut short. So a small note goes to localStorage too, written at once: the
+  // key and generation of the exit save, the files it holds, and the files of a drop not
+  // indexed yet. The next tab to load compares it with what it finds (`exitNotesMessage`).
   function saveOnExit() {
-    if (!state.ready || !(state.dirty || state.saving) || state.storageRefused || !openedDb) return;
+    const note = { savedAt: Date.now(), base: state.generation, queued: state.queued,
+                   left: state.drop ? state.drop.left : 0, reading: !!(state.drop && state.drop.reading) };
+    if (state.ready && (state.dirty || state.saving) && !state.storageRefused && openedDb) {
+      try {
+        const bases = [state.generation];
+        if (state.savingGeneration) bases.push(state.savingGeneration);
+        note.files = docCount();
+        const record = { ...dumpRecord(note.files), bases };
+        const key = EXIT_PREFIX + record.generation;
+        Object.assign(note, { exitKey: key, generation: record.generation });
+        writeExitNote(note);  // (first: what follows may not run to its end)
+        const tx = openedDb.transaction(DB_STORE, 'readwrite', { durability: 'strict' });
+        const store = tx.objectStore(DB_STORE);
+        store.put(record, key);
+        for (const taken of state.exitKeys) store.delete(taken);  // (this save holds what they held)
+        if (tx.commit) tx.commit();  // (without it Chromium drops the write with the page)
+        state.dirty = false;
+        if (channel) channel.postMessage({ type: 'exit', key });
+        return;
+      } catch (e) {  // best effort: the page is going
+        note.failed = !note.exitKey;
+        if (note.exitKey) return;
+      }
+    }
+    if (note.failed || note.left || note.queued) writeExitNote(note);
+  }
+
+  function writeExitNote(note) {
     try {
-      const bases = [state.generation];
-      if (state.savingGeneration) bases.push(state.savingGeneration);
-      const record = { ...dumpRecord(), bases };
-      const key = EXIT_PREFIX + record.generation;
-      const tx = openedDb.transaction(DB_STORE, 'readwrite', { durability: 'strict' });
-      const store = tx.objectStore(DB_STORE);
-      store.put(record, key);
-      for (const taken of state.exitKeys) store.delete(taken);  // (this save holds what they held)
-      if (tx.commit) tx.commit();  // (without it Chromium drops the write with the page)
-      state.dirty = false;
-      if (channel) channel.postMessage({ type: 'exit', key });
-    } catch (e) { /* best effort: the page is going */ }
+      const key = EXIT_NOTE_PREFIX + (note.exitKey || newGeneration());
+      localStorage.setItem(key, JSON.stringify(note));
+      state.exitNoteKey = key;
+    } catch (e) { /* no localStorage: nothing to compare with next time */ }
+  }
+
+  // The notes closed tabs left (saveOnExit): [{key, exitKey?, generation?, files?, left,
+  // reading, queued, failed?}].
+  function readExitNotes() {
+    const notes = [];
+    try {
+      for (let i = 0; i < localStorage.length; i++) {
+        const key = localStorage.key(i);
+        if (!key || !key.startsWith(EXIT_NOTE_PREFIX)) continue;
+        let note = {};
+        try { note = JSON.parse(localStorage.getItem(key)) || {}; } catch (e) { /* not ours to read */ }
+        notes.push({ ...note, key });
+      }
+    } catch (e) { /* no localStorage */ }
+    return notes;
+  }
+
+  // A closed tab's save on its way out may land after this tab first read the store (the
+  // write of a big record takes a while, and nothing orders it before the next page's read):
+  // while a note names an exit save that is neither found nor the stored record, read again,
+  // for up to EXIT_WAIT_MS. Resolves to what idbReadAll found last.
+  async function exitSavesLanded(found, notes) {
+    const missing = (f) => !f.readError &&
+      notes.some((n) => n.exitKey && !f.exits.some((e) => e.key === n.exitKey) && n.generation !== generationOf(f.record));
+    const until = performance.now() + EXIT_WAIT_MS;
+    while (missing(found) && performance.now() < until) {
+      await new Promise((r) => setTimeout(r, 150));
+      try { found = await idbReadAll(); } catch (e) { return found; }
+    }
+    return found;
+  }
+
+  function removeExitNotes(notes) {
+    for (const note of notes) { try { localStorage.removeItem(note.key); } catch (e) { /* gone */ } }
+  }
+
+  // What the notes of closed tabs say against what was found at boot (`found`: the stored
+  // record and exit saves, `docs`: the files restored), as sentences for a banner ([] when
+  // all is well). An exit save that is neither among the saves found nor the stored record
+  // did not land; a drop under way when the tab closed has files that were never indexed.
+  function exitNotesMessage(notes, found, docs) {
+    const parts = [];
+    const current = generationOf(found.record);
+    const landed = (note) => found.exits.some((e) => e.key === note.exitKey) || (note.generation && note.generation === current);
+    const missed = notes.filter((n) => n.failed || (n.exitKey && !landed(n)));
+    if (missed.length) {
+      const files = Math.max(...missed.map((n) => (Number.isInteger(n.files) ? n.files : -1)));
+      parts.push('Changes made just before this page was last closed or reloaded may not all have been kept: ' +
+        "the save it made on its way out did not reach the browser's storage" +
+        (files >= 0 ? ` (${plural(files, 'file was', 'files were')} indexed then; ${num(docs)} ${docs === 1 ? 'is' : 'are'} restored here).` : '.'));
+    }
+    for (const note of notes) parts.push(...cutShortMessage(note));
+    return parts;
+  }
+
+  // The drop a closed tab's note says was under way, and those queued behind it.
+  function cutShortMessage(note, when = 'the page was closed or reloaded') {
+    const parts = [];
+    const left = Number.isInteger(note.left) ? note.left : 0;
+    const queued = Number.isInteger(note.queued) ? note.queued : 0;
+    if (left > 0) {
+      parts.push(`A drop was cut short when ${when}: ${note.reading ? 'at least ' : ''}` +
+        `${plural(left, 'of its files was', 'of its files were')} not indexed` +
+        `${note.reading ? ' (its folders were still being read)' : ''}; drop them again to add them.`);
+    }
+    if (queued > 0) {
+      parts.push(`${plural(queued, 'drop', 'drops')} waiting ${left > 0 ? 'behind it' : 'to be indexed'} ` +
+        `when ${when} ${queued === 1 ? 'was' : 'were'} not indexed.`);
+    }
+    return parts;
   }
 
   // Save now if anything changed; resolves to a JSON string like the other calls.
@@ -283,8 +408,11 @@
     state.saving = (async () => {
       const t0 = performance.now();
       let record;
+      let dumpMs = 0;
+      const docs = docCount();
       try {
-        record = dumpRecord();
+        record = dumpRecord(docs);
+        dumpMs = performance.now() - t0;
       } catch (e) {
         state.dirty = true;
         state.ownChanges ||= own;
@@ -299,6 +427,7 @@
         let fresh;
         try {
           fresh = await idbPutIfCurrent(record, state.generation, drop);
+          state.saveCost = dumpMs + lastPutMs;
         } catch (e) {
           // the quota is so full that even the small record of an empty index does not fit:
           // deleting the stored one frees the space
@@ -320,18 +449,24 @@
         }
         state.exitKeys = state.exitKeys.filter((k) => !drop.includes(k));
         state.generation = record.generation;
+        state.savedDocs = docs;
         if (channel) channel.postMessage({ type: 'saved', generation: record.generation });
         state.quotaError = null;
+        state.quotaNotes = [];
         result = JSON.stringify({ success: true, saved: true, bytes: size,
                                   ms: Math.round(performance.now() - t0) });
         hideBanner('quota');
       } catch (e) {
         state.dirty = true;  // memory is still the truth; the previous record is intact
         state.ownChanges ||= own;
+        state.saveCost = Math.max(state.saveCost, dumpMs + lastPutMs);
         if (isQuotaError(e)) {
-          state.quotaError = `storage quota full: the index (${formatBytes(size)}) could not be saved; ` +
-            'it is kept in this tab but will be lost on reload. Remove files or clear the index to free space';
-          showBanner(state.quotaError, 'quota');
+          const stored = state.savedDocs === null ? 'the index as it was last saved'
+            : state.savedDocs === 0 ? 'an empty index' : `the index as it was last saved (${plural(state.savedDocs, 'file', 'files')})`;
+          state.quotaError = `storage quota full: the index (${formatBytes(size)}) could not be saved. ` +
+            `This tab keeps it and answers from it, but a reload brings back ${stored}, and no more ` +
+            'files are added until there is room. Remove files or clear the index to free space';
+          showQuotaBanner();
           result = errorJson(state.quotaError);
         } else {
           result = errorJson(`could not save the index: ${e && e.message ? e.message : e}`);
@@ -469,6 +604,8 @@
         return r.arrayBuffer();
       }, (e) => { throw wheelError(w, e.message || e); }).then((data) => [w, data]))));
     wheels.catch(() => {}); // (awaited below; this only keeps an early failure from going unhandled)
+    // (the notes of closed tabs first: a note comes before its tab's write, see saveOnExit)
+    const exitNotes = readExitNotes();
     const stored = idbReadAll().catch((e) => ({ readError: e }))
       .then((r) => { mark('storeRead', t0); return r; });
     if (typeof loadPyodide !== 'function') throw new Error('pyodide/pyodide.js did not load');
@@ -496,7 +633,7 @@
     const bootMs = performance.now() - t0;
 
     const t1 = performance.now();
-    const found = await stored;
+    const found = await exitSavesLanded(await stored, exitNotes);
     const record = found.readError ? null : found.record;
     let info = null;
     let settled = false;  // the index loaded is a closed tab's save, to be stored as the index
@@ -544,6 +681,17 @@
     // another tab saved while this one loaded: catch up
     if (state.missedSave) { state.missedSave = false; syncWithStored(); }
     const docs = JSON.parse(state.facade.stats()).totalDocs;
+    state.savedDocs = settled ? null : record && record.cleared ? 0 : record ? (info.restored ? docs : null) : 0;
+    if (exitNotes.length) {
+      // (found.readError: the banner says so already; the notes are kept for the next load)
+      const said = found.readError ? [] : exitNotesMessage(exitNotes, found, docs);
+      if (said.length) {
+        const banner = $('banner');
+        const before = !banner.hidden && banner.dataset.kind === 'exit' ? [$('banner-text').textContent] : [];
+        showBanner([...before, ...said].join('\n'), 'exit');
+      }
+      if (!found.readError) removeExitNotes(exitNotes);
+    }
     const how = info.reread ? `; restored from this browser and re-read by this version (${info.reread} file${info.reread === 1 ? '' : 's'})`
       : info.restored ? ' (restored from this browser)' : '';
     setStatus(`Ready. ${docs} file${docs === 1 ? '' : 's'} indexed${how}.`);
@@ -636,6 +784,7 @@
         if (!await idbPutIfCurrent(closed, generationOf(record), [pick.key])) return;  // (another tab did)
       } catch (e) { return; }
       if (channel) channel.postMessage({ type: 'saved', generation: closed.generation });
+      adoptedExitNote(pick.key);
       record = closed;
       if (hasOwnChanges()) { markConflict(); return; }
     }
@@ -654,6 +803,15 @@
     channel.onmessage = (ev) => {
       if (ev.data && (ev.data.type === 'saved' || ev.data.type === 'exit')) syncWithStored(ev.data);
     };
+  }
+
+  // This open tab stored a closed tab's exit save as the index: that tab's note is settled
+  // here, and a drop it cut short is told here (its user may well be looking at this tab).
+  function adoptedExitNote(exitKey) {
+    const notes = readExitNotes().filter((n) => n.exitKey === exitKey);
+    removeExitNotes(notes);
+    const said = notes.flatMap((n) => cutShortMessage(n, 'a tab of this page closed'));
+    if (said.length) showBanner(said.join('\n'), 'exit');
   }
 
   function refuseStorage(message) {
@@ -703,16 +861,37 @@
   // A queued job runs after the boot: not ready then means the boot failed.
   const notReadyStatus = () => state.bootError ? `The engine failed to load: ${state.bootError}` : NOT_READY;
 
-  // Queue a job so that drops, picks and the sample never interleave.
+  // Queue a job so that drops, picks and the sample never interleave. The job gets a ticket:
+  // {seq, clears}, taken now: a clear of the index from now on leaves its files out (a later
+  // call wins over a drop, even one still waiting or being read).
   function enqueue(job) {
     if (!state.ready && !state.bootError) setStatus('The engine is still loading: what you gave it is indexed when it is ready.');
-    // (a banner about the last drop, a folder left out say, goes when the next one starts;
-    // the quota, storage and memory banners have kinds of their own and stay while they apply)
-    const run = () => { hideBanner('index'); return job(); };
+    const ticket = { seq: ++state.jobSeq, clears: state.clears };
+    state.queued += 1;
+    if (state.busy) {
+      setStatus('Another drop is under way: this one is queued, and indexed after it.');
+      showQueued();
+    }
+    // A banner about an earlier drop stays until it is closed, or until a drop made after it
+    // appeared starts (its user has seen it then); the quota, storage and memory banners have
+    // kinds of their own and stay while they apply.
+    const run = async () => {
+      state.queued -= 1;
+      state.busy = true;
+      if (ticket.seq > state.bannerSeq) hideBanner('index');
+      try { return await job(ticket); } finally { state.busy = false; state.drop = null; }
+    };
     state.jobs = state.jobs.then(run, run).catch((e) => {
-      showBanner(`Indexing failed: ${e && e.message ? e.message : e}`, 'index');
+      showDropBanner([`Indexing failed: ${e && e.message ? e.message : e}`]);
     });
     return state.jobs;
+  }
+
+  // ' (2 more drops queued)', or ''.
+  const queuedNote = () => (state.queued ? ` (${plural(state.queued, 'more drop', 'more drops')} queued)` : '');
+  function showQueued() {
+    const text = $('progress-text');
+    text.textContent = text.textContent.replace(/ \(\d[\d,]* more drops? queued\)$/, '') + queuedNote();
   }
 
   // An index saved by an older version is read again from its stored texts, in steps that
@@ -746,68 +925,76 @@
     }
   }
 
-  // items: [{path, file}] (File objects) or [{path, text}] (already fetched text).
-  async function indexItems(items) {
+  // items: [{path, file}] (File objects), [{path, entry}] (a dropped folder's FileSystemFileEntry,
+  // read when its turn comes) or [{path, text}] (already fetched text). `ticket`: enqueue's.
+  // With `sameName`, a top folder of the items that was indexed already is reported (tally.sameName).
+  // The progress counts files: their sizes are not looked up ahead (for a picked folder each
+  // File.size is a synchronous look-up: 20,000 of them held the page 26 s at 4x slowdown).
+  async function indexItems(items, ticket, { sameName = false } = {}) {
     if (!state.ready) { setStatus(NOT_READY); return null; }
     const bar = $('progress-bar');
     const text = $('progress-text');
-    const totalBytes = items.reduce((n, it) => n + (it.file ? it.file.size : it.size || 0), 0);
-    const tally = { files: 0, chunks: 0, bytes: 0, partial: 0, skipped: 0, errors: [], skippedList: [], full: null };
+    const tally = { files: 0, chunks: 0, bytes: 0, done: 0, partial: 0, partialBytes: 0, skipped: 0,
+                    errors: [], skippedList: [], tooLarge: [], full: null, stopped: null, left: 0,
+                    indexed: new Set() };
+    const earlier = sameName ? indexedUnder(items) : null;
     $('progress').classList.add('busy');
     state.indexing = true;  // the file list and stats refresh once at the end, not per file
     state.lastSave = performance.now();  // (a drop's first save while it runs: DROP_SAVE_MS in)
-    bar.max = Math.max(totalBytes, 1);
+    state.drop = { reading: false, left: items.length };
+    bar.max = Math.max(items.length, 1);
     bar.value = 0;
     const show = (done) => {
-      const bytes = tally.bytes + tally.partial;  // (partial: the part of a big file done)
-      bar.value = Math.min(bytes, bar.max);
-      const head = done ? (tally.cleared ? 'Stopped at a clear of the index: indexed' : 'Indexed') : 'Indexing';
-      text.textContent = `${head} ${tally.files} of ${items.length} files, ` +
-        `${formatBytes(bytes)} of ${formatBytes(totalBytes)}` +
-        (tally.skipped ? `, ${tally.skipped} skipped` : '') +
-        (tally.errors.length ? `, ${tally.errors.length} failed` : '') + (done ? '.' : '…');
+      const bytes = tally.bytes + tally.partialBytes;  // (partial: the part of a big file done)
+      bar.value = done && !tally.left ? bar.max : Math.min(tally.done + tally.partial, bar.max);
+      const head = !done ? 'Indexing' : tally.cleared ? 'Stopped at a clear of the index: indexed'
+        : tally.stopped ? 'Stopped, the storage being full: indexed' : 'Indexed';
+      const failed = tally.errors.length + (tally.stopped || tally.full ? tally.left : 0);
+      text.textContent = `${head} ${num(tally.files)} of ${num(items.length)} files, ${formatBytes(bytes)}` +
+        (tally.skipped ? `, ${num(tally.skipped)} skipped` : '') +
+        (failed ? `, ${num(failed)} failed` : '') + (done ? '.' : `…${queuedNote()}`);
     };
     show(false);
     try {
-      await indexLoop(items, tally, show);
+      await indexLoop(items, tally, show, ticket);
     } finally {
       state.indexing = false;
       $('progress').classList.remove('busy');
     }
     show(true);
-    if (tally.full) {
-      const n = tally.errors.length;
-      showBanner(`${n} file${n === 1 ? ' was' : 's were'} not indexed: ${tally.full}.`, 'index');
-    } else if (tally.errors.length) {
-      showBanner(`Some files failed: ${tally.errors.slice(0, 3).join('; ')}`, 'index');
-    }
+    if (earlier) tally.sameName = sameNameReport(earlier, tally);
     refreshUi();
     rerunSearch();
     return tally;
   }
 
-  async function indexLoop(items, tally, show) {
+  async function indexLoop(items, tally, show, ticket) {
     let lastYield = performance.now();
-    const clears = state.clears;
-    for (const item of items) {
-      if (state.clears !== clears) {  // ragClear or Clear all during the drop: the rest is not indexed
-        tally.cleared = true;
-        break;
-      }
-      const refused = state.quotaError || tally.full;  // the rest of the drop is not read
-      if (refused) { tally.errors.push(`${item.path}: ${refused}`); tally.bytes += item.file ? item.file.size : 0; continue; }
-      const size = item.file ? item.file.size : (item.size || 0);
+    const stop = (i, why) => { tally[why] = tally[why] || true; tally.left = items.length - i; };
+    if (state.clears !== ticket.clears) stop(0, 'cleared');  // (while its folders were read)
+    for (let i = 0; i < items.length && !tally.cleared; i++) {
+      const item = items[i];
+      state.drop.left = items.length - i;
+      // ragClear or Clear all since the drop was made: the rest is not indexed
+      if (state.clears !== ticket.clears) { stop(i, 'cleared'); break; }
+      // the storage or the index is full: the rest of the drop is not read (said once)
+      if (state.quotaError) { tally.stopped = state.quotaError; stop(i, 'stopped'); break; }
+      if (tally.full) { stop(i - 1, 'full'); break; }
+      let size = 0;
       let out;
       try {
+        const file = item.file || (item.entry ? await entryFile(item.entry) : null);
+        if (state.clears !== ticket.clears) { stop(i, 'cleared'); break; }  // (cleared while it was found)
+        size = file ? file.size : (item.size || 0);
         const check = JSON.parse(state.facade.check_path(item.path, size));
         if (check.skip) {
           out = JSON.stringify({ skipped: check.skip, filename: check.path || item.path });
-        } else if (item.file) {
-          const bytes = new Uint8Array(await item.file.arrayBuffer());
-          if (state.clears !== clears) { tally.cleared = true; break; }  // (cleared while it was read)
-          out = state.facade.index_bytes(item.path, bytes, item.file.lastModified ? item.file.lastModified / 1000 : undefined, true);
-          out = await indexSteps(out, size, tally, show, clears);
-          if (out === null) { tally.cleared = true; break; }
+        } else if (file) {
+          const bytes = new Uint8Array(await file.arrayBuffer());
+          if (state.clears !== ticket.clears) { stop(i, 'cleared'); break; }  // (cleared while it was read)
+          out = state.facade.index_bytes(item.path, bytes, file.lastModified ? file.lastModified / 1000 : undefined, true);
+          out = await indexSteps(out, size, tally, show, ticket.clears);
+          if (out === null) { stop(i, 'cleared'); break; }
         } else {
           out = state.facade.index_text(item.path, item.text);
         }
@@ -815,22 +1002,32 @@
         out = errorJson(pyMessage(e));
       }
       const res = JSON.parse(out);
-      if (res.success) { tally.files += 1; tally.chunks += res.chunks; markChanged(); dropPackQuoting(res.filename); }
-      else if (res.skipped || res.superseded) {
+      if (res.success) {
+        tally.files += 1;
+        tally.chunks += res.chunks;
+        tally.indexed.add(res.filename);
+        markChanged();
+        dropPackQuoting(res.filename);
+      } else if (res.skipped || res.superseded) {
         tally.skipped += 1;
         tally.skippedList.push(`${res.filename}: ${res.skipped || res.superseded}`);
-      }
-      else {
-        tally.errors.push(`${item.path}: ${res.error}`);
-        if (res.code === 'full') tally.full = res.error;
+        const big = /^too large \((\d+) bytes > max_file_bytes (\d+)\)$/.exec(res.skipped || '');
+        if (big) tally.tooLarge.push({ path: res.filename, size: Number(big[1]), limit: Number(big[2]) });
+      } else if (res.code === 'full') {
+        tally.full = res.error;  // (this file and the rest: counted when the loop stops)
+      } else {
+        tally.errors.push(`${shownPath(item.path)}: ${res.error}`);
       }
       tally.bytes += size;
+      tally.done += 1;
       if (performance.now() - lastYield > YIELD_EVERY_MS) {
         show(false);
         await new Promise((r) => setTimeout(r));
         lastYield = performance.now();
       }
     }
+    if (tally.full && !tally.left) tally.left = 1;  // (the last file found the index full)
+    state.drop.left = tally.left;
   }
 
   // A big file that `index_bytes` only started: run its steps, yielding between them so the
@@ -839,19 +1036,49 @@
   async function indexSteps(out, size, tally, show, clears) {
     let res = JSON.parse(out);
     while (res.pending) {
-      tally.partial = res.total ? Math.round(size * res.done / res.total) : 0;
+      tally.partial = res.total ? res.done / res.total : 0;
+      tally.partialBytes = Math.round(size * tally.partial);
       show(false);
       await new Promise((r) => setTimeout(r));
       if (state.clears !== clears) {
         state.facade.index_cancel();
         tally.partial = 0;
+        tally.partialBytes = 0;
         return null;
       }
       out = state.facade.index_step(YIELD_EVERY_MS);
       res = JSON.parse(out);
     }
     tally.partial = 0;
+    tally.partialBytes = 0;
     return out;
+  }
+
+  // The files already indexed under the top folders of `items` (a folder dropped again, or
+  // another folder of the same name): {folder: [paths]}, only folders that have some.
+  function indexedUnder(items) {
+    const tops = new Set(items.filter((it) => it.path.includes('/')).map((it) => it.path.split('/')[0]));
+    if (!tops.size) return null;
+    const st = JSON.parse(state.facade.stats());
+    if (st.error) return null;
+    const out = {};
+    for (const path of st.files) {
+      const top = path.split('/')[0];
+      if (path.includes('/') && tops.has(top)) (out[top] ||= []).push(path);
+    }
+    return Object.keys(out).length ? out : null;
+  }
+
+  // For each top folder that had files before the drop: how many of them the drop replaced,
+  // and how many it left as they were (files of the earlier drop that this one does not
+  // have: from another folder of the same name, say). [{folder, replaced, kept}]
+  function sameNameReport(earlier, tally) {
+    const now = new Set(JSON.parse(state.facade.stats()).files || []);
+    return Object.entries(earlier).map(([folder, paths]) => ({
+      folder,
+      replaced: paths.filter((p) => tally.indexed.has(p)).length,
+      kept: paths.filter((p) => !tally.indexed.has(p) && now.has(p)).length,
+    }));
   }
 
   const IGNORE_FILES = ['.gitignore', '.ragignore'];   // read in this order; later rules win (as the CLI)
@@ -881,26 +1108,62 @@
     }
   };
 
+  // How deep below a dropped folder its folders are walked: `rag index`'s limit
+  // (ragweb.files.MAX_DEPTH); a deeper one is left out and named, as the CLI warns of it.
+  let maxDepth = null;
+  function maxFolderDepth() {
+    if (maxDepth === null) {
+      maxDepth = MAX_DEPTH_DEFAULT;
+      try {
+        const files = state.py.pyimport('ragweb.files');
+        try { if (Number.isInteger(files.MAX_DEPTH)) maxDepth = files.MAX_DEPTH; } finally { files.destroy(); }
+      } catch (e) { /* the default */ }
+    }
+    return maxDepth;
+  }
+
+  // While a drop's folders are read: how many files were found so far (and the drops queued).
+  function showReading(found) {
+    const bar = $('progress-bar');
+    bar.removeAttribute('value');  // (indeterminate: how many there are is not known yet)
+    $('progress').classList.add('busy');
+    $('progress-text').textContent = `Reading dropped files… ${num(found)} found${queuedNote()}`;
+  }
+
   // Walk dropped items: files and whole folders (recursive), skipping what the CLI would
-  // not enter (excluded or ignored folders). Entries must be taken synchronously inside
-  // the drop handler, so callers pass them in.
-  async function walkEntries(entries) {
+  // not enter (excluded or ignored folders, folders more than MAX_DEPTH deep). Entries must be
+  // taken synchronously inside the drop handler, so callers pass them in; their files are
+  // read when they are indexed. A clear of the index since the drop was made (`ticket`)
+  // stops the walk (out.cleared).
+  async function walkEntries(entries, ticket) {
     const out = [];
     out.leftOut = [];  // folders the excludes or ignore files left out (not hidden ones)
     out.configErrors = [];  // dropped folders left out because their rag.yaml is invalid
     out.notes = [];  // the config files applied
-    const visit = async (entry, prefix) => {
-      if (!entry) return;
+    out.tooDeep = [];  // folders more than maxFolderDepth() below a dropped folder
+    const deepest = maxFolderDepth();
+    let shownAt = performance.now();
+    showReading(0);
+    const found = () => {
+      state.drop.left = out.length;
+      if (performance.now() - shownAt >= READ_SHOW_MS) { showReading(out.length); shownAt = performance.now(); }
+    };
+    const visit = async (entry, prefix, depth) => {
+      if (!entry || out.cleared) return;
+      if (state.clears !== ticket.clears) { out.cleared = true; return; }
       if (entry.isFile) {
-        out.push({ path: prefix + entry.name, file: await entryFile(entry) });
+        out.push({ path: prefix + entry.name, entry });
+        found();
       } else if (entry.isDirectory) {
         const dirPath = prefix + entry.name;
+        if (depth > deepest) { out.tooDeep.push(`${dirPath}/`); return; }
         const skip = JSON.parse(state.facade.check_dir(dirPath)).skip;
         if (skip) {
           if (!entry.name.startsWith('.')) out.leftOut.push(`${dirPath}/ (${skip})`);
           return;
         }
         const children = (await readAll(entry)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+        if (state.clears !== ticket.clears) { out.cleared = true; return; }
         if (!prefix) {  // a dropped folder is a root: its own config file selects its files
           const config = await findConfig(children);
           const error = config && applyConfig(dirPath, config.name, await (await entryFile(config.entry)).text(), out.notes);
@@ -910,10 +1173,11 @@
           const rules = children.find((c) => c.isFile && c.name === name);
           if (rules) state.facade.ignore_add(dirPath, await (await entryFile(rules)).text());
         }
-        for (const child of children) await visit(child, `${dirPath}/`);
+        for (const child of children) await visit(child, `${dirPath}/`, depth + 1);
       }
     };
-    for (const entry of entries) await visit(entry, '');
+    for (const entry of entries) await visit(entry, '', 0);
+    state.drop.left = out.length;
     return out;
   }
 
@@ -929,8 +1193,18 @@
   // Files from a picker: a folder pick gives webkitRelativePath; its config file and ignore
   // files apply (a folder whose config file is invalid is left out).
   async function pickedItems(files) {
-    const all = Array.from(files, (f) => ({ path: f.webkitRelativePath || f.name, file: f }));
-    const report = { leftOut: [], configErrors: [], notes: [] };
+    const report = { leftOut: [], configErrors: [], notes: [], tooDeep: [] };
+    // (a folder more than maxFolderDepth() below the picked one is left out, as in a drop)
+    const deepest = maxFolderDepth();
+    const tooDeep = new Set();
+    const all = [];
+    for (const f of files) {
+      const path = f.webkitRelativePath || f.name;
+      const parts = path.split('/');
+      if (parts.length - 2 > deepest) tooDeep.add(`${parts.slice(0, deepest + 2).join('/')}/`);
+      else all.push({ path, file: f });
+    }
+    report.tooDeep.push(...tooDeep);
     const failed = new Set();
     const roots = new Set(all.filter((it) => it.path.includes('/')).map((it) => it.path.split('/')[0]));
     for (const root of roots) {
@@ -963,26 +1237,107 @@
       else { const f = item.getAsFile(); if (f) loose.push(f); }
     }
     if (!items.length && dataTransfer.files) loose.push(...Array.from(dataTransfer.files));
-    await enqueue(async () => {
+    await enqueue(async (ticket) => {
       if (!state.ready) { setStatus(notReadyStatus()); return; }
       setStatus('Reading dropped files…');
+      state.drop = { reading: true, left: 0 };
       state.facade.ignore_reset();
-      const found = await walkEntries(entries);
-      found.push(...await pickedItems(loose));
-      reportIndexed(found, await indexItems(found));
+      const found = await walkEntries(entries, ticket);
+      const picked = await pickedItems(loose);
+      found.push(...picked);
+      found.tooDeep.push(...picked.tooDeep);
+      reportIndexed(found, await indexItems(found, ticket, { sameName: true }));
     });
   }
 
-  // The status line after a drop or a pick, and a banner for a folder whose config file is invalid.
+  // A dropped file's name as text to show on one line (a control character in it escaped).
+  const shownPath = (path) => path.replace(/[\u0000-\u0008\u000a-\u001f\u007f]/g,
+    (c) => (c === '\n' ? '\\n' : c === '\r' ? '\\r' : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`));
+  const num = (n) => (typeof n === 'number' ? n.toLocaleString('en-US') : String(n));
+  const plural = (n, one, many) => `${num(n)} ${n === 1 ? one : many}`;
+
+  // The status line after a drop or a pick, and a banner with its problems (a folder whose
+  // config file is invalid, files that failed, a full index or storage).
   function reportIndexed(found, tally) {
     if (!tally) return;
     if (tally.cleared) { setStatus('The index was cleared while files were being indexed: the rest were not indexed.'); return; }
-    const notes = found.notes.length ? ` ${found.notes.join('; ')}.` : '';
-    if (!tally.files && !tally.errors.length) setStatus(nothingIndexed(found.leftOut, tally) + notes);
-    else setStatus(`Indexed ${tally.files} file${tally.files === 1 ? '' : 's'} (${tally.chunks} chunks).${notes}`);
-    if (found.configErrors.length) {
-      showBanner(`A folder was left out: ${found.configErrors.join('; ')}`, 'index');
+    const notes = found.notes.length ? [`${found.notes.join('; ')}.`] : [];
+    let head;
+    if (!tally.files && !tally.errors.length) head = nothingIndexed(found.leftOut, tally);
+    else head = `Indexed ${plural(tally.files, 'file', 'files')} (${num(tally.chunks)} chunks).`;
+    if (tally.stopped || tally.full) {
+      notes.unshift(`${tally.stopped ? "The browser's storage is full" : 'The index is full'}: the drop's ` +
+        `${tally.files || tally.errors.length ? 'other ' : ''}${plural(tally.left, 'file was', 'files were')} ` +
+        'not indexed (see the message below).');
     }
+    notes.push(...dropNotes(found, tally));
+    setStatus([head, ...notes].join(' '));
+    showDropBanner(dropProblems(found, tally), tally);
+  }
+
+  // Notes on what a drop left out on purpose: files over the size limit (named, as `rag
+  // index` names them), folders too deep, a top folder that was indexed already.
+  function dropNotes(found, tally) {
+    const notes = [];
+    if (tally.tooLarge.length) {
+      const limits = [...new Set(tally.tooLarge.map((t) => t.limit))];
+      const shown = tally.tooLarge.slice(0, 5).map((t) => `${t.path} (${num(t.size)} bytes)`).join(', ');
+      const n = tally.tooLarge.length;
+      notes.push(`${plural(n, 'file was', 'files were')} larger than index.max_file_bytes ` +
+        `(${limits.map((l) => `${num(l)} bytes`).join(' or ')}) and left out: ${shown}${n > 5 ? ' …' : ''}; ` +
+        `raise it in the folder's rag.yaml to index ${n === 1 ? 'it' : 'them'}.`);
+    }
+    const deep = found.tooDeep || [];
+    if (deep.length) {
+      notes.push(`Left out ${plural(deep.length, 'folder', 'folders')} more than ${maxFolderDepth()} folders deep ` +
+        `(${deep.length === 1 ? 'its' : 'their'} files are not indexed, as with rag index): ${deep[0]}${deep.length > 1 ? ' …' : ''}.`);
+    }
+    for (const { folder, replaced, kept } of tally.sameName || []) {
+      if (!replaced && !kept) continue;
+      notes.push(`${folder}/ was indexed already: ${plural(replaced, 'file', 'files')} replaced` +
+        (kept ? `, ${plural(kept, "of the earlier drop's files", "of the earlier drop's files")} kept (not in this drop: ` +
+          `remove ${kept === 1 ? 'it' : 'them'} if ${kept === 1 ? 'it does' : 'they do'} not belong here)` : '') + '.');
+    }
+    return notes;
+  }
+
+  // The problems of a drop, for its banner: a folder's invalid config file, failed files, a
+  // full index (the storage being full is the quota banner's: see showDropBanner).
+  function dropProblems(found, tally) {
+    const problems = [];
+    if (found.configErrors && found.configErrors.length) problems.push(`A folder was left out: ${found.configErrors.join('; ')}`);
+    if (tally.errors.length) {
+      const more = tally.errors.length - 3;
+      problems.push(`Some files failed: ${tally.errors.slice(0, 3).join('; ')}` +
+        (more > 0 ? ` (and ${plural(more, 'more', 'more')})` : ''));
+    }
+    if (tally.full) problems.push(`${plural(tally.left, 'file was', 'files were')} not indexed: ${tally.full}.`);
+    return problems;
+  }
+
+  // A drop's problems in the banner, all of them (each on a line of its own). A banner about
+  // an earlier drop that is still up (nobody closed it, no drop was made since it appeared)
+  // stays above them. When the storage is full the banner is the quota banner, which stays
+  // while it applies, and says how much of the drop was not indexed.
+  function showDropBanner(problems, tally = null) {
+    const banner = $('banner');
+    const earlier = !banner.hidden && banner.dataset.kind === 'index' ? [$('banner-text').textContent] : [];
+    if (tally && tally.stopped && state.quotaError) {
+      state.quotaNotes = [`A drop stopped there: ${plural(tally.left, 'of its files was', 'of its files were')} not indexed.`,
+        ...earlier, ...problems];
+      showQuotaBanner();
+    } else if (problems.length) {
+      showBanner([...earlier, ...problems].join('\n'), 'index');
+    } else {
+      return;
+    }
+    state.bannerSeq = state.jobSeq;
+  }
+
+  // The storage is full: the quota banner, with what it cost the drop it stopped (kept
+  // when a later save finds the storage still full; gone with the quota error).
+  function showQuotaBanner() {
+    showBanner([`${state.quotaError}.`, ...state.quotaNotes].join('\n'), 'quota');
   }
 
   // A drop that indexed nothing says what was left out, as `rag index` does.
@@ -992,24 +1347,26 @@
       parts.push(`left out the folder${leftOut.length === 1 ? '' : 's'} ${leftOut.slice(0, 5).join(', ')}` +
         `${leftOut.length > 5 ? ' …' : ''} (drop such a folder's contents to index them)`);
     }
-    if (tally.skippedList.length) {
-      parts.push(`skipped ${tally.skippedList.slice(0, 5).join(', ')}${tally.skippedList.length > 5 ? ' …' : ''}`);
+    // (files too large are named in a note of their own)
+    const skipped = tally.skippedList.filter((s) => !tally.tooLarge.some((t) => s.startsWith(`${t.path}: too large`)));
+    if (skipped.length) {
+      parts.push(`skipped ${skipped.slice(0, 5).join(', ')}${skipped.length > 5 ? ' …' : ''}`);
     }
     return `Nothing was indexed${parts.length ? ': ' + parts.join('; ') : ''}.`;
   }
 
   function handlePicked(fileList) {
     const files = Array.from(fileList);
-    return enqueue(async () => {
+    return enqueue(async (ticket) => {
       if (!state.ready) { setStatus(notReadyStatus()); return; }
       state.facade.ignore_reset();
       const found = await pickedItems(files);
-      reportIndexed(found, await indexItems(found));
+      reportIndexed(found, await indexItems(found, ticket, { sameName: true }));
     });
   }
 
   async function trySample() {
-    return enqueue(async () => {
+    return enqueue(async (ticket) => {
       if (!state.ready) { setStatus(notReadyStatus()); return; }
       setStatus('Fetching the sample project…');
       state.facade.ignore_reset();
@@ -1021,8 +1378,10 @@
         const blob = await r.blob();
         return { path: name, file: new File([blob], name.split('/').pop()) };
       }));
-      const tally = await indexItems(items);
+      const tally = await indexItems(items, ticket);
+      if (tally.cleared) { reportIndexed({ notes: [], leftOut: [] }, tally); return; }
       setStatus(`Indexed the sample project: ${tally.files} files. Try a question such as “how are headers parsed?”`);
+      showDropBanner(dropProblems({}, tally), tally);
       const box = $('search');
       if (!box.value) box.value = 'how are headers parsed?';
       runSearch();
@@ -1329,6 +1688,7 @@
     $('clear-all').addEventListener('click', () => {
       if (!state.ready || !confirmClear()) return;
       const res = JSON.parse(ragClear());
+      hideBanner('index');  // (about files that are gone now)
       if (res.error) showBanner(res.error, 'clear');
       refreshUi();
       rerunSearch();
@@ -1343,7 +1703,11 @@
     window.addEventListener('pagehide', saveOnExit);
     // back from the browser's page cache: the save made on the way out is settled like
     // another tab's (this tab takes it as the index)
-    window.addEventListener('pageshow', (ev) => { if (ev.persisted) syncWithStored(); });
+    window.addEventListener('pageshow', (ev) => {
+      if (!ev.persisted) return;
+      if (state.exitNoteKey) { removeExitNotes([{ key: state.exitNoteKey }]); state.exitNoteKey = null; }
+      syncWithStored();
+    });
   }
 
   // Hooks for tests and scripts (not part of the reference API).
@@ -1356,7 +1720,8 @@
     refresh: () => { refreshUi(); rerunSearch(); },
     // dirty turns false when a save starts; saving stays true until IndexedDB has it
     storage: () => ({ refused: state.storageRefused, quotaError: state.quotaError, dirty: state.dirty,
-                      saving: state.saving !== null, conflict: state.conflict, generation: state.generation }),
+                      saving: state.saving !== null, conflict: state.conflict, generation: state.generation,
+                      saveCost: state.saveCost }),
     storeFormat: STORE_FORMAT,
     pyodide: () => state.py,
     heapBytes,
