@@ -145,3 +145,11 @@ def test_an_index_built_without_the_unicode_form_is_read_as_it_was_built():
     old = Analyzer.of({"stemming": True, "language": "english", "short_terms": True})
     assert "unicode" not in old.settings and old.term_counts("cafe\u0301") == {"cafe": 1}
     assert Analyzer().settings["unicode"] == "nfkc" and Analyzer().term_counts("cafe\u0301") == {"café": 1}
+
+
+def test_a_decomposed_word_is_marked_whole_where_it_matched():
+    from ragweb.cli import _highlighter
+    from ragweb.facade import _marks
+    an, text = Analyzer(), "Le cafe\u0301 est ouvert"
+    assert _marks(an, text, set(an.query_terms("café"))) == [[3, 8]]
+    assert _highlighter(an.query_terms("café"), an)(text) == "Le \x1b[1;33mcafe\u0301\x1b[0m est ouvert"

@@ -901,3 +901,24 @@ def test_a_path_glob_the_shell_expanded_is_pointed_out(tmp_path):
     assert r.returncode == 0 and "note: the question holds file names (src/b.py); if the shell expanded a " \
                                  "--path glob, quote it: --path 'src/*.py'" in r.stderr
     assert "note" not in rag("query", "retry", "--path", "src/*.py", cwd=tmp_path).stderr
+
+
+def test_an_enclosing_index_that_cannot_record_a_pack_is_a_note_not_an_error(tmp_path):
+    _tree(tmp_path, {"top.md": "parent retry backoff\n", "sub/child.md": "child retry backoff\n"})
+    for folder in (tmp_path, tmp_path / "sub"):
+        assert rag("index", folder).returncode == 0
+    (tmp_path / ".rag" / "outputs").mkdir()  # (someone else's index, or a broken one: not ours to fix)
+    r = rag("pack", "-q", "retry backoff", "-d", tmp_path / "sub", "-o", tmp_path / "sub" / "ctx.json")
+    assert r.returncode == 0 and (tmp_path / "sub" / "ctx.json").is_file(), r.stderr
+    assert f"note: the index of {tmp_path} could not record" in r.stderr and "wrote " in r.stderr
+    assert (tmp_path / "sub" / ".rag" / "outputs").read_text() == "ctx.json\n"
+
+
+def test_a_path_from_a_dot_in_a_subfolder_is_that_subfolder(tmp_path):
+    _tree(tmp_path, {"notes.md": "retry notes\n", "src/r.py": "retry = 1  # notes\n", "docs/a.md": "retry notes a\n",
+                     "docs/sub/b.md": "retry notes b\n"})
+    assert rag("index", tmp_path).returncode == 0
+    q = ("query", "-q", "retry notes", "--json", "-k", "10", "--no-mmr")
+    assert _paths(rag(*q, "--path", ".", cwd=tmp_path / "docs")) == ["docs/a.md", "docs/sub/b.md"]
+    assert _paths(rag(*q, "--path", "./sub", cwd=tmp_path / "docs")) == ["docs/sub/b.md"]
+    assert _paths(rag(*q, "--path", ".", cwd=tmp_path)) == ["docs/a.md", "docs/sub/b.md", "notes.md", "src/r.py"]

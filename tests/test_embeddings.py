@@ -658,7 +658,7 @@ def test_a_provider_that_never_answers_is_a_timeout_not_unreachable(tmp_path, pr
     embedder = embedder_for(write_root(tmp_path, provider))
     monkeypatch.setattr(embeddings, "REQUEST_TIMEOUT", 0.5)
     provider.raw = lambda handler: time.sleep(3)
-    with pytest.raises(embeddings.RagError, match=r"did not answer within 0 s; if it is working but slow, "
+    with pytest.raises(embeddings.RagError, match=r"did not answer within 0.5 s; if it is working but slow, "
                                                   "lower embedding.batch_size") as e:
         embedder.embed(["a car"])
     assert "cannot reach" not in str(e.value)

@@ -718,3 +718,20 @@ def test_a_decomposed_document_is_found_by_a_composed_question_and_pack_quotes_i
     assert [h.path for h in eng.search("café crème")] == ["menu.md"]
     snippets = eng.pack("café crème brûlée", 300)["snippets"]
     assert snippets and snippets[0]["path"] == "menu.md" and snippets[0]["text"] in text
+
+
+def test_a_file_whose_path_names_the_question_is_kept_among_thousands_of_tied_stubs():
+    """Chunks tied at the pool's cut beyond `TIES_KEPT` times the pool are cut by how their
+    paths weigh them first: retry.md, of the same text as 300 stubs, is boosted by its name."""
+    from ragweb import engine as engine_mod
+    eng = Engine.memory()
+    stub = "This alias is deprecated; use the new client instead."
+    for i in range(300):
+        eng.add_document(f"alias_{i:03d}.md", stub)
+    eng.add_document("retry.md", stub)
+    for i in range(3):
+        eng.add_document(f"zz_other{i}.md", f"Call retry when the request times out, with a longer wait ({i}).")
+    eng.flush()
+    assert 301 > engine_mod.TIES_KEPT * engine_mod.Engine.memory().config["retrieve"]["top_k"]  # (the cap is reached)
+    hits = eng.search("retry deprecated alias", top_k=5, mmr=False)
+    assert "retry.md" in [h.path for h in hits]

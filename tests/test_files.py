@@ -441,7 +441,7 @@ def test_an_ignore_file_that_is_a_pipe_or_a_device_is_not_read(tmp_path):
     assert paths == ["a.md", "sub/b.md"]
     assert sorted(map(tuple, problems)) == [
         (".gitignore", "unreadable ignore file: not a regular file (a named pipe)"),
-        ("sub/.ragignore", "unreadable ignore file: a symbolic link, which git does not follow there (not read)")]
+        ("sub/.ragignore", "unreadable ignore file: not a regular file (a device)")]
 
 
 def test_an_ignore_file_with_a_byte_order_mark_keeps_its_first_rule(tmp_path):
@@ -938,6 +938,7 @@ def _git_keeps(root) -> list[str]:
     (b"foo\\\\ \n", ["foo\\", "foo\\ "]),                     # an escaped backslash: the space is trimmed
     (b"build//\n", ["build/a.txt"]),                          # two slashes: nothing
     (b"a/***/b\n", ["a/b", "a/x/b", "a/x/y/b", "c"]),         # "***" is "**"
+    (b"foo\r\r\n", ["foo"]),                                   # git drops one "\r" before "\n"
 ])
 def test_ignore_files_select_what_git_selects(tmp_path, ignore, files):
     _git(tmp_path, "init", "-q")

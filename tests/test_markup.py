@@ -667,3 +667,11 @@ def test_a_long_line_of_a_page_is_cut_at_a_space_it_shows():
         assert raw[1][b - 6:b] == "&nbsp;" or raw[1][b - 1] == " " or raw[1][b - 3:b] == "<p>", raw[1][b - 8:b + 4]
     assert pieces[-1][1] == len(raw[1])
     assert all(h == "Ops" for *_, h in rows)
+
+
+def test_a_control_ends_at_its_end_tag_or_where_the_next_one_starts():
+    from ragweb.markup import mask_html
+    shown = mask_html('<p>Intro <button>Copy<button class="x">Hide</button> text after.</p>'
+                      '<select><option>v1</option><select></select>')
+    assert "Intro" in shown and "text after." in shown
+    assert "Copy" not in shown and "Hide" not in shown and "v1" not in shown

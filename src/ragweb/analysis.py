@@ -26,6 +26,9 @@ import snowballstemmer
 from ragweb.errors import ConfigError
 
 WORD_RE = re.compile(r"\w+")
+# A word as written, with the combining marks inside or after it (a decomposed "café" is one
+# word; in `nfkc` form it is): where a caller marks the words of the original text
+SHOWN_WORD_RE = re.compile("\\w+(?:[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f\u3099\u309a]+\\w*)*")
 # Terms that words alone miss, their parts being too short to be terms: a dotted number --
 # a version, an address, a decimal ("0.2.5", "127.0.0.1", "0.5") -- and a one-letter
 # command-line option ("-g", "-D")

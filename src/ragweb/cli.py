@@ -415,12 +415,13 @@ def _parse_questions(lines, batch: str):
 
 def _highlighter(terms: list[str], analyzer):
     """Wrap words whose terms matched in ANSI bold (terminal output only)."""
+    from ragweb.analysis import SHOWN_WORD_RE
     wanted = set(terms)
 
     def paint(text: str) -> str:
         def sub(m):
             return f"\x1b[1;33m{m.group()}\x1b[0m" if wanted & set(analyzer.word_terms(m.group())) else m.group()
-        return re.sub(r"\w+", sub, text)
+        return SHOWN_WORD_RE.sub(sub, text)
     return paint
 
 
@@ -463,8 +464,13 @@ def _question(args, command: str) -> str | None:
 def _path_option(args, root: Path) -> None:
     """``--path`` as a glob relative to ``root``: an absolute path inside the root is made
     relative to it (a glob starting with ``/`` is anchored at the root, so ``$PWD/src`` named
-    nothing)."""
+    nothing), and so is one written from ``./`` in a folder inside the root."""
     value = args.path
+    if value is not None and (value == "." or value.startswith("./")):
+        here, top = os.path.realpath("."), os.path.realpath(root)
+        if here != top and here.startswith(top.rstrip(os.sep) + os.sep):
+            # run from a folder inside the root (its index found above): "." is this folder
+            value = os.path.join(here, value)
     if value is None or not os.path.isabs(value):
         return
     for base, path in ((os.path.abspath(root), os.path.abspath(value)),
@@ -551,7 +557,7 @@ def cmd_query(args) -> int:
 
 def cmd_pack(args) -> int:
     from ragweb.formats import evidence_warning, render
-    from ragweb.indexer import INDEX_DIR, note_pack_output
+    from ragweb.indexer import INDEX_DIR
     if args.output == "-":  # (as `--batch -` reads standard input)
         args.output = None
     if args.output in FORMATS:  # `-o text` reads as the config's `pack.output: text`: say which flag does that
@@ -598,7 +604,7 @@ def cmd_pack(args) -> int:
         if args.output:
             with AtomicWrite(args.output) as out:
                 answer(out)
-            note_pack_output(args.output)
+            _note_output(root, args.output)
             # the packs are in the file: say where, and how many may not answer their question
             n = counts["packs"]
             print(f"wrote {n} pack{'' if n == 1 else 's'} to {args.output} ({counts['unsure']} with weak or "
@@ -612,7 +618,7 @@ def cmd_pack(args) -> int:
         with AtomicWrite(args.output) as out:
             out.write(text + "\n")
         # a packed context written under the root is not indexed (indexer.pack_outputs)
-        note_pack_output(args.output)
+        _note_output(root, args.output)
         files = len({sn["path"] for sn in packed["snippets"]})
         n = len(packed["snippets"])
         print(f"wrote {args.output}: {n} snippet{'' if n == 1 else 's'} from {files} "
@@ -624,6 +630,14 @@ def cmd_pack(args) -> int:
     else:
         print(text)
     return EXIT_OK
+
+
+def _note_output(root: Path, output: str) -> None:
+    """`indexer.note_pack_output`, with a note for each other index that could not record it."""
+    from ragweb.indexer import note_pack_output
+    for folder in note_pack_output(root, output):
+        print(f"note: the index of {folder} could not record {output} as a packed context, so its next "
+              "`rag index` may index it", file=sys.stderr)
 
 
 def _inside(path: str, folder: Path) -> bool:

@@ -146,7 +146,7 @@ class Embedder:
             reason = getattr(e, "reason", e)
             if isinstance(reason, TimeoutError):
                 raise RagError(f"the embedding provider at {url}{_proxy_note(url)} did not answer within "
-                               f"{REQUEST_TIMEOUT:.0f} s; if it is working but slow, lower "
+                               f"{REQUEST_TIMEOUT:g} s; if it is working but slow, lower "
                                "embedding.batch_size") from None
             raise RagError(f"cannot reach the embedding provider at {url}{_proxy_note(url)} ({reason}); start it, "
                            "fix embedding.base_url, or set embedding.enabled: false") from None
@@ -210,7 +210,7 @@ def _read_answer(response, url: str, deadline: float, limit: int) -> bytes:
                            "for this batch; is it an embedding service?")
         if time.monotonic() > deadline:
             raise RagError(f"the embedding provider at {url} did not finish its answer within "
-                           f"{REQUEST_TIMEOUT:.0f} s ({size} bytes came); if it is working but slow, lower "
+                           f"{REQUEST_TIMEOUT:g} s ({size} bytes came); if it is working but slow, lower "
                            "embedding.batch_size")
         parts.append(piece)
     if response.length:  # (the connection closed before the length the answer gave: read1 does not say)
@@ -303,11 +303,12 @@ def embed_missing(engine, embedder: Embedder,
         todo = [cid for (cid,) in engine.conn.execute("SELECT id FROM chunks ORDER BY id")]
         had = 0
     done, size = 0, embedder.batch_size
-    if len(todo) > size:  # (two runs at once start at different batches, and skip what the other did)
-        start = random.randrange(0, len(todo), size)
-        todo = todo[start:] + todo[:start]
-    for i in range(0, len(todo), size):
-        ids = todo[i:i + size]
+    batches = [todo[i:i + size] for i in range(0, len(todo), size)]
+    if len(batches) > 1:  # (two runs at once start at different batches, and skip what the other did;
+        start = random.randrange(len(batches))  # each batch holds what it would hold anyway)
+        batches = batches[start:] + batches[:start]
+    for n, ids in enumerate(batches):
+        i = n * size
         if stored == signature:
             marks = ",".join("?" * len(ids))
             have = {cid for (cid,) in engine.conn.execute(f"SELECT chunk FROM vectors WHERE chunk IN ({marks})", ids)}

@@ -42,7 +42,7 @@ TIES_KEPT = 4  # chunks tied at a search's pool cut are all kept up to this many
 FILE_CACHE = 256           # files whose lines (and an HTML page's views) packing keeps in memory ...
 FILE_CACHE_CHARS = 8_000_000  # ... and at most this many characters of them
 OUTLINE_CACHE = 1024       # outlines kept (of files whose lines were dropped too: small, slow to make)
-MARKUP_VERSION = 14        # how pages are read: HTML through `ragweb.markup` (2: <dt> terms are
+MARKUP_VERSION = 15        # how pages are read: HTML through `ragweb.markup` (2: <dt> terms are
                            # headings), reST entries (3: ".. function::" heads a section), front
                            # matter (4: its "title" is the page's title heading), headings on
                            # one line (5: an HTML heading's blanked tags are one space), the
@@ -59,7 +59,8 @@ MARKUP_VERSION = 14        # how pages are read: HTML through `ragweb.markup` (2
                            # text up to its end tag and as shown, <pre> lines never headings
                            # nor Markdown fences, "</h2><a>" a space, "&#xf17c" without its
                            # ";" (13), an empty or numbered heading closed on
-                           # its line taking no title from the line below (14); an
+                           # its line taking no title from the line below (14), an unclosed
+                           # <button> or <select> ending where the next one starts (15); an
                            # index built before (no "markup" setting) reads HTML as plain text,
                            # one of another version chunked some pages otherwise: rebuilt by
                            # `rag index`, re-read from its texts by the browser
@@ -912,36 +913,44 @@ class Engine:
             final = fuse(scores, vector, rc["rrf_k"], rc["bm25_weight"])
         else:
             final = scores
-        if len(final) > pool:
-            # Keep ties at the cut too, so results never depend on chunk ids.
-            cut = sorted(final.values(), reverse=True)[pool - 1]
-            best = [c for c, v in final.items() if v >= cut]
-            if len(best) > TIES_KEPT * pool:
-                # thousands of files of one text (stubs, a header): those tied at the cut are
-                # taken in path order, still not by chunk id (all of them were read, and their
-                # paths' terms made, for every question)
-                above = [c for c in best if final[c] > cut]
-                tied = self._select_in("SELECT c.id, f.path, c.start_line FROM chunks c JOIN files f "
-                                       "ON f.id = c.file_id WHERE c.id IN", [c for c in best if final[c] == cut])
-                tied.sort(key=lambda row: (row[1], row[2]))
-                best = above + [row[0] for row in tied[:max(0, TIES_KEPT * pool - len(above))]]
-        else:
-            best = list(final)
-        rows = self._chunk_rows(best)
         boost_w = rc["path_boost_weight"] if mode == "bm25" else 0.0
         changelog_w, aggregate_w = rc["changelog_weight"], rc["aggregate_weight"]
-        cands = []  # (hit, blob of the chunk's distinct term ids)
-        for cid, fid, start, end, cs, ce, heading, blob, path, mtime in rows:
-            bm = scores.get(cid, 0.0)
+
+        def weighed(path: str, score: float) -> tuple[float, float]:
+            """(``score`` -- BM25, or a fused or vector score -- with the path's boost and
+            weights, the boost)."""
             known = self._paths.get(path)
             if known is None:
                 known = self._paths[path] = (frozenset(self.analyzer.term_counts(path)), changelog_path(path),
                                              aggregate_path(path))
             pterms, is_log, is_aggregate = known
             boost = boost_w * sum(v for t, v in idfs.items() if t in pterms) if boost_w and idfs else 0.0
-            score = bm + boost if mode == "bm25" else final[cid]
+            if mode == "bm25":
+                score += boost
             if is_log or is_aggregate:  # pages that say again what other pages say
                 score *= (changelog_w if is_log else 1.0) * (aggregate_w if is_aggregate else 1.0)
+            return score, boost
+
+        if len(final) > pool:
+            # Keep ties at the cut too, so results never depend on chunk ids.
+            cut = sorted(final.values(), reverse=True)[pool - 1]
+            best = [c for c, v in final.items() if v >= cut]
+            if len(best) > TIES_KEPT * pool:
+                # thousands of files of one text (stubs, a header): those tied at the cut are
+                # taken best first as their paths weigh them, then in path order, still not by
+                # chunk id (the rows of all of them were read, and ranked, for every question)
+                above = [c for c in best if final[c] > cut]
+                tied = self._select_in("SELECT c.id, f.path, c.start_line FROM chunks c JOIN files f "
+                                       "ON f.id = c.file_id WHERE c.id IN", [c for c in best if final[c] == cut])
+                tied.sort(key=lambda row: (-weighed(row[1], cut)[0], row[1], row[2]))
+                best = above + [row[0] for row in tied[:max(0, TIES_KEPT * pool - len(above))]]
+        else:
+            best = list(final)
+        rows = self._chunk_rows(best)
+        cands = []  # (hit, blob of the chunk's distinct term ids)
+        for cid, fid, start, end, cs, ce, heading, blob, path, mtime in rows:
+            bm = scores.get(cid, 0.0)
+            score, boost = weighed(path, bm if mode == "bm25" else final[cid])
             cands.append((Hit(path, start, end, score, "", heading, [], bm, boost, cid, fid, cs, ce, mtime), blob))
         threshold = rc["min_score_threshold"]
         if threshold > 0:  # (0 drops none: a cosine similarity, --semantic's score, can be below 0)

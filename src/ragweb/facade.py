@@ -760,10 +760,10 @@ def _marks(analyzer, text: str, terms: set[str]) -> list[list[int]]:
     units (JavaScript string offsets: a character beyond U+FFFF counts twice)."""
     if not terms:
         return []
-    from ragweb.analysis import WORD_RE
+    from ragweb.analysis import SHOWN_WORD_RE
 
     marks = []
-    for m in WORD_RE.finditer(text):
+    for m in SHOWN_WORD_RE.finditer(text):
         if terms.intersection(analyzer.word_terms(m.group())):
             marks.append([m.start(), m.end()])
     astral = [m.start() for m in _ASTRAL_RE.finditer(text)]

@@ -254,7 +254,7 @@ def parse_rule(pattern: str, allow_negation: bool = True) -> Rule | None:
     """Parse one gitignore line (or config glob); None for blank lines and comments."""
     if allow_negation and pattern.startswith("#"):
         return None
-    pattern = _trim_trailing_spaces(pattern.rstrip("\r\n"))
+    pattern = _trim_trailing_spaces(pattern[:-1] if pattern.endswith("\r") else pattern)  # (one "\r", as git)
     if (len(pattern) - len(pattern.rstrip("\\"))) % 2:
         return None  # (a last backslash escapes nothing: git's rule matches no path)
     negate = allow_negation and pattern.startswith("!")
@@ -698,7 +698,8 @@ class _Walker:
         for name in IGNORE_FILES:
             if name in names:
                 try:
-                    found.append((rel, parse_ignore(read_ignore_file(os.path.join(abspath, name), in_tree=True))))
+                    found.append((rel, parse_ignore(read_ignore_file(os.path.join(abspath, name),
+                                                                     in_tree=name == ".gitignore"))))
                 except OSError as e:
                     where = f"{rel}/{name}" if rel else name
                     self.problems.append((where, f"unreadable ignore file: {e.strerror or e}"))
@@ -748,7 +749,7 @@ def ignores_above(root_real: str) -> tuple[str, list[tuple[str, list[Rule]]]]:
         base = "/".join(steps[:depth])
         here = os.path.join(top, *steps[:depth])
         names = [(git_exclude_file(top), False)] if depth == 0 else []
-        names += [(os.path.join(here, name), True) for name in IGNORE_FILES]
+        names += [(os.path.join(here, name), name == ".gitignore") for name in IGNORE_FILES]
         for path, in_tree in names:
             try:
                 found.append((base, parse_ignore(read_ignore_file(path, in_tree))))
@@ -830,8 +831,9 @@ IGNORE_FILE_MAX = 100_000_000  # bytes: git reads no bigger ignore file either
 
 def read_ignore_file(path: str, in_tree: bool = False) -> str:
     """A .gitignore's (or .ragignore's) text: a regular file of at most `IGNORE_FILE_MAX`
-    bytes, as UTF-8 with a byte order mark dropped (Notepad's), bad bytes replaced. One in
-    the work tree (``in_tree``) that is a symbolic link is not read, as git (2.32 on) does not."""
+    bytes, as UTF-8 with a byte order mark dropped (Notepad's), bad bytes replaced. A
+    .gitignore in the work tree (``in_tree``) that is a symbolic link is not read, as git (2.32
+    on) does not (a .ragignore, rag's own, may be one)."""
     if in_tree and os.path.islink(path):
         raise OSError(errno.ELOOP, "a symbolic link, which git does not follow there (not read)")
     try:

@@ -65,18 +65,27 @@ def pack_outputs(root: str | Path) -> set[str]:
     return {line for line in text.splitlines() if line}
 
 
-def note_pack_output(output: str | Path) -> None:
+def note_pack_output(root: str | Path, output: str | Path) -> list[Path]:
     """Record ``output`` in the ``.rag/outputs`` of every indexed folder it lies under (the
     root of the index the pack came from, and any root nested in it or above it), as each
     one's walk will see it: the path as written (through a symlinked folder, or a link to a
-    file elsewhere) and the real path. Written atomically."""
-    seen = set()
+    file elsewhere) and the real path. Written atomically. A failure to write another
+    folder's list (someone else's index, read-only) is not an error: those folders are
+    returned."""
+    seen, failed = set(), []
+    own = {os.path.abspath(root), os.path.realpath(root)}
     for form in (os.path.abspath(output), os.path.realpath(output)):
         for folder in Path(form).parents:
             rel = Path(form).relative_to(folder).as_posix()
             if (folder / INDEX_DIR).is_dir() and (folder, rel) not in seen:
                 seen.add((folder, rel))
-                _note_output(folder, rel)
+                try:
+                    _note_output(folder, rel)
+                except (RagError, OSError):
+                    if str(folder) in own:
+                        raise
+                    failed.append(folder)
+    return failed
 
 
 def _note_output(folder: Path, rel: str) -> None:

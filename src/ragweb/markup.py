@@ -57,9 +57,9 @@ _MARKUP_RE = re.compile(
     r"|(?P<item>^(?:[ \t]*</?[A-Za-z][^<>\n]*>)*?[ \t]*<li\b[^<>\n]*>)"  # a list item (both first on their line)
     r"|<!--.*?(?:-->|\Z)"                                       # a comment (an unclosed one runs to the end)
     r"|<(?P<raw>script|style|template)\b.*?(?:</(?P=raw)\s*>|\Z)"  # elements whose content is not text
-    r"|<(?P<ui>button|select)\b[^<>]*+>(?:(?!<(?P=ui)\b).){0,2000}?</(?P=ui)\s*>"  # controls: "copy", "Hide", a version menu
-    # (not past the next such start tag, which cannot be inside: a page of unclosed <button>s
-    # scanned 2,000 characters from each)
+    r"|<(?P<ui>button|select)\b[^<>]*+>(?:(?!<(?P=ui)\b).){0,2000}?(?:</(?P=ui)\s*>|(?=<(?P=ui)\b))"  # controls:
+    # "copy", "Hide", a version menu; one ends at its end tag or where the next one starts, as
+    # a browser reads them (a page of unclosed <button>s scanned 2,000 characters from each)
     r"|<a\b(?=[^<>]*\bhref=[\"']#)[^<>]*+>[ \t]*(?:&(?:para|sect|#182|#[xX][bB]6);|[^\w\s<])[ \t]*</a\s*>"  # a permalink: "¶", "#"
     # (an attribute looked for ahead, then the tag scanned once: "[^<>]*\bhref=...[^<>]*>" scanned
     # the rest of the tag from each href="#", quadratic in a tag of thousands of them)
