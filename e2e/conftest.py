@@ -148,6 +148,19 @@ class App:
     def wait(self, expr: str, timeout: float = 30.0) -> None:
         wait_js(self.page, expr, timeout)
 
+    def drop_files(self, files: dict) -> None:
+        """Drop loose files on the drop zone and wait until they are indexed: name -> text, or
+        [character, count] for a big one (made in the page, not sent)."""
+        self.page.evaluate("""async (files) => {
+            const dt = new DataTransfer();
+            for (const [name, body] of files) {
+                dt.items.add(new File([typeof body === 'string' ? body : body[0].repeat(body[1])], name));
+            }
+            document.querySelector('[data-testid="dropzone"]').dispatchEvent(
+                new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
+            await window.ragweb.idle();
+        }""", list(files.items()))
+
     def index_sample(self) -> None:
         for path, text in sample_documents():
             assert self.index(path, text).get("success"), path

@@ -121,14 +121,7 @@ def test_drop_folder_recursive_with_cli_rules(app):
 
 
 def test_drop_too_large_file_is_skipped_without_reading(app):
-    app.page.evaluate("""async () => {
-        const dt = new DataTransfer();
-        dt.items.add(new File(['x'.repeat(5_000_001)], 'huge.txt'));
-        dt.items.add(new File(['small file about quokkas'], 'small.txt'));
-        document.querySelector('[data-testid="dropzone"]').dispatchEvent(
-            new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
-        await window.ragweb.idle();
-    }""")
+    app.drop_files({"huge.txt": ["x", 5_000_001], "small.txt": "small file about quokkas"})
     assert app.stats()["files"] == ["small.txt"]
     assert "1 skipped" in progress_text(app)
 

@@ -146,7 +146,7 @@ def test_index_embeds_every_chunk_in_batches_and_semantic_search_finds_meaning(t
     r = rag("index", root)
     assert r.returncode == 0, r.stderr
     assert "embedded 3 chunks with ollama fake-embed (0 already had embeddings)" in r.stdout
-    assert [len(q["texts"]) for q in provider.requests] == [2, 1]  # batch_size 2
+    assert sorted(len(q["texts"]) for q in provider.requests) == [1, 2]  # batch_size 2 (a run starts at any batch)
     assert {q["path"] for q in provider.requests} == {"/api/embed"}
     assert any(t.startswith("Garage\n") for t in provider.texts())  # heading line, then the text
     # no word in common with the garage page: BM25 finds nothing, vectors find it
