@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ragweb.errors import Interrupted, RagError, UsageError
 from ragweb.formats import FORMATS
-from ragweb.files import AtomicWrite
+from ragweb.files import WILDCARD_RE, AtomicWrite, within
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -334,7 +334,6 @@ def _open_for_reading(args, root: Path, cfg: dict):
     return engine
 
 
-_WILDCARD_RE = re.compile(r"[*?\[]")
 _UNDECODED_RE = re.compile("[\udc80-\udcff]")  # bytes of an argument that were not UTF-8 (surrogateescape)
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")  # any lone surrogate: no UTF-8 text holds one
 
@@ -452,7 +451,7 @@ def _question(args, command: str) -> str | None:
                          f"rag {command} QUESTION WORDS, or --batch FILE")
     if question and args.batch:
         raise UsageError(f"rag {command}: give either a question or --batch FILE, not both")
-    if args.path and args.words and os.path.isfile(args.path) and not _WILDCARD_RE.search(args.path):
+    if args.path and args.words and os.path.isfile(args.path) and not WILDCARD_RE.search(args.path):
         files = [w for w in args.words if os.path.isfile(w)]
         if files:  # (`--path src/*.py` unquoted: the shell gave one file to --path, the rest to the question)
             sys.stderr.write(f"note: the question holds file names ({', '.join(files[:3])}"
@@ -468,14 +467,14 @@ def _path_option(args, root: Path) -> None:
     value = args.path
     if value is not None and (value == "." or value.startswith("./")):
         here, top = os.path.realpath("."), os.path.realpath(root)
-        if here != top and here.startswith(top.rstrip(os.sep) + os.sep):
+        if here != top and within(here, top):
             # run from a folder inside the root (its index found above): "." is this folder
             value = os.path.join(here, value)
     if value is None or not os.path.isabs(value):
         return
     for base, path in ((os.path.abspath(root), os.path.abspath(value)),
                        (os.path.realpath(root), os.path.realpath(value))):
-        if path == base or path.startswith(base.rstrip(os.sep) + os.sep):
+        if within(path, base):
             rel = os.path.relpath(path, base).replace(os.sep, "/")
             args.path = ("**" if rel == "." else "/" + rel) + ("/" if value.endswith("/") and rel != "." else "")
             return

@@ -795,12 +795,14 @@ class Engine:
         """The indexed paths that ``path_glob`` (a `--path` glob) matches."""
         self.check_options(path_glob=path_glob)
         with self.reading():
-            globs = GlobSet([path_glob])
-            return [p for (p,) in self.conn.execute("SELECT path FROM files ORDER BY path") if globs.matches_file(p)]
+            return sorted(self._matching(path_glob).values())
+
+    def _matching(self, path_glob: str) -> dict[int, str]:
+        globs = GlobSet([path_glob])  # the same glob rules as file selection
+        return {fid: p for fid, p in self.conn.execute("SELECT id, path FROM files") if globs.matches_file(p)}
 
     def _files_matching(self, path_glob: str) -> set[int]:
-        globs = GlobSet([path_glob])  # the same glob rules as file selection
-        allowed = {fid for fid, p in self.conn.execute("SELECT id, path FROM files") if globs.matches_file(p)}
+        allowed = set(self._matching(path_glob))
         if not allowed:
             raise UsageError(f"no indexed file matches the path glob {path_glob!r}")
         return allowed

@@ -296,7 +296,7 @@ class GlobSet:
         # A folder named as such ("docs/") or plainly ("docs", "src/lib", no wildcard) stands
         # for everything in it, as in a .gitignore
         trees = [parse_rule(p, allow_negation=False) for p in patterns
-                 if p.endswith("/") or not _WILDCARD_RE.search(p)]
+                 if p.endswith("/") or not WILDCARD_RE.search(p)]
         self._trees = _union([r for r in trees if r])
         for p in patterns:
             if m := _SUFFIX_GLOB_RE.fullmatch(p):
@@ -344,7 +344,7 @@ class GlobSet:
 
 NAME_BREAK_RE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 """Control characters but the tab: a file name holding one cannot be cited (`path:Ls-e` is one line)."""
-_WILDCARD_RE = re.compile(r"[*?\[]")
+WILDCARD_RE = re.compile(r"[*?\[]")
 _BRACES_RE = re.compile(r"\{([^{}]*,[^{}]*)\}")
 
 
@@ -618,7 +618,7 @@ class _Walker:
             real = os.path.realpath(entry.path)
             problem = self._link_problem(real)
             if problem:
-                if _within(real, self.root_real) and not any(_within(w, real) for w in self.chain):
+                if within(real, self.root_real) and not any(within(w, real) for w in self.chain):
                     rel = os.path.relpath(real, self.root_real).replace(os.sep, "/")
                     self.inside_links.append((len(self.problems), path, rel))
                 self.problems.append((path, problem + NOT_FOLLOWED))
@@ -638,9 +638,9 @@ class _Walker:
 
     def _link_problem(self, real: str) -> str | None:
         """Why a symlinked directory must not be walked, or None."""
-        if any(_within(walking, real) for walking in self.chain):
+        if any(within(walking, real) for walking in self.chain):
             return f"symlink loop: points to {real}, which contains it"
-        if _within(real, self.root_real):  # walked at its real place instead
+        if within(real, self.root_real):  # walked at its real place instead
             rel = os.path.relpath(real, self.root_real).replace(os.sep, "/")
             return f"symlink to a directory inside the tree ({rel})"
         folder = real  # (its ancestors looked up: each link compared with every earlier one was quadratic)
@@ -778,7 +778,8 @@ def git_exclude_file(top: str) -> str:
     return os.path.join(gitdir, "info", "exclude")
 
 
-def _within(path: str, parent: str) -> bool:
+def within(path: str, parent: str) -> bool:
+    """Whether the path ``path`` is ``parent`` or lies below it (as strings: no links followed)."""
     return path == parent or path.startswith(parent.rstrip(os.sep) + os.sep)
 
 

@@ -165,7 +165,7 @@ def scan_changes(engine: Engine, root: str | Path, config: dict,
     outputs = pack_outputs(root)
     output_files = _output_files(root, outputs)
     for entry in iter_files(root, ix["includes"], ix["excludes"], use_gitignore, out.problems, out.left_out):
-        if entry.path in outputs or never_indexed(entry.path) or _is_output(entry, output_files):
+        if entry.path in outputs or _is_output(entry, output_files):  # (the walk leaves out `never_indexed`)
             continue
         seen.add(entry.path)
         old = states.get(entry.path) or skipped.get(entry.path)
