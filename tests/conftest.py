@@ -1,12 +1,21 @@
 """Shared fixtures: the sample corpus (sample/ at the repo root), copied per test."""
 
+import os
 import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "sample"
+
+# The suite that CI runs draws the same examples every time, so a run's result does not depend
+# on chance nor on how fast the machine is. HYPOTHESIS_PROFILE=explore draws new examples each
+# run, to look for what the fixed draw misses.
+settings.register_profile("ci", derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("explore", suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ import re
 
 import pytest
 import snowballstemmer
-from hypothesis import assume, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragweb.config import (DEFAULTS, SCHEMA, config_help, default_config, dump_config,
@@ -376,12 +376,26 @@ config_strategy = st.fixed_dictionaries({
 })
 
 
+@st.composite
+def valid_configs(draw):
+    """A config that also meets the parser's rules across keys.
+
+    The rules are met by construction: filtering random configs for them threw away most of
+    the draws, and Hypothesis failed its health check on some seeds.
+    """
+    cfg = draw(config_strategy)
+    index, emb = cfg["index"], cfg["embedding"]
+    index["chunk_overlap"] = draw(st.integers(0, min(index["chunk_tokens"] - 1, SCHEMA["index"]["chunk_overlap"][2][1])))
+    if emb["enabled"]:
+        emb["base_url"] = draw(st.sampled_from(["http://", "https://", "HTTP://"])) + draw(st.text(max_size=20))
+    else:
+        cfg["retrieve"]["hybrid_enabled"] = False
+    return cfg
+
+
 @settings(max_examples=60, deadline=None)
-@given(config_strategy)
+@given(valid_configs())
 def test_dump_then_parse_is_identity(cfg):
-    assume(cfg["index"]["chunk_overlap"] < cfg["index"]["chunk_tokens"])
-    assume(cfg["embedding"]["enabled"] or not cfg["retrieve"]["hybrid_enabled"])
-    assume(not cfg["embedding"]["enabled"] or cfg["embedding"]["base_url"].lower().startswith(("http://", "https://")))
     assert parse_config(dump_config(cfg)) == cfg
 
 

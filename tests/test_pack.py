@@ -82,7 +82,7 @@ QUESTION_WORDS = ["retry", "backoff", "header", "parse", "timeout", "jitter", "p
                   "how", "what", "does", "the", "zebra", "Redis", "2026"]
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(QUESTION_WORDS), min_size=1, max_size=6), st.integers(1, 3000),
        st.sampled_from([None, True, False]), st.sampled_from([None, True, False]))
 def test_every_snippet_is_exactly_the_text_it_cites_and_the_budget_holds(
