@@ -26,6 +26,15 @@ def sample_root(tmp_path) -> Path:
     return dest
 
 
+@pytest.fixture(autouse=True)
+def _no_user_git_config(monkeypatch, tmp_path_factory):
+    """Tests see no system or user git config (`gitconfig`): a developer's own
+    ``~/.config/git/ignore`` must not change what a test's walk selects."""
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path_factory.getbasetemp() / "no-gitconfig"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.getbasetemp() / "no-xdg-config"))
+
+
 def sample_documents() -> list[tuple[str, str]]:
     """(relative path, text) of every sample file, sorted."""
     return sorted((p.relative_to(SAMPLE).as_posix(), p.read_text(encoding="utf-8"))

@@ -392,7 +392,7 @@ def test_a_folder_inside_a_git_work_tree_follows_the_ignore_files_above_it(tmp_p
     paths = [e.path for e in iter_files(tmp_path / "docs", ["**/*.md"], [], True, [], left_out)]
     assert paths == ["_build2/c.md", "guide/g.md", "keep.log.md"]
     assert left_out.ignored == 5 and left_out.ignored_above == str(tmp_path)
-    assert "ignored by .gitignore/.ragignore rules (some of the git work tree at" in left_out.hint()
+    assert "ignored by .gitignore/.ragignore rules or git's excludes (info/exclude, core.excludesFile) (some of the git work tree at" in left_out.hint()
     # without gitignore, or at the top of the work tree itself, or in a repository of its own
     assert len(paths_of(tmp_path / "docs", includes=["**/*.md"], use_gitignore=False)) == 8
     assert "docs/guide/g.md" in paths_of(tmp_path, includes=["**/*.md"])
@@ -918,16 +918,17 @@ def test_globs_of_several_stars_match_as_the_plain_regex_does(glob, names):
         assert bool(ours.fullmatch(name)) == bool(plain.fullmatch(name)), (glob, name)
 
 
-def _git(root, *args):
+def _git(root, *args, home=None, **env_vars):
     import subprocess
-    env = {"PATH": os.environ["PATH"], "HOME": str(root), "GIT_CONFIG_NOSYSTEM": "1",
-           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    env = {"PATH": os.environ["PATH"], "HOME": str(home or root), "GIT_CONFIG_NOSYSTEM": "1",
+           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
+           **env_vars}
     return subprocess.run(["git", *args], cwd=root, env=env, capture_output=True, check=True).stdout
 
 
-def _git_keeps(root) -> list[str]:
+def _git_keeps(root, **env_vars) -> list[str]:
     """The files git itself does not ignore: the oracle of these tests."""
-    return sorted(p.decode() for p in _git(root, "ls-files", "-z", "--others", "--exclude-standard").split(b"\0") if p)
+    return sorted(p.decode() for p in _git(root, "ls-files", "-z", "--others", "--exclude-standard", **env_vars).split(b"\0") if p)
 
 
 @pytest.mark.parametrize("ignore, files", [
@@ -974,3 +975,83 @@ def test_a_linked_worktree_reads_its_repositorys_excludes(tmp_path):
     assert _git_keeps(tree) == ["docs/new.md"]
     assert sorted(walk(tree)[0]) == ["docs/README.md", "docs/new.md"]  # (.git, a file here, is never indexed)
     assert sorted(walk(tree / "docs")[0]) == ["README.md", "new.md"]
+
+
+# ------------------------------------------------------------ the user's git ignore file
+
+@pytest.fixture
+def git_home(tmp_path, monkeypatch):
+    """A home folder for git and for the walk alike, with no config but what a test writes."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for name in ("XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL"):
+        monkeypatch.delenv(name, raising=False)
+    return home
+
+
+@pytest.mark.parametrize("setup", [
+    {"home/.config/git/ignore": "*.swp\n"},                                           # git's default place
+    {"home/.gitconfig": "[core]\n\texcludesFile = ~/my ignore\n", "home/my ignore": "*.swp\n"},
+    {"home/.gitconfig": "[Core]\n  ExcludesFile = \"ign\\\\x\" ; why\n", "repo/ign\\x": "*.swp\n"},  # relative: to the top
+    {"home/.config/git/config": "[core] excludesfile = /EXT/g\n", "ext/g": "*.swp\n",
+     "home/.gitconfig": "[core \"x\"]\n\texcludesfile = /nowhere\n"},               # a subsection is not core
+    {"home/.gitconfig": "[core]\n\texcludesfile = ~/a\n", "home/a": "*.md\n",
+     "repo/.git/config+": "[core]\n\texcludesfile = ~/b\n", "home/b": "*.swp\n"},  # the repository's wins
+    {"home/.config/git/ignore": "notes/\n*.swp\n", "repo/.git/info/exclude": "!keep.swp\n"},  # info/exclude is above it
+])
+def test_the_users_git_ignore_file_selects_what_git_selects(tmp_path, git_home, setup):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q", home=git_home)
+    make(repo, {"a.md": "a\n", "a.md.swp": "x\n", "keep.swp": "k\n", "notes/n.md": "n\n", "docs/b.swp": "x\n"})
+    for rel, text in setup.items():
+        path = tmp_path / rel.removesuffix("+").replace("/EXT", str(tmp_path / "ext"))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = text.replace("/EXT", str(tmp_path / "ext"))
+        with open(path, "a" if rel.endswith("+") else "w", encoding="utf-8") as f:
+            f.write(text)
+    kept = _git_keeps(repo, home=git_home)
+    assert "a.md.swp" not in kept or "a.md" not in kept  # (each case leaves something out)
+    assert sorted(walk(repo)[0]) == kept
+    assert sorted(walk(repo / "docs")[0]) == [p.removeprefix("docs/") for p in kept if p.startswith("docs/")]
+
+
+def test_xdg_config_home_moves_the_default_ignore_file(tmp_path, git_home, monkeypatch):
+    repo, xdg = tmp_path / "repo", tmp_path / "xdg"
+    repo.mkdir()
+    _git(repo, "init", "-q", home=git_home)
+    make(repo, {"a.md": "a\n", "b.log": "x\n"})
+    make(xdg, {"git/ignore": "*.log\n"})
+    make(git_home, {".config/git/ignore": "*.md\n"})
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(xdg))
+    assert sorted(walk(repo)[0]) == _git_keeps(repo, home=git_home, XDG_CONFIG_HOME=str(xdg)) == ["a.md"]
+
+
+def test_the_users_git_ignore_file_applies_only_in_a_repository(tmp_path, git_home):
+    make(git_home, {".config/git/ignore": "*.log\n"})
+    make(tmp_path / "plain", {"a.md": "a\n", "b.log": "x\n"})
+    assert sorted(walk(tmp_path / "plain")[0]) == ["a.md", "b.log"]
+
+
+@pytest.mark.parametrize("text", [
+    "[core]\n\texcludesFile = ~/x\n",
+    "[core]\nexcludesfile=a b  # c\n",
+    "[core]\n\texcludesfile = \"a ; b\" c ; d\n",
+    "[core]\n\texcludesfile = a\\\n b\n",                     # a continued line
+    "[core]\n\texcludesfile = one\n[core]\n\texcludesfile = two\n",
+    "[core \"sub\"]\n\texcludesfile = no\n",
+    "[core.sub]\n\texcludesfile = no\n",
+    "[core]\n\texcludesfile = \"a\\tb\\\\c\"\n",
+    "[user]\n\texcludesfile = no\n[core] excludesfile = same-line\n",
+    "[core]\r\n\texcludesfile = crlf\r\n",
+    "\ufeff[core]\n\texcludesfile = after-bom\n",
+])
+def test_core_excludes_file_is_read_as_git_config_reads_it(tmp_path, text):
+    from ragweb.gitconfig import core_excludes_file
+    import subprocess
+    (tmp_path / "cfg").write_text(text, encoding="utf-8")
+    git = subprocess.run(["git", "config", "--file", str(tmp_path / "cfg"), "--get", "core.excludesFile"],
+                         capture_output=True, text=True)
+    expected = git.stdout.removesuffix("\n") if git.returncode == 0 else None
+    assert core_excludes_file(text) == expected

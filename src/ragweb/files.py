@@ -1,7 +1,8 @@
 """File selection and decoding for the indexer (and, for decoding, the browser).
 
 Selection: `iter_files` walks a root in sorted order and yields the files that match an
-include glob and no exclude glob and are not ignored by a `.gitignore` / `.ragignore`.
+include glob and no exclude glob and are not ignored by a `.gitignore` / `.ragignore` (or, in a
+git work tree, by ``info/exclude`` and the user's ``core.excludesFile``).
 Globs use gitignore syntax everywhere: a pattern without a slash (other than a trailing
 one) matches a name at any depth, `**/` matches zero or more directories (so `**/*.md`
 also matches `a.md` at the root), a trailing `/` matches directories only, a leading `/`
@@ -33,6 +34,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterator
 
+from . import gitconfig
 from .config import never_indexed
 from .errors import RagError, UsageError
 
@@ -449,7 +451,7 @@ class LeftOut:
     dirs: list[str] = field(default_factory=list)
     suffixes: dict[str, int] = field(default_factory=dict)
     excluded: int = 0       # files an includes glob took and an excludes glob left out
-    ignored: int = 0        # files and folders .gitignore / .ragignore rules left out
+    ignored: int = 0        # files and folders .gitignore / .ragignore rules (or git's excludes) left out
     ignored_above: str = ""  # ... some by those of the git work tree above the root: its top
 
     def hint(self, limit: int = 5) -> str:
@@ -473,7 +475,7 @@ class LeftOut:
             where = f" (some of the git work tree at {self.ignored_above}, above this folder)" if self.ignored_above else ""
             one = self.ignored == 1
             parts.append(f"{self.ignored} {'file or folder is' if one else 'files or folders are'} ignored by "
-                         f".gitignore/.ragignore rules{where}; "
+                         f".gitignore/.ragignore rules or git's excludes (info/exclude, core.excludesFile){where}; "
                          "`rag index --no-gitignore` or index.gitignore: false indexes them")
         return "; ".join(parts)
 
@@ -690,11 +692,12 @@ class _Walker:
     def _ignore_rules(self, abspath: str, rel: str, entries) -> list:
         names = {e.name for e in entries}
         found = []
-        if not rel and ".git" in names:  # the top of a work tree: its repository's own excludes first
-            try:
-                found.append(("", parse_ignore(read_ignore_file(git_exclude_file(abspath)))))
-            except OSError:
-                pass  # (none there, or unreadable: as git, go on)
+        if not rel and ".git" in names:  # the top of a work tree: the user's and its repository's excludes first
+            for path in git_exclude_files(abspath):
+                try:
+                    found.append(("", parse_ignore(read_ignore_file(path))))
+                except OSError:
+                    pass  # (none there, or unreadable: as git, go on)
         for name in IGNORE_FILES:
             if name in names:
                 try:
@@ -732,7 +735,7 @@ def ignore_verdict(ignores: list[tuple[str, list[Rule]]], path: str, is_dir: boo
 
 def ignores_above(root_real: str) -> tuple[str, list[tuple[str, list[Rule]]]]:
     """When ``root_real`` is inside a git work tree but not its top: (the root's path from
-    the top, the ignore rules of the folders above it, with ``.git/info/exclude``), as git
+    the top, the ignore rules of the folders above it, with `git_exclude_files`), as git
     applies them to the files below; else ("", [])."""
     if os.path.exists(os.path.join(root_real, ".git")):  # the top itself (or a repository in another)
         return "", []
@@ -748,7 +751,7 @@ def ignores_above(root_real: str) -> tuple[str, list[tuple[str, list[Rule]]]]:
     for depth in range(len(steps)):
         base = "/".join(steps[:depth])
         here = os.path.join(top, *steps[:depth])
-        names = [(git_exclude_file(top), False)] if depth == 0 else []
+        names = [(path, False) for path in git_exclude_files(top)] if depth == 0 else []
         names += [(os.path.join(here, name), name == ".gitignore") for name in IGNORE_FILES]
         for path, in_tree in names:
             try:
@@ -758,16 +761,17 @@ def ignores_above(root_real: str) -> tuple[str, list[tuple[str, list[Rule]]]]:
     return prefix, found
 
 
-def git_exclude_file(top: str) -> str:
-    """The ``info/exclude`` of the repository whose work tree starts at ``top``: in its
-    ``.git`` folder, or, where ``.git`` is a file (``gitdir: ...``: a linked worktree, a
-    submodule), in the git folder it names, or that folder's ``commondir``."""
+def git_dir(top: str) -> str:
+    """The git folder of the repository whose work tree starts at ``top``: its ``.git``
+    folder, or, where ``.git`` is a file (``gitdir: ...``: a linked worktree, a submodule),
+    the git folder it names, or that folder's ``commondir`` (which holds ``info/`` and
+    ``config``)."""
     gitdir = os.path.join(top, ".git")
     if not os.path.isdir(gitdir):
         try:
             text = read_regular(gitdir, 4096).decode("utf-8", errors="replace")
         except OSError:
-            return os.path.join(gitdir, "info", "exclude")  # (not there: reading it fails, as it should)
+            return gitdir  # (not there: reading from it fails, as it should)
         if text.startswith("gitdir:"):
             gitdir = os.path.join(top, text[len("gitdir:"):].strip())
             try:
@@ -775,7 +779,16 @@ def git_exclude_file(top: str) -> str:
             except OSError:
                 common = ""
             gitdir = os.path.join(gitdir, common) if common else gitdir
-    return os.path.join(gitdir, "info", "exclude")
+    return gitdir
+
+
+def git_exclude_files(top: str) -> list[str]:
+    """The ignore files git applies to the whole work tree starting at ``top``, lowest
+    precedence first: the user's ``core.excludesFile`` (`gitconfig.excludes_file`), then
+    the repository's ``info/exclude``."""
+    folder = git_dir(top)
+    user = gitconfig.excludes_file(folder, top)
+    return ([user] if user else []) + [os.path.join(folder, "info", "exclude")]
 
 
 def within(path: str, parent: str) -> bool:
