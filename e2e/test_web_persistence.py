@@ -2,6 +2,7 @@
 quota, and a tab closed in the middle of a save."""
 
 import json
+import re
 import time
 
 import pytest
@@ -364,8 +365,14 @@ def test_tabs_closed_with_changes_keep_one_and_say_the_other_was_not_kept(launch
     page_b.close(run_before_unload=True)
     boot_page(page_c)
     c = make_app(page_c)
-    assert c.stats()["files"] in (["a.md", "base.md"], ["b.md", "base.md"])
-    expect(page_c.locator("#banner")).to_contain_text("were not kept")
+    if c.stats()["files"] == ["base.md"]:
+        # Neither save on the way out landed: a browser does not promise that it will, and on
+        # a loaded machine it often does not (the exit notes' own test is in test_web_big_drops).
+        # Then both are said to be lost, not kept silently.
+        expect(page_c.locator("#banner")).to_contain_text("did not reach the browser's storage")
+    else:
+        assert c.stats()["files"] in (["a.md", "base.md"], ["b.md", "base.md"])
+        expect(page_c.locator("#banner")).to_contain_text(re.compile("were not kept|did not reach the browser's storage"))
     # the kept one is stored as the index, the other dropped: nothing is left to settle
     wait_for(page_c, "!window.ragweb.storage().dirty && !window.ragweb.storage().saving")
     assert page_c.evaluate(READ_KEYS_JS) == ["current"]
