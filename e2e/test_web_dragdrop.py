@@ -120,6 +120,29 @@ def test_drop_folder_recursive_with_cli_rules(app):
     assert {h["path"] for h in app.query("anemometer", 10)["results"]} == {"proj/src/station.py", "proj/README.md"}
 
 
+def test_a_dropped_folders_ignore_files_are_read_from_their_bytes_as_the_cli_reads_them(app):
+    app.page.evaluate(DROP_TREE_JS, {"proj": {
+        ".ragignore": list("secret.md\r\n".encode("utf-16")),   # (PowerShell 5.1's `echo secret.md > .ragignore`)
+        ".gitignore": list("open.md\r\n".encode("utf-16")),     # (git reads no rule from it either)
+        "secret.md": "salary figures\n", "open.md": "open notes\n", "a.md": "plain notes\n",
+    }})
+    assert app.stats()["files"] == ["proj/a.md", "proj/open.md"]
+    status = app.page.locator("#status").inner_text()
+    assert "proj/.gitignore not read: UTF-16 text, whose rules git does not read either" in status, status
+
+
+def test_a_dropped_folders_config_is_read_from_its_bytes_and_a_misnamed_one_is_named(app):
+    app.page.evaluate(DROP_TREE_JS, {
+        "win": {"rag.yaml": list("index:\r\n  excludes: ['private/']\r\n".encode("utf-16")),  # (PowerShell 5.1)
+                "private": {"s.md": "salary figures\n"}, "a.md": "open notes\n"},
+        "mac": {"Rag.yaml": "index:\n  excludes: ['private/']\n",
+                "private": {"s.md": "salary figures\n"}, "b.md": "open notes\n"},
+    })
+    assert app.stats()["files"] == ["mac/Rag.yaml", "mac/b.md", "mac/private/s.md", "win/a.md"]  # (as rag index)
+    status = app.page.locator("#status").inner_text()
+    assert "win/rag.yaml applied" in status and "mac/Rag.yaml is not read: the config file must be named rag.yaml" in status, status
+
+
 def test_drop_too_large_file_is_skipped_without_reading(app):
     app.drop_files({"huge.txt": ["x", 5_000_001], "small.txt": "small file about quokkas"})
     assert app.stats()["files"] == ["small.txt"]

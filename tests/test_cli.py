@@ -19,6 +19,12 @@ def rag(*args, cwd=None, stdin=""):
                           capture_output=True, text=True, timeout=120)
 
 
+def make_files(root, files: dict) -> None:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+
+
 @pytest.fixture
 def indexed(sample_root):
     r = rag("index", sample_root)
@@ -498,6 +504,15 @@ def test_a_packed_context_written_into_the_indexed_folder_is_not_indexed(indexed
     assert r.returncode == 0 and (indexed / ".rag" / "outputs").read_text() == "ctx.json\n"
 
 
+@pytest.mark.parametrize("name", ["ctx\u2028x.md", "ctx\x85x.md", "ctx\u2029x.md"])
+def test_a_packed_context_named_with_a_unicode_line_break_is_not_indexed(indexed, name):
+    for out in (name, "plain.md"):  # (the second pack reads the list and writes it again)
+        r = rag("pack", "-q", "retry backoff", "-d", indexed, "-o", indexed / out, "--format", "markdown")
+        assert r.returncode == 0, r.stderr
+    r = rag("index", indexed)
+    assert r.returncode == 0 and "0 added" in r.stdout, r.stdout
+
+
 def test_an_index_built_by_an_older_version_is_named_so_and_rebuilt(indexed):
     # the analysis settings an older version stored: no number/option terms, an older reading
     from ragweb.engine import Engine
@@ -577,6 +592,26 @@ def test_a_read_only_index_a_writer_left_unmerged_is_not_read_half_merged(indexe
     assert "index.db-wal" in capsys.readouterr().err
 
 
+def test_an_index_read_as_it_is_is_read_again_when_its_owner_indexes(indexed, monkeypatch):
+    # (a `rag query --batch` of a user who cannot write the folder kept answering from the
+    # index as it was when it opened it, and once the file changed under it, called it damaged)
+    from ragweb import store
+    from ragweb.engine import Engine
+    rag_dir, real_access = (indexed / ".rag").resolve(), os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: not (
+        mode & os.W_OK and Path(p).resolve() == rag_dir) and real_access(p, mode, **kw))
+    path = rag_dir / "index.db"
+    assert store.read_as_it_is(path)  # (this process reads it as one who cannot write there)
+    reader = Engine.open(path, create=False)
+    with reader.reading():
+        assert reader.search("zeppelin") == []
+    (indexed / "hangar.md").write_text("# Hangar\n\nThe zeppelin hangar notes.\n")
+    assert rag("index", indexed).returncode == 0  # (its owner, another process)
+    with reader.reading():
+        assert [h.path for h in reader.search("zeppelin")] == ["hangar.md"]
+    reader.close()
+
+
 def test_query_and_pack_from_a_subfolder_use_the_index_above_it(indexed):
     sub = indexed / "notes" / "deep"
     sub.mkdir(parents=True)
@@ -622,6 +657,39 @@ def test_a_batch_file_with_a_byte_order_mark_reads_its_first_line_as_written(ind
     batch.write_bytes(b'\xef\xbb\xbf {"id": "q-7", "question": "retry backoff"}\n')  # (Notepad's UTF-8)
     out = json.loads(rag("query", "-d", indexed, "--batch", batch).stdout)
     assert out["id"] == "q-7" and out["query"] == "retry backoff" and out["results"]
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be", "utf-8-sig"])
+def test_a_batch_file_written_by_windows_tools_is_read(indexed, tmp_path, encoding):
+    batch = tmp_path / "q.txt"  # (PowerShell 5.1's `>` writes UTF-16 with a byte order mark; others without)
+    batch.write_bytes('retry backoff\r\n{"id": "h", "question": "header parsing"}\r\n'.encode(encoding))
+    r = rag("query", "-d", indexed, "--batch", batch)
+    assert r.returncode == 0, r.stderr
+    out = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [(o["id"], o["query"]) for o in out] == [(1, "retry backoff"), ("h", "header parsing")]
+    assert all(o["results"] for o in out)
+
+
+def test_a_batch_of_nul_bytes_or_utf16_on_standard_input_is_refused_before_any_answer(indexed, tmp_path):
+    (tmp_path / "bin").write_bytes(b"retry backoff\n\x00\x01\x02\x03 binary\x00\x00\n")
+    r = rag("query", "-d", indexed, "--batch", tmp_path / "bin")
+    assert r.returncode == 2 and r.stdout == "" and "is not a text file of questions (it holds NUL bytes" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "ragweb", "query", "-d", str(indexed), "--batch", "-"],
+                       input="retry backoff\n".encode("utf-16-le"), capture_output=True, timeout=120)
+    assert r.returncode == 2 and r.stdout == b"" and b"line 1 holds NUL characters, as UTF-16 text would" in r.stderr
+
+
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16"])
+def test_runprompt_reads_a_context_saved_with_a_byte_order_mark_or_in_utf16(indexed, tmp_path, encoding):
+    ctx = tmp_path / "ctx.json"
+    assert rag("pack", "-q", "retry backoff", "-d", indexed, "-o", ctx).returncode == 0
+    expected = rag("runprompt", "--runtime", "--ctx", ctx)
+    (tmp_path / "saved.json").write_bytes(ctx.read_text().encode(encoding))  # (Notepad; PowerShell's `>`)
+    r = rag("runprompt", "--runtime", "--ctx", tmp_path / "saved.json")
+    assert r.returncode == 0 and r.stdout == expected.stdout, r.stderr
+    piped = subprocess.run([sys.executable, "-m", "ragweb", "runprompt", "--runtime", "--ctx", "-"],
+                           input=ctx.read_text().encode(encoding), capture_output=True, timeout=120)
+    assert piped.returncode == 0 and piped.stdout.decode() == expected.stdout, piped.stderr
 
 
 def test_a_pack_that_fails_leaves_its_output_file_to_be_indexed(indexed):
@@ -802,7 +870,8 @@ def test_path_globs_from_a_dot_are_anchored_and_an_absolute_path_is_made_relativ
     r = rag(*q, "--path", "./client.py")
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr.strip() == (f"Error: --path './client.py' matches no indexed file: it is matched against the "
-                                f"paths of the index of {tmp_path}, relative to that folder, such as docs/retry.md")
+                                f"paths of the index of {tmp_path}, relative to that folder, such as src/client.py (a glob "
+                                "from '/' or './' names the folder's own file: '**/client.py' takes one at any depth)")
     for bad, says in (("", "is empty"), ("!docs", "starts with '!'")):
         r = rag("pack", "-q", "retry", "-d", tmp_path, "--path", bad)
         assert r.returncode == 2 and says in r.stderr, r.stderr
@@ -922,3 +991,43 @@ def test_a_path_from_a_dot_in_a_subfolder_is_that_subfolder(tmp_path):
     assert _paths(rag(*q, "--path", ".", cwd=tmp_path / "docs")) == ["docs/a.md", "docs/sub/b.md"]
     assert _paths(rag(*q, "--path", "./sub", cwd=tmp_path / "docs")) == ["docs/sub/b.md"]
     assert _paths(rag(*q, "--path", ".", cwd=tmp_path)) == ["docs/a.md", "docs/sub/b.md", "notes.md", "src/r.py"]
+
+
+@pytest.mark.parametrize("name", ["Rag.yaml", "RAG.YAML", "rag.yml", "rag.yaml.txt"])
+def test_a_config_file_under_a_near_miss_name_is_said_not_to_be_read(tmp_path, name):
+    make_files(tmp_path, {name: "index:\n  excludes: ['private/']\n", "a.md": "open notes\n",
+                          "private/s.md": "salary figures\n"})
+    for args in (("index", tmp_path), ("config", "-d", tmp_path), ("query", "-d", tmp_path, "-q", "notes")):
+        r = rag(*args)
+        assert r.returncode == 0, r.stderr
+        assert f"note: {name} is not read: the config file must be named rag.yaml (the defaults apply)" in r.stderr
+    (tmp_path / "rag.yaml").write_text("index:\n  excludes: ['private/']\n")
+    r = rag("index", tmp_path)
+    assert r.returncode == 0 and "is not read" not in r.stderr
+
+
+def test_files_left_out_only_for_the_case_of_their_suffix_are_named(tmp_path):
+    make_files(tmp_path, {"a.md": "open notes\n", "docs/GUIDE.MD": "guide\n", "README.TXT": "read me\n",
+                          "logo.PNG": "x"})
+    r = rag("index", tmp_path)
+    assert r.returncode == 0 and "1 added" in r.stdout
+    assert ("note: 2 files are left out for the case of their suffix (README.TXT, docs/GUIDE.MD): globs are "
+            "case-sensitive, so add '**/*.TXT' (or the like) to index.includes to index them") in r.stderr
+    (tmp_path / "a.md").unlink()
+    r = rag("index", tmp_path)
+    assert "match no index.includes glob (1 .MD, 1 .PNG, 1 .TXT)" in r.stderr  # (as written, not as .md)
+
+
+def test_an_absolute_path_option_names_that_file_even_with_brackets_and_a_near_miss_is_pointed_out(tmp_path):
+    make_files(tmp_path, {"pages/[id].tsx": "export const retry = 1\n", "pages/i.tsx": "retry here too\n",
+                          "docs/README.txt": "retry notes\n"})
+    assert rag("index", tmp_path).returncode == 0
+    r = rag("query", "-d", tmp_path, "-q", "retry", "--path", tmp_path / "pages" / "[id].tsx", "--json")
+    assert r.returncode == 0, r.stderr
+    assert [h["path"] for h in json.loads(r.stdout)["results"]] == ["pages/[id].tsx"]
+    r = rag("query", "-d", tmp_path, "-q", "retry", "--path", "pages/[id].tsx", "--json")  # (a glob: [id] is i or d)
+    assert [h["path"] for h in json.loads(r.stdout)["results"]] == ["pages/i.tsx"]
+    for glob, hint in [("readme.txt", "such as docs/README.txt (paths are case-sensitive)"),
+                       ("docs\\README.txt", "such as docs/README.txt (with '/' between folders)")]:
+        r = rag("query", "-d", tmp_path, "-q", "retry", "--path", glob)
+        assert r.returncode == 2 and r.stderr.rstrip().endswith(hint), r.stderr

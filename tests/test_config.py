@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from ragweb.config import (DEFAULTS, SCHEMA, config_help, default_config, dump_config,
                            load_config, parse_config)
 from ragweb.errors import ConfigError
-from ragweb.files import glob_problem
+from ragweb.files import backslash_problem, glob_problem
 
 
 def write(path, text):
@@ -132,7 +132,9 @@ def test_yaml_mapping_value_error_line():
 def test_tab_indentation_gets_a_hint():
     msg = error_of("index:\n\tchunk_tokens: 100\n")
     assert msg.startswith("rag.yaml line 2: invalid YAML")
-    assert "spaces, not tabs" in msg
+    assert msg.endswith("; indent with spaces, not tabs")
+    for text in ("index:\n  chunk_tokens:\t100\n", b"index:\n  chunk_tokens: 100\t\n"):  # (not indentation)
+        assert error_of(text).endswith("; write spaces, not tabs, between a key, its value and a comment")
 
 
 def test_top_level_must_be_a_mapping():
@@ -195,6 +197,29 @@ def test_a_glob_that_can_match_no_file_is_refused():
                           "it has an unknown character class [:digits:] (known: alnum, alpha,")
     cfg = parse_config('index:\n  includes: ["v[[:digit:]].md", "\\\\[draft\\\\].md", "[z-a].md"]\n')
     assert cfg["index"]["includes"] == ["v[[:digit:]].md", "\\[draft\\].md", "[z-a].md"]
+
+
+def test_a_glob_written_as_a_windows_path_is_refused():
+    msg = error_of('index:\n  excludes: ["private\\notes"]\n')  # (YAML reads "\n" in double quotes)
+    assert msg.startswith("rag.yaml line 2: index.excludes item 'private\\notes' can match no file: it has "
+                          "the control character U+000A, a line break (in double quotes YAML reads")
+    msg = error_of("index:\n  excludes:\n    - '.\\build'\n")
+    assert msg == ("rag.yaml line 3: index.excludes item '.\\\\build' has a backslash before 'b': globs separate "
+                   "folders with '/', and '\\' only makes the next character plain (\\*, \\?, \\[)")
+    msg = error_of("index:\n  includes: ['docs\\']\n")
+    assert msg.startswith("rag.yaml line 2: index.includes item 'docs\\\\' can match no file: it has a last '\\' "
+                          "that escapes nothing")
+    cfg = parse_config("index:\n  includes: ['\\#notes.md', 'a\\*b.md', 'c\\\\d.md']\n")  # (escapes of git's)
+    assert cfg["index"]["includes"] == ["\\#notes.md", "a\\*b.md", "c\\\\d.md"]
+
+
+def test_a_config_in_utf16_without_a_byte_order_mark_or_with_lone_cr_line_ends_says_so():
+    assert error_of("index:\n  chunk_tokens: 300\n".encode("utf-16-le")) == (
+        "rag.yaml: UTF-16 text without a byte order mark; save it as UTF-8")
+    assert parse_config("index:\n  chunk_tokens: 300\n".encode("utf-16"))["index"]["chunk_tokens"] == 300
+    assert error_of(b"index:\r  chunk_tokens: 300\r  # x\x01\r") == (
+        "rag.yaml line 3: the control character U+0001 is not allowed in YAML; remove it")
+    assert error_of(b"index:\r  chunk_tokens: 300\r  # \xff\r").startswith("rag.yaml line 3: not UTF-8 text")
 
 
 def test_key_in_wrong_section_names_the_right_one():
@@ -359,8 +384,9 @@ def _value_strategy(section, key):
         return st.booleans()
     if typ is list:
         items = st.text(max_size=12)
-        if key in ("includes", "excludes"):  # (a glob may not start with "!" nor match nothing)
-            items = items.filter(lambda t: not t.startswith("!") and glob_problem(t) is None)
+        if key in ("includes", "excludes"):  # (a glob may not start with "!", match nothing, nor be a Windows path)
+            items = items.filter(lambda t: not t.startswith("!") and glob_problem(t) is None
+                                 and backslash_problem(t) is None)
         return st.lists(items, max_size=4)
     if typ is str:
         return st.sampled_from(check) if check else st.text(max_size=20)

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from ragweb import engine as engine_mod
+from ragweb import store
 from ragweb.chunking import chunk_lines, is_markdown, split_lines
 from ragweb.config import default_config
 from ragweb.engine import Engine
@@ -604,6 +605,41 @@ def test_a_writer_that_waited_for_another_reads_what_it_wrote(tmp_path):
     assert [h.path for h in eng.search("beta")] == ["two.md"]
     assert eng.search("gamma") == []
     eng.close()
+
+
+def test_a_commit_while_a_reader_opens_the_index_is_seen_whole(tmp_path):
+    """A run's commit landing between the reads that open an index left the reader with the
+    counters from before it and the data version from after it, so it never read them again."""
+    db = tmp_path / "index.db"
+    eng = Engine.open(db)
+    with eng.transaction():
+        for i in range(20):
+            eng.add_document(f"f{i}.md", f"# File {i}\n\nkiwi fruit number {i} is here.\n")
+    eng.close()
+
+    class CommitMidway:  # (the real connection; another one commits a run at one moment)
+        def __init__(self, conn):
+            self.conn, self.fired = conn, False
+
+        def __getattr__(self, name):
+            return getattr(self.conn, name)
+
+        def execute(self, sql, *args):
+            if sql.startswith("SELECT max(id) FROM chunks") and not self.fired:
+                self.fired = True
+                writer = Engine.open(db)
+                with writer.transaction():
+                    for i in range(2):
+                        writer.add_document(f"f{i}.md", f"# File {i}\n\nplum only now, number {i}.\n")
+                writer.close()
+            return self.conn.execute(sql, *args)
+
+    reader = Engine(CommitMidway(store.open_file(db, create=False)), default_config(), str(db))
+    assert reader.conn.fired
+    fresh = Engine.open(db, create=False)
+    with reader.reading(), fresh.reading():
+        assert (reader.n_chunks, reader.total_len, reader.n_dead) == (fresh.n_chunks, fresh.total_len, fresh.n_dead)
+        assert results(reader, "kiwi") == results(fresh, "kiwi")
 
 
 @pytest.mark.parametrize("flushed", [True, False])

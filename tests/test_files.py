@@ -1055,3 +1055,18 @@ def test_core_excludes_file_is_read_as_git_config_reads_it(tmp_path, text):
                          capture_output=True, text=True)
     expected = git.stdout.removesuffix("\n") if git.returncode == 0 else None
     assert core_excludes_file(text) == expected
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-8-sig"])
+def test_a_ragignore_saved_by_windows_tools_is_read(tmp_path, encoding):
+    make(tmp_path, {"a.md": "a\n", "private/s.md": "s\n", ".ragignore": "private/\r\n".encode(encoding)})
+    assert walk(tmp_path) == ([".ragignore", "a.md"], [])
+
+
+def test_a_utf16_gitignore_is_not_read_as_git_does_not_and_says_so(tmp_path):
+    _git(tmp_path, "init", "-q")
+    make(tmp_path, {"a.md": "a\n", "b.log": "x\n", ".gitignore": "*.log\r\n".encode("utf-16")})
+    paths, problems = walk(tmp_path)
+    assert sorted(paths) == _git_keeps(tmp_path) == [".gitignore", "a.md", "b.log"]
+    assert problems == [(".gitignore", "unreadable ignore file: UTF-16 text, whose rules git does not read "
+                                       "either (not read; save it as UTF-8)")]

@@ -99,6 +99,18 @@ def test_a_file_rewritten_within_one_tick_of_a_coarse_clock_is_indexed_again(tmp
     assert r.updated == 0 and r.unchanged == 2
 
 
+def test_a_skipped_file_rewritten_as_text_within_one_tick_is_indexed(tmp_path):
+    # (a file preallocated with NUL bytes and filled in place within one tick of a coarse clock)
+    blob = tmp_path / "blob.txt"
+    blob.write_bytes(b"papaya\x00words\n")
+    first = blob.stat()
+    assert index_root(tmp_path, default_config()).binary == 1
+    blob.write_bytes(b"papaya words\n")
+    os.utime(blob, ns=(first.st_atime_ns, first.st_mtime_ns))
+    r = index_root(tmp_path, default_config())
+    assert r.added == 1 and [p for p, *_ in search_paths(tmp_path, "papaya")] == ["blob.txt"]
+
+
 def test_a_damaged_gz_or_a_pipe_in_place_of_a_file_drops_its_old_text_once(tmp_path):
     # both were kept as "unreadable" (tried again every run): the old text was served for
     # ever, and the damaged .gz made every query say "1 file changed since the last index"
@@ -328,6 +340,20 @@ def _start_holder(root):
     proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(root)], stdout=subprocess.PIPE, text=True)
     assert proc.stdout.readline().strip() == "HOLDING"
     return proc
+
+
+def test_a_question_during_the_first_run_says_the_index_is_being_built(sample_root):
+    proc = _start_holder(sample_root)  # (the first run: nothing committed but the empty schema)
+    try:
+        for cmd in ("query", "pack"):
+            r = subprocess.run([sys.executable, "-m", "ragweb", cmd, "-q", "retry", "-d", str(sample_root)],
+                               capture_output=True, text=True, timeout=120)
+            assert r.returncode == 1 and r.stdout == "", (cmd, r.stdout)
+            assert r.stderr == (f"Error: the index of {sample_root} is being built by a `rag index` run that "
+                                "has not finished; try again when it has\n"), r.stderr
+    finally:
+        proc.kill()
+        proc.wait()
 
 
 def test_kill_9_mid_index_leaves_previous_index_intact(sample_root):

@@ -61,7 +61,30 @@ def test_an_index_locked_by_another_process_is_busy_not_damaged(tmp_path):
     other.execute("BEGIN EXCLUSIVE")
     other.execute("INSERT INTO meta VALUES('x', '1')")
     with pytest.raises(IndexBusyError, match="being written by another rag process"):
-        store.open_file(path, create=False)
+        store.open_file(path, create=False, timeout=0.2)
     other.rollback()
     other.close()
     assert Engine.open(path, create=False).search("hello")
+
+
+def test_a_reader_waits_for_a_lock_held_a_moment_instead_of_failing(tmp_path):
+    # (a run's connection locks the file for a moment as it opens or closes the WAL: `rag
+    # query` beside back-to-back `rag index` runs failed one open in five)
+    import threading
+    path = tmp_path / "index.db"
+    eng = Engine.open(path)
+    eng.add_document("a.md", "hello")
+    with eng.transaction():
+        pass
+    eng.close()
+    other = sqlite3.connect(path, check_same_thread=False)
+    other.execute("PRAGMA locking_mode=EXCLUSIVE")
+    other.execute("BEGIN EXCLUSIVE")
+    other.execute("INSERT INTO meta VALUES('x', '1')")
+    release = threading.Timer(0.5, lambda: (other.rollback(), other.close()))
+    release.start()
+    try:
+        reader = Engine.open(path, create=False)  # (as `rag query` opens it)
+        assert [h.path for h in reader.search("hello")] == ["a.md"]
+    finally:
+        release.join()

@@ -1084,14 +1084,22 @@
   const IGNORE_FILES = ['.gitignore', '.ragignore'];   // read in this order; later rules win (as the CLI)
   const CONFIG_FILES = ['rag.yaml', '.rag/config.yaml'];  // a dropped folder's own config: the first found (as the CLI)
 
-  // Apply a dropped folder's config file (text) to what is under it: null when it is valid
+  // Apply a dropped folder's config file (a File) to what is under it: null when it is valid
   // (a note of it goes to `notes`), else the reason to leave the folder out.
-  function applyConfig(folder, name, text, notes) {
-    const res = JSON.parse(state.facade.config_add(folder, text, name));
+  async function applyConfig(folder, name, file, notes) {
+    const bytes = new Uint8Array(await file.arrayBuffer());  // (read as the CLI reads it: UTF-16 too)
+    const res = JSON.parse(state.facade.config_add(folder, bytes, name));
     if (res.error) return res.error;
     const unused = res.unused.length ? ` (not used in the page: ${res.unused.join(', ')})` : '';
     notes.push(`${folder}/${name} applied${unused}`);
     return null;
+  }
+
+  // A dropped folder without a config file but with one surely meant as it (Rag.yaml, rag.yml):
+  // say that it is not read, as the CLI does.
+  function noteMisnamedConfig(folder, names, notes) {
+    const res = JSON.parse(state.facade.config_misnamed(folder, JSON.stringify(names)));
+    if (res.note) notes.push(res.note);
   }
 
   // (the reason itself is in the banner, an alert: the status line would read it out twice)
@@ -1135,6 +1143,14 @@
   // taken synchronously inside the drop handler, so callers pass them in; their files are
   // read when they are indexed. A clear of the index since the drop was made (`ticket`)
   // stops the walk (out.cleared).
+  // Apply a dropped ignore file, read from its bytes as the CLI reads it (a UTF-16 .ragignore
+  // too); a file that gives no rules (a UTF-16 .gitignore, as git) is named in `notes`.
+  async function addIgnore(dirPath, name, file, notes) {
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    const result = JSON.parse(state.facade.ignore_add(dirPath, bytes, name));
+    if (result.note) notes.push(result.note);
+  }
+
   async function walkEntries(entries, ticket) {
     const out = [];
     out.leftOut = [];  // folders the excludes or ignore files left out (not hidden ones)
@@ -1166,12 +1182,13 @@
         if (state.clears !== ticket.clears) { out.cleared = true; return; }
         if (!prefix) {  // a dropped folder is a root: its own config file selects its files
           const config = await findConfig(children);
-          const error = config && applyConfig(dirPath, config.name, await (await entryFile(config.entry)).text(), out.notes);
+          if (!config) noteMisnamedConfig(dirPath, children.filter((c) => c.isFile).map((c) => c.name), out.notes);
+          const error = config && await applyConfig(dirPath, config.name, await entryFile(config.entry), out.notes);
           if (error) { out.configErrors.push(error); out.leftOut.push(configLeftOut(dirPath, config.name)); return; }
         }
         for (const name of IGNORE_FILES) {
           const rules = children.find((c) => c.isFile && c.name === name);
-          if (rules) state.facade.ignore_add(dirPath, await (await entryFile(rules)).text());
+          if (rules) await addIgnore(dirPath, name, await entryFile(rules), out.notes);
         }
         for (const child of children) await visit(child, `${dirPath}/`, depth + 1);
       }
@@ -1209,7 +1226,11 @@
     const roots = new Set(all.filter((it) => it.path.includes('/')).map((it) => it.path.split('/')[0]));
     for (const root of roots) {
       const config = CONFIG_FILES.map((n) => all.find((it) => it.path === `${root}/${n}`)).find(Boolean);
-      const error = config && applyConfig(root, config.path.slice(root.length + 1), await config.file.text(), report.notes);
+      if (!config) {
+        noteMisnamedConfig(root, all.filter((it) => it.path.startsWith(`${root}/`) && it.path.split('/').length === 2)
+          .map((it) => it.path.split('/')[1]), report.notes);
+      }
+      const error = config && await applyConfig(root, config.path.slice(root.length + 1), config.file, report.notes);
       if (error) {
         failed.add(root);
         report.configErrors.push(error);
@@ -1221,7 +1242,7 @@
       .sort((a, b) => a.path.split('/').length - b.path.split('/').length ||
         IGNORE_FILES.indexOf(a.path.split('/').pop()) - IGNORE_FILES.indexOf(b.path.split('/').pop()));
     for (const it of ignoreFiles) {
-      state.facade.ignore_add(it.path.split('/').slice(0, -1).join('/'), await it.file.text());
+      await addIgnore(it.path.split('/').slice(0, -1).join('/'), it.path.split('/').pop(), it.file, report.notes);
     }
     return items;
   }

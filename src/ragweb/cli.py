@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ragweb.errors import Interrupted, RagError, UsageError
 from ragweb.formats import FORMATS
-from ragweb.files import WILDCARD_RE, AtomicWrite, within
+from ragweb.files import WILDCARD_RE, AtomicWrite, glob_escape, user_text, within
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -145,7 +145,8 @@ def _index_above(args, root: Path) -> Path | None:
 
 def _config(args, root: Path) -> dict:
     from ragweb.config import load_config
-    cfg, _ = load_config(root, args.config)
+    cfg, found = load_config(root, args.config)
+    _note_misnamed_config(args, root, found)
     level = "debug" if args.debug else cfg["logging"]["level"]
     logger = logging.getLogger("ragweb")
     if not logger.handlers:
@@ -154,6 +155,18 @@ def _config(args, root: Path) -> dict:
         logger.addHandler(handler)
     logger.setLevel(level.upper())
     return cfg
+
+
+def _note_misnamed_config(args, root: Path, found) -> None:
+    """Say so when the defaults apply because the config file is misnamed (``Rag.yaml``)."""
+    from ragweb.config import misnamed_config_note
+    if found is None and args.config is None:
+        try:
+            note = misnamed_config_note(os.listdir(root))
+        except OSError:
+            return
+        if note:
+            sys.stderr.write(f"note: {note}\n")
 
 
 def _stdin_is_tty() -> bool:
@@ -231,6 +244,8 @@ def _run_index(root: Path, cfg: dict, rebuild=False, use_gitignore=None, quiet=F
               f"index.max_file_bytes ({cfg['index']['max_file_bytes']} bytes) and left out: "
               f"{', '.join(report.too_large_paths)}{more}; raise it in rag.yaml to index "
               f"{'it' if report.too_large == 1 else 'them'}", file=sys.stderr)
+    if report.left_out.case_note():
+        print(f"note: {report.left_out.case_note()}", file=sys.stderr)
     if report.total_chunks == 0 and report.left_out.hint():
         print(f"note: nothing is indexed: {report.left_out.hint()}", file=sys.stderr)
     if cfg["embedding"]["enabled"]:
@@ -280,7 +295,9 @@ def _embedding_state(engine, embedder) -> str:
 
 def _open_for_reading(args, root: Path, cfg: dict):
     """The engine for ROOT, after checking it exists and is up to date (offering to re-index)."""
+    from ragweb import store
     from ragweb.engine import OLDER_VERSION, Engine
+    from ragweb.errors import IndexBusyError
     from ragweb.indexer import check_index_place, index_path, scan_changes
     path = index_path(root)
     check_index_place(path)
@@ -301,6 +318,10 @@ def _open_for_reading(args, root: Path, cfg: dict):
         else:
             raise RagError(msg)
     engine = Engine.open(path, cfg, create=False)
+    if engine.n_chunks == 0 and store.being_written(path):  # (not "the index is empty")
+        engine.close()
+        raise IndexBusyError(f"the index of {root} is being built by a `rag index` run that has not "
+                             "finished; try again when it has")
     changes = scan_changes(engine, root, cfg)
     if changes.any:
         n = len(changes.new) + len(changes.changed) + len(changes.deleted)
@@ -355,13 +376,13 @@ def _questions(batch: str):
         return _parse_questions(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape"),
                                 batch)
     try:
-        with open(batch, encoding="utf-8") as f:
-            lines = f.readlines()
+        with open(batch, "rb") as f:
+            text = user_text(f.read(), errors="surrogateescape")  # (a line's bad byte is named below)
     except OSError as e:
         raise UsageError(f"cannot read the batch file {batch}: {e.strerror or e}") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"the batch file {batch} is not UTF-8 text") from None
-    return iter(list(_parse_questions(lines, batch)))
+    except ValueError as e:
+        raise UsageError(f"the batch file {batch} is not a text file of questions ({e})") from None
+    return iter(list(_parse_questions(io.StringIO(text, newline=None), batch)))
 
 
 _JSON_LINE_RE = re.compile(r'\{\s*(?:"|\}|$)')  # a JSON object's start: "{" then a key, "}" or nothing
@@ -380,6 +401,8 @@ def _parse_questions(lines, batch: str):
             continue
         if byte := _undecoded(line):
             raise UsageError(f"{where} line {n} is not UTF-8 text ({byte})")
+        if "\x00" in line:  # (UTF-16 piped in)
+            raise UsageError(f"{where} line {n} holds NUL characters, as UTF-16 text would; save it as UTF-8")
         if _JSON_LINE_RE.match(line):  # ("{retry} backoff" is a question)
             try:
                 obj = json.loads(line, parse_constant=_not_json_constant)
@@ -463,8 +486,10 @@ def _question(args, command: str) -> str | None:
 def _path_option(args, root: Path) -> None:
     """``--path`` as a glob relative to ``root``: an absolute path inside the root is made
     relative to it (a glob starting with ``/`` is anchored at the root, so ``$PWD/src`` named
-    nothing), and so is one written from ``./`` in a folder inside the root."""
+    nothing), and so is one written from ``./`` in a folder inside the root. An absolute path
+    that exists names itself: its ``[``, ``*``, ``?`` are not wildcards."""
     value = args.path
+    literal = value is not None and os.path.isabs(value) and os.path.lexists(value)  # (a path, not a glob)
     if value is not None and (value == "." or value.startswith("./")):
         here, top = os.path.realpath("."), os.path.realpath(root)
         if here != top and within(here, top):
@@ -476,6 +501,7 @@ def _path_option(args, root: Path) -> None:
                        (os.path.realpath(root), os.path.realpath(value))):
         if within(path, base):
             rel = os.path.relpath(path, base).replace(os.sep, "/")
+            rel = glob_escape(rel) if literal else rel  # (pages/[id].tsx names that file, not pages/i.tsx)
             args.path = ("**" if rel == "." else "/" + rel) + ("/" if value.endswith("/") and rel != "." else "")
             return
 
@@ -485,9 +511,21 @@ def _check_path_matches(args, engine, root: Path) -> None:
     answer every question with nothing), with how paths are written."""
     if args.path is None or engine.files_matching(args.path):
         return
+    import difflib
     with engine.reading():
-        some = engine.conn.execute("SELECT path FROM files ORDER BY path LIMIT 1").fetchone()
-    like = f", such as {some[0]}" if some else ""
+        paths = [row[0] for row in engine.conn.execute("SELECT path FROM files ORDER BY path LIMIT 100000")]
+    wanted = args.path.replace("\\", "/").removeprefix("./").lstrip("/")
+    # the indexed path most like it (by its name alone when the glob names no folder)
+    keys = {p: p if "/" in wanted else p.rsplit("/", 1)[-1] for p in paths}
+    names = {keys[p].lower(): p for p in reversed(paths)}
+    close = [names[k] for k in difflib.get_close_matches(wanted.lower(), list(names), n=1, cutoff=0.6)]
+    like = f", such as {close[0] if close else paths[0]}" if paths else ""
+    if "\\" in args.path:
+        like += " (with '/' between folders)"
+    elif close and keys[close[0]] != wanted and keys[close[0]].lower() == wanted.lower():
+        like += " (paths are case-sensitive)"
+    elif close and "/" in args.path and "/" not in wanted and keys[close[0]] == wanted:
+        like += f" (a glob from '/' or './' names the folder's own file: '**/{wanted}' takes one at any depth)"
     raise UsageError(f"--path {args.path!r} matches no indexed file: it is matched against the paths of "
                      f"the index of {root}, relative to that folder{like}")
 
@@ -655,21 +693,21 @@ def cmd_runprompt(args) -> int:
                          "set the terminal's encoding to UTF-8")
     if args.ctx == "-" and sys.stdin is None:
         raise UsageError("--ctx - reads standard input, which is closed")
-    try:
-        if args.ctx == "-":  # (as `--batch -`: `rag pack ... | rag runprompt --ctx -`)
-            packed = json.loads(sys.stdin.buffer.read().decode("utf-8"))
-        else:
-            packed = json.loads(Path(args.ctx).read_text(encoding="utf-8"))
-    except RecursionError:
-        raise RagError(f"{args.ctx} is not packed-context JSON (nested too deeply)") from None
+    remedy = "make one with `rag pack -q ... --format json -o FILE`"
+    try:  # (as `--batch -`: `rag pack ... | rag runprompt --ctx -`)
+        text = user_text(sys.stdin.buffer.read() if args.ctx == "-" else Path(args.ctx).read_bytes())
     except OSError as e:
         raise RagError(f"cannot read context file {args.ctx}: {e.strerror or e}") from None
     except UnicodeDecodeError:
-        raise RagError(f"{args.ctx} is not packed-context JSON (not UTF-8 text); "
-                       "make one with `rag pack -q ... --format json -o FILE`") from None
+        raise RagError(f"{args.ctx} is not packed-context JSON (not UTF-8 text); {remedy}") from None
+    except ValueError as e:  # (NUL bytes)
+        raise RagError(f"{args.ctx} is not packed-context JSON ({e}); {remedy}") from None
+    try:
+        packed = json.loads(text)
+    except RecursionError:
+        raise RagError(f"{args.ctx} is not packed-context JSON (nested too deeply)") from None
     except json.JSONDecodeError as e:
-        raise RagError(f"{args.ctx} is not packed-context JSON (line {e.lineno}: {e.msg}); "
-                       "make one with `rag pack -q ... --format json -o FILE`") from None
+        raise RagError(f"{args.ctx} is not packed-context JSON (line {e.lineno}: {e.msg}); {remedy}") from None
     except ValueError:  # (a number of more than 4,300 digits)
         raise RagError(f"{args.ctx} is not packed-context JSON (it holds a number too long to read)") from None
     if not isinstance(packed, dict) or not isinstance(packed.get("snippets"), list):
@@ -695,6 +733,7 @@ def cmd_config(args) -> int:
     from ragweb.config import dump_config, load_config
     root = _root(args)
     cfg, found = load_config(root, args.config)
+    _note_misnamed_config(args, root, found)
     if (folder := _index_above(args, root)) is not None and args.config is None:
         sys.stderr.write(f"note: this is the config of `rag index` here; `rag query` and `rag pack` here use "
                          f"the index of {folder} and its config: `rag config -d {shlex.quote(str(folder))}` "

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import errno
 import os
+import re
 from pathlib import Path
 
 from .errors import ConfigError
@@ -110,6 +111,23 @@ def default_config() -> dict:
 CONFIG_FILES = ("rag.yaml", ".rag/config.yaml")  # looked up under the root, in this order
 
 
+_MISNAMED_CONFIGS = ("rag.yaml", "rag.yml", "rag.yaml.txt", "rag.yml.txt", ".rag.yaml", ".rag.yml")
+
+
+def misnamed_config_note(names, folder: str = "") -> str | None:
+    """A note on a file among ``names`` (the entries of a folder with no config file) that
+    was surely meant as its config but is not read: ``Rag.yaml`` (a Windows or macOS disk
+    ignores case), ``rag.yml``, Notepad's ``rag.yaml.txt``; else None."""
+    names = set(names)
+    if CONFIG_FILES[0] in names:
+        return None
+    found = sorted(n for n in names if n.lower() in _MISNAMED_CONFIGS)
+    if not found:
+        return None
+    where = f"{folder}/" if folder else ""
+    return f"{where}{found[0]} is not read: the config file must be named rag.yaml (the defaults apply)"
+
+
 def never_indexed(rel: str) -> bool:
     """Whether ``rel`` (relative to a root, ``/``-separated; a folder ends in ``/``) is never
     indexed, whatever ``index.excludes`` says (a user's excludes replace the defaults that
@@ -185,15 +203,23 @@ def parse_config(text: str | bytes, name: str = "rag.yaml") -> dict:
         loader.dispose()
 
 
+_LINE_BREAK_RE = re.compile("\r\n|\r|\n")
+_LINE_BREAK_B_RE = re.compile(b"\r\n|\r|\n")
+
+
 def _reader_error(e, text: str | bytes, name: str) -> ConfigError:
     """A `yaml.reader.ReaderError` (bytes that are not UTF-8, a character YAML does not
     allow) as an error naming the line and what to do."""
     if e.encoding != "unicode" and isinstance(text, bytes):  # bytes it could not decode
-        line = text.count(b"\n", 0, e.position) + 1
+        line = len(_LINE_BREAK_B_RE.findall(text, 0, e.position)) + 1
         return ConfigError(f"{name} line {line}: not UTF-8 text (the byte 0x{e.character:02x}); save it as UTF-8")
     chars = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
-    line = chars.count("\n", 0, e.position) + 1
+    line = len(_LINE_BREAK_RE.findall(chars, 0, e.position)) + 1  # (as YAML counts: a lone CR too)
     code = e.character if isinstance(e.character, int) else ord(e.character)
+    if code == 0 and isinstance(text, bytes):
+        from .files import utf16_encoding  # (files reads config's names)
+        if utf16_encoding(text):
+            return ConfigError(f"{name}: UTF-16 text without a byte order mark; save it as UTF-8")
     return ConfigError(f"{name} line {line}: the control character U+{code:04X} is not allowed in YAML; "
                        "remove it")
 
@@ -204,7 +230,10 @@ def _syntax_error(e: yaml.MarkedYAMLError, name: str) -> ConfigError:
     if e.context and e.problem:
         problem = f"{problem} ({e.context})"
     if "'\\t'" in problem:
-        problem += "; indent with spaces, not tabs"
+        buffer = getattr(mark, "buffer", None) or ""
+        before = buffer[buffer.rfind("\n", 0, mark.pointer) + 1:mark.pointer] if mark and buffer else ""
+        problem += ("; write spaces, not tabs, between a key, its value and a comment" if before.strip()
+                    else "; indent with spaces, not tabs")
     where = f" line {mark.line + 1}" if mark else ""
     return ConfigError(f"{name}{where}: invalid YAML: {problem}")
 
@@ -259,11 +288,13 @@ def _validate(doc: yaml.Node | None, loader: yaml.SafeLoader, name: str) -> dict
                     raise fail(bad[0], f"{full} items must be {what}, got {_show(bad[1])}")
                 raise fail(value_node, _type_message(section, key, raw))
             if full in ("index.includes", "index.excludes"):
-                from .files import glob_problem  # (files reads config's names)
+                from .files import backslash_problem, glob_problem  # (files reads config's names)
 
                 for item_node, item in zip(value_node.value, value):
                     if problem := glob_problem(item):
                         raise fail(item_node, f"{full} item {_show(item)} can match no file: it has {problem}")
+                    if problem := backslash_problem(item):  # (a Windows path: no rule says so in git)
+                        raise fail(item_node, f"{full} item {_show(item)} has {problem}")
                     if item.startswith("!"):  # (a gitignore habit: no glob here undoes another)
                         raise fail(item_node, f"{full} items cannot start with '!', got {_show(item)}: list only "
                                    + ("what to leave out (and narrow index.includes for the rest)"

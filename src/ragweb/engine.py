@@ -113,19 +113,23 @@ def analysis_settings(config: dict) -> dict:
             "markup": MARKUP_VERSION, "short_terms": True, "unicode": analysis.UNICODE_FORM}
 
 
-def _identity(path) -> tuple[int, int] | None:
-    """Which file stands at ``path`` (device and inode), or None when none does."""
+def _identity(path, immutable: bool = False) -> tuple[int, ...] | None:
+    """Which file stands at ``path`` (device and inode), or None when none does; with
+    ``immutable``, also its state (modification time and size): a connection that reads it
+    as it is (`store.read_as_it_is`) sees no change its owner commits."""
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return st.st_dev, st.st_ino
+    return (st.st_dev, st.st_ino) + ((st.st_mtime_ns, st.st_size) if immutable else ())
 
 
 class Engine:
     """An index over one SQLite connection. Create with `open`, `memory` or `from_bytes`."""
 
     _file = None  # (the index file's path and identity when opened by `open`)
+    _immutable = False  # (opened read-only, as it is: `store.read_as_it_is`)
+    conn_timeout = store.LOCK_WAIT_SECONDS  # (how long `open` waited for a lock; a re-open waits as long)
 
     embedder = None
     """An `ragweb.embeddings.Embedder` when the config enables embeddings (set by the CLI):
@@ -141,10 +145,13 @@ class Engine:
     # --- construction -----------------------------------------------------------------
     @classmethod
     def open(cls, path: str | Path, config: dict | None = None, create: bool = True,
-             timeout: float = 0.0) -> "Engine":
+             timeout: float = store.LOCK_WAIT_SECONDS) -> "Engine":
         """The index file at ``path`` (created when missing and ``create``)."""
+        immutable = not create and store.read_as_it_is(Path(path))
         eng = cls(store.open_file(Path(path), create=create, timeout=timeout), config, str(path))
-        eng._file = (Path(path), _identity(path))
+        eng._file = (Path(path), _identity(path, immutable))
+        eng._immutable = immutable
+        eng.conn_timeout = timeout
         return eng
 
     @classmethod
@@ -197,7 +204,10 @@ class Engine:
         self.conn.execute("INSERT OR REPLACE INTO meta VALUES(?, ?)", (key, json.dumps(value)))
 
     def _load_state(self) -> None:
+        own = not self.conn.in_transaction  # (one snapshot: a commit between reads mixed two states)
         try:
+            if own:
+                self.conn.execute("BEGIN")
             stored = self._meta("analysis")
             self.n_chunks = self._meta("n_chunks", 0)
             self.total_len = self._meta("total_len", 0)
@@ -211,6 +221,9 @@ class Engine:
             (self._data_version,) = self.conn.execute("PRAGMA data_version").fetchone()
         except (sqlite3.DatabaseError, ValueError) as e:
             raise IndexCorruptError(f"{self.where} is unreadable ({e}); rebuild it with `rag index --rebuild`") from e
+        finally:
+            if own and self.conn.in_transaction:
+                self.conn.execute("COMMIT")
         wanted = analysis_settings(self.config)
         self.settings = stored or wanted
         # The stored settings win for reading, so questions are analysed as the index was.
@@ -312,9 +325,10 @@ class Engine:
             return
         if self._file is not None:
             path, opened = self._file
-            now = _identity(path)
-            if now is not None and now != opened:  # (`rag index --rebuild` put a new file in its place)
-                conn = store.open_file(path, create=False)
+            now = _identity(path, self._immutable)
+            # (`rag index --rebuild` put a new file in its place, or a read-as-it-is file changed)
+            if now is not None and now != opened:
+                conn = store.open_file(path, create=False, timeout=self.conn_timeout)
                 self.conn.close()
                 self.conn, self._file = conn, (path, now)
                 self._load_state()

@@ -16,7 +16,8 @@ engine errors come back as ``{"error": "message"}``. The public shapes (referenc
 Calls for the page itself: dropped files go through the CLI's selection rules with
 ``check_dir``/``check_path`` (before reading), ``ignore_reset``/``ignore_add`` (the
 .gitignore/.ragignore files of a dropped folder), ``config_add`` (a dropped folder's own
-``rag.yaml``: its file selection applies under it) and ``index_bytes`` (decoding, binary
+``rag.yaml``: its file selection applies under it; ``config_misnamed`` notes a ``Rag.yaml``
+that is not read) and ``index_bytes`` (decoding, binary
 skip; a big file in steps, ``index_step``, so the page repaints between them);
 ``search_ui`` adds headings and highlight ranges to hits; ``render_pack`` and
 ``runtime_prompt`` render a packed context for copying.
@@ -511,7 +512,7 @@ SELECTION_KEYS = ("includes", "excludes", "gitignore", "max_file_bytes")
 @_guard
 def config_add(folder, text, name="rag.yaml") -> str:
     """Apply the config file ``name`` (``rag.yaml`` or ``.rag/config.yaml``) of a dropped
-    folder to what is under it, as `rag index FOLDER` would read it: its file selection
+    folder (its bytes, or its text) to what is under it, as `rag index FOLDER` would read it: its file selection
     (`SELECTION_KEYS`: globs relative to the folder, the size limit, ignore files on or
     off) decides which of the folder's files are indexed.
 
@@ -526,7 +527,7 @@ def config_add(folder, text, name="rag.yaml") -> str:
 
     base = _clean_path(_need_str(folder, "folder", allow_empty=True), folder=True)
     label = f"{base}/{_need_str(name, 'name')}" if base else _need_str(name, "name")
-    cfg = parse_config(_need_str(text, "text", allow_empty=True), label)
+    cfg = parse_config(text if isinstance(text, str) else _to_bytes(text), label)  # (bytes: as the CLI reads them)
     defaults = default_config()
     changed = [(section, key) for section, keys in cfg.items() for key, value in keys.items()
                if value != defaults[section][key]]
@@ -537,6 +538,20 @@ def config_add(folder, text, name="rag.yaml") -> str:
     return _json({"success": True, "folder": base,
                   "applied": [f"index.{k}" for s, k in changed if s == "index" and k in SELECTION_KEYS],
                   "unused": [f"{s}.{k}" for s, k in changed if not (s == "index" and k in SELECTION_KEYS)]})
+
+
+@_guard
+def config_misnamed(folder, names_json) -> str:
+    """``{"note": ...}`` when a dropped folder without a config file holds one surely meant
+    as its config (``Rag.yaml``, ``rag.yml``: `config.misnamed_config_note`), else
+    ``{"note": null}``. ``names_json``: a JSON list of the folder's entries' names."""
+    from ragweb.config import misnamed_config_note
+
+    base = _clean_path(_need_str(folder, "folder", allow_empty=True), folder=True)
+    names = json.loads(_need_str(names_json, "names_json"))
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise RagError("names_json must be a JSON list of names")
+    return _json({"note": misnamed_config_note(names, base)})
 
 
 def _selection(path: str) -> tuple[str | None, str, dict, tuple]:
@@ -551,13 +566,24 @@ def _selection(path: str) -> tuple[str | None, str, dict, tuple]:
 
 
 @_guard
-def ignore_add(folder, text) -> str:
+def ignore_add(folder, data, name=".gitignore") -> str:
     """Apply a ``.gitignore``/``.ragignore`` found in ``folder`` (a dropped path) to what is
-    under it, with git's rules, as the CLI does (``index.gitignore``)."""
-    from ragweb.files import parse_ignore
+    under it, with git's rules, as the CLI does (``index.gitignore``). ``data`` is the file's
+    bytes, read as the CLI reads the file ``name`` (`files.ignore_file_text`), or its text.
+    ``{"rules": N}``, with a ``note`` when the file cannot be read as rules (none applied)."""
+    from ragweb.files import ignore_file_text, parse_ignore
 
     base = _clean_path(_need_str(folder, "folder", allow_empty=True), folder=True)
-    rules = parse_ignore(_need_str(text, "text", allow_empty=True))
+    name = _need_str(name, "name")
+    if isinstance(data, str):
+        text = data
+    else:
+        try:
+            text = ignore_file_text(_to_bytes(data), name)
+        except ValueError as e:
+            where = f"{base}/{name}" if base else name
+            return _json({"success": True, "rules": 0, "note": f"{where} not read: {e}"})
+    rules = parse_ignore(text)
     _ignores.append((base, rules))
     return _json({"success": True, "rules": len(rules)})
 

@@ -220,8 +220,16 @@ def _bracket(seg: str, start: int) -> tuple[str, int]:
 
 def glob_problem(pattern: str) -> str | None:
     """Why a config glob can match nothing at all (an unclosed ``[``, an unknown
-    ``[:class:]``, ``{a,b}`` groups standing for too many globs), or None. (In a .gitignore
-    such a line is silently inert, as in git.)"""
+    ``[:class:]``, ``{a,b}`` groups standing for too many globs, a last backslash that
+    escapes nothing, a control character), or None. (In a .gitignore such a line is
+    silently inert, as in git.)"""
+    if m := _CONTROL_RE.search(pattern):
+        code = ord(m.group())
+        name = {0x0A: ", a line break", 0x09: ", a tab", 0x08: ", a backspace", 0x0D: ", a carriage return"}.get(code, "")
+        return (f"the control character U+{code:04X}{name} (in double quotes YAML reads \\n, \\t, \\b as "
+                "one: write globs in single quotes, with '/' between folders)")
+    if (len(pattern) - len(pattern.rstrip("\\"))) % 2:
+        return "a last '\\' that escapes nothing (folders are separated by '/')"
     if brace_count(pattern) > MAX_BRACE_GLOBS:
         return f"{{a,b}} groups that stand for more than {MAX_BRACE_GLOBS} globs"
     for seg in pattern.split("/"):
@@ -239,6 +247,27 @@ def glob_problem(pattern: str) -> str | None:
                                 + ", ".join(_POSIX_CLASSES) + ")")
                     return "a '[' that no ']' closes (write '\\[' for the character itself)"
             i += 1
+    return None
+
+
+_CONTROL_RE = re.compile("[\x00-\x1f\x7f]")
+_PLAIN_ESCAPE_RE = re.compile(r"\\(.)")
+
+
+def glob_escape(path: str) -> str:
+    """A glob that matches ``path`` itself: its wildcard characters made plain."""
+    return re.sub(r"([\\*?\[\]])", r"\\\1", path)
+
+
+def backslash_problem(pattern: str) -> str | None:
+    """What is wrong with a glob whose backslash stands before a letter, a digit, '.', '-'
+    or '/' (``docs\\build``, ``.\\src``): a Windows path, where a glob separates folders
+    with '/' and '\\' only makes the next character plain (``\\*``); else None."""
+    for m in _PLAIN_ESCAPE_RE.finditer(pattern):
+        c = m.group(1)
+        if c.isalnum() or c in ".-_/":
+            return (f"a backslash before {c!r}: globs separate folders with '/', and '\\' only makes "
+                    "the next character plain (\\*, \\?, \\[)")
     return None
 
 
@@ -453,6 +482,19 @@ class LeftOut:
     excluded: int = 0       # files an includes glob took and an excludes glob left out
     ignored: int = 0        # files and folders .gitignore / .ragignore rules (or git's excludes) left out
     ignored_above: str = ""  # ... some by those of the git work tree above the root: its top
+    case_only: list[str] = field(default_factory=list)  # files an includes glob takes in lower case (GUIDE.MD)
+
+    def case_note(self, limit: int = 3) -> str:
+        """A sentence on the files left out only for the case of their suffix ("" if none):
+        globs are case-sensitive, as in git, and ``**/*.md`` does not take ``GUIDE.MD``."""
+        if not self.case_only:
+            return ""
+        n = len(self.case_only)
+        shown = ", ".join(self.case_only[:limit]) + (" ..." if n > limit else "")
+        suffix = os.path.splitext(self.case_only[0])[1]
+        return (f"{n} {'file is' if n == 1 else 'files are'} left out for the case of {'its' if n == 1 else 'their'} "
+                f"suffix ({shown}): globs are case-sensitive, so add '**/*{suffix}' (or the like) to "
+                "index.includes to index them")
 
     def hint(self, limit: int = 5) -> str:
         """One sentence on what was left out, for a run that found nothing to index ("" if nothing)."""
@@ -607,8 +649,10 @@ class _Walker:
                     self.left_out.excluded += 1
             elif self.left_out is not None and not entry.name.startswith("."):
                 # (.gitignore: nobody means to index that)
-                suffix = os.path.splitext(entry.name)[1].lower()
+                stem, suffix = os.path.splitext(entry.name)
                 self.left_out.suffixes[suffix] = self.left_out.suffixes.get(suffix, 0) + 1
+                if suffix != suffix.lower() and self.includes.matches_file(path[:len(path) - len(suffix)] + suffix.lower()):
+                    self.left_out.case_only.append(path)
 
     def _walk_dir(self, entry: os.DirEntry, path: str, ignores: list) -> Iterator[FileEntry]:
         if self._bad_name(path):
@@ -844,16 +888,58 @@ IGNORE_FILE_MAX = 100_000_000  # bytes: git reads no bigger ignore file either
 
 
 def read_ignore_file(path: str, in_tree: bool = False) -> str:
-    """A .gitignore's (or .ragignore's) text: a regular file of at most `IGNORE_FILE_MAX`
-    bytes, as UTF-8 with a byte order mark dropped (Notepad's), bad bytes replaced. A
-    .gitignore in the work tree (``in_tree``) that is a symbolic link is not read, as git (2.32
-    on) does not (a .ragignore, rag's own, may be one)."""
+    """An ignore file's text: a regular file of at most `IGNORE_FILE_MAX` bytes, as UTF-8
+    with a byte order mark dropped (Notepad's), bad bytes replaced. A `.ragignore` (rag's
+    own) may also be UTF-16 (`ignore_file_text`). A .gitignore in the work tree (``in_tree``)
+    that is a symbolic link is not read, as git (2.32 on) does not (a .ragignore may be one)."""
     if in_tree and os.path.islink(path):
         raise OSError(errno.ELOOP, "a symbolic link, which git does not follow there (not read)")
     try:
-        return read_regular(path, IGNORE_FILE_MAX).decode("utf-8-sig", errors="replace")
+        data = read_regular(path, IGNORE_FILE_MAX)
     except TooLarge as e:
         raise OSError(0, f"over {IGNORE_FILE_MAX // 1_000_000} MB, not read (as git)") from e
+    try:
+        return ignore_file_text(data, os.path.basename(path))
+    except ValueError as e:
+        raise OSError(0, str(e)) from None
+
+
+def ignore_file_text(data: bytes, name: str) -> str:
+    """The text of the ignore file ``name`` (for the walk and the page alike). A `.ragignore`
+    is read as `user_text` reads a file (PowerShell 5.1's ``echo x > .ragignore`` writes
+    UTF-16). git reads its own files (.gitignore, info/exclude) as bytes, whose rules match
+    nothing when they are UTF-16, so one in UTF-16 raises ValueError saying so (the walk
+    reports it, and applies none of its rules)."""
+    if name == ".ragignore":
+        return user_text(data, errors="replace")
+    if utf16_encoding(data):
+        raise ValueError("UTF-16 text, whose rules git does not read either (not read; save it as UTF-8)")
+    return data.decode("utf-8-sig", errors="replace")
+
+
+def utf16_encoding(data: bytes) -> str | None:
+    """The UTF-16 (or UTF-32) encoding that ``data`` is in, told by its byte order mark or by
+    its NULs ("utf-16-le"), else None."""
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            return None if encoding == "utf-8" else encoding
+    head = data[:SNIFF_BYTES]
+    return _utf16_without_bom(head) if b"\x00" in head else None
+
+
+def user_text(data: bytes, errors: str = "strict") -> str:
+    """The text of a file a user wrote for rag (a batch file, a packed context, a
+    `.ragignore`): UTF-8 with a byte order mark dropped (Notepad's), or UTF-16 (what Windows
+    PowerShell 5.1's ``>`` writes). ``errors`` applies to UTF-8 that is not valid
+    (UnicodeDecodeError when "strict"). Raises ValueError for bytes holding NULs that are
+    not UTF-16 text."""
+    encoding = utf16_encoding(data)
+    if encoding:
+        bom = next((b for b, e in _BOMS if e == encoding and data.startswith(b)), b"")
+        return data[len(bom):].decode(encoding, errors="replace")
+    if b"\x00" in data:
+        raise ValueError("it holds NUL bytes: it is not text")
+    return data.decode("utf-8", errors).removeprefix("\ufeff")
 
 
 def read_text_file(abspath: str | os.PathLike, max_bytes: int) -> DecodeResult:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from ragweb import ingest
+from ragweb import ingest, store
 from ragweb.analysis import Analyzer
 from ragweb.config import never_indexed
 from ragweb.engine import Engine
@@ -31,7 +31,7 @@ from ragweb.files import (DECODER_VERSION, LEGACY_REASON, AtomicWrite, FileEntry
 
 INDEX_DIR = ".rag"
 INDEX_FILE = "index.db"
-WRITER_WAIT_SECONDS = 10.0  # how long a second `rag index` waits for the first one
+WRITER_WAIT_SECONDS = store.LOCK_WAIT_SECONDS  # how long a second `rag index` waits for the first one
 # A file whose modification time is this close to the last run's scan (or later) may have
 # been written again within one tick of a coarse clock (FAT keeps 2 s) after that run read
 # it, with the same size: its text is compared, not only its time and size (git's "racy" files).
@@ -62,7 +62,7 @@ def pack_outputs(root: str | Path) -> set[str]:
     except OSError as e:  # (a file edited by hand: a folder, a pipe, something huge)
         raise RagError(f"cannot read {path} ({e.strerror or e}); it lists the files `rag pack -o` "
                        "wrote, which are not indexed: fix it or delete it") from None
-    return {line for line in text.splitlines() if line}
+    return {line for line in text.split("\n") if line}
 
 
 def note_pack_output(root: str | Path, output: str | Path) -> list[Path]:
@@ -176,8 +176,9 @@ def scan_changes(engine: Engine, root: str | Path, config: dict,
               and _too_large(old[2]) == (entry.size > ix["max_file_bytes"])):  # (the limit may have moved)
             if entry.path in beyond and _reads_otherwise(entry, old[2], ix["max_file_bytes"]):
                 out.reread.append(entry)
-            elif (racy_since is not None and entry.mtime >= racy_since and entry.path in states
-                    and _text_differs(entry, old[2], ix["max_file_bytes"])):
+            elif (racy_since is not None and entry.mtime >= racy_since
+                    and (_text_differs(entry, old[2], ix["max_file_bytes"]) if entry.path in states
+                         else _skip_differs(entry, old[2], ix["max_file_bytes"]))):
                 out.changed.append(entry)
             else:
                 out.unchanged.append(entry)
@@ -198,8 +199,7 @@ def _reads_otherwise(entry: FileEntry, sha: str, max_bytes: int) -> bool:
     """Whether this version reads ``entry`` into another text than the one whose hash is
     ``sha``: never for a UTF-8 file (checked first, cheaply), else decoded again."""
     try:
-        with open(entry.abspath, "rb") as f:
-            f.read().decode("utf-8")
+        read_regular(entry.abspath, max_bytes).decode("utf-8")  # (a pipe put in its place cannot hang it)
         return False
     except UnicodeDecodeError:
         pass
@@ -215,6 +215,16 @@ def _text_differs(entry: FileEntry, sha: str, max_bytes: int) -> bool:
     except OSError:
         return False  # unreadable now: the run's own read reports it when the file changes
     return text is None or hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest() != sha
+
+
+def _skip_differs(entry: FileEntry, reason: str | None, max_bytes: int) -> bool:
+    """Whether ``entry``, skipped for ``reason`` (binary, minified...), would not be skipped
+    for it now: a file filled in place within one tick of a coarse clock may be text now."""
+    try:
+        result = read_text_file(entry.abspath, max_bytes)
+    except OSError:
+        return False
+    return result.text is not None or result.skipped != reason
 
 
 def _refused_by_older_decoder(reason: str | None) -> bool:

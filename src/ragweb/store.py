@@ -211,11 +211,26 @@ def storage_problem(e: sqlite3.Error) -> str | None:
     return None
 
 
-def open_file(path: Path, create: bool = True, timeout: float = 0.0) -> sqlite3.Connection:
+LOCK_WAIT_SECONDS = 10.0
+"""How long a connection waits for a lock another process holds: a second `rag index` for
+the first, and a reader for the moment a run's connection opens or closes the WAL (a
+reader that did not wait failed one open in five beside back-to-back runs)."""
+
+
+def read_as_it_is(path: Path) -> bool:
+    """Whether the index file at ``path`` is opened read-only and "immutable": on read-only
+    media, or in a folder this user cannot write (/usr/share/doc), since SQLite's WAL mode
+    needs to write beside the file even to read it. SQLite then does not see changes its
+    owner makes: a reader must open it again (`Engine.reading` does, when the file changes)."""
+    path = Path(path)
+    return path.is_file() and not os.access(path.parent, os.W_OK)
+
+
+def open_file(path: Path, create: bool = True, timeout: float = LOCK_WAIT_SECONDS) -> sqlite3.Connection:
     """Open (and create when asked) the index file at ``path``.
 
     WAL mode lets queries read while an index run writes; a crash mid-run leaves the
-    last committed index. ``timeout`` is how long a writer waits for another writer.
+    last committed index. ``timeout`` is how long to wait for a lock another process holds.
     """
     path = Path(path)
     if create:
@@ -226,9 +241,7 @@ def open_file(path: Path, create: bool = True, timeout: float = 0.0) -> sqlite3.
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise _cannot_write(folder, e) from None
-    # an index on read-only media (or in a folder this user cannot write: /usr/share/doc)
-    # is read as it is: SQLite's WAL mode needs to write beside the file even to read it
-    read_only = not create and path.is_file() and not os.access(path.parent, os.W_OK)
+    read_only = not create and read_as_it_is(path)
     if read_only:
         wal = path.with_name(path.name + "-wal")
         if wal.is_file() and wal.stat().st_size > 0:  # (read without it, the file may be half-merged)
@@ -259,6 +272,26 @@ def open_file(path: Path, create: bool = True, timeout: float = 0.0) -> sqlite3.
             raise RagError(f"cannot open {path}: {why} ({e})") from e
         raise IndexCorruptError(f"{path} is not a readable index ({e}); rebuild it with `rag index --rebuild`") from e
     return conn
+
+
+def being_written(path: Path) -> bool:
+    """Whether another connection holds the index file's write lock now (a `rag index` run
+    under way): its first run commits nothing until it ends. False when it cannot be told
+    (a folder this user cannot write)."""
+    try:
+        conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=rw", uri=True, timeout=0)
+    except sqlite3.Error:
+        return False
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.rollback()
+        return False
+    except sqlite3.OperationalError as e:
+        return "locked" in str(e) or "busy" in str(e)
+    except sqlite3.Error:
+        return False
+    finally:
+        conn.close()
 
 
 def open_memory(data: bytes | None = None) -> sqlite3.Connection:
