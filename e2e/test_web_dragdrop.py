@@ -128,7 +128,7 @@ def test_a_dropped_folders_ignore_files_are_read_from_their_bytes_as_the_cli_rea
     }})
     assert app.stats()["files"] == ["proj/a.md", "proj/open.md"]
     status = app.page.locator("#status").inner_text()
-    assert "proj/.gitignore not read: UTF-16 text, whose rules git does not read either" in status, status
+    assert "proj/.gitignore not read: UTF-16 text, from which git reads no usable rule either" in status, status
 
 
 def test_a_dropped_folders_config_is_read_from_its_bytes_and_a_misnamed_one_is_named(app):

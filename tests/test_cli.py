@@ -609,6 +609,20 @@ def test_an_index_read_as_it_is_is_read_again_when_its_owner_indexes(indexed, mo
     assert rag("index", indexed).returncode == 0  # (its owner, another process)
     with reader.reading():
         assert [h.path for h in reader.search("zeppelin")] == ["hangar.md"]
+    # while its owner's run has writes not yet merged, say that (this user cannot merge them)
+    import sqlite3
+    from ragweb.errors import IndexBusyError
+    owner = sqlite3.connect(path)
+    owner.execute("PRAGMA wal_autocheckpoint=0")
+    owner.execute("INSERT INTO meta VALUES('owner', '1')")
+    owner.commit()
+    owner.execute("PRAGMA wal_checkpoint(PASSIVE)")  # (the file changes; its WAL stays, the connection open)
+    with pytest.raises(IndexBusyError, match="is being written by its owner"):
+        with reader.reading():
+            pass
+    owner.close()  # (the last connection merges the writes)
+    with reader.reading():
+        assert [h.path for h in reader.search("zeppelin")] == ["hangar.md"]
     reader.close()
 
 
@@ -677,6 +691,10 @@ def test_a_batch_of_nul_bytes_or_utf16_on_standard_input_is_refused_before_any_a
     r = subprocess.run([sys.executable, "-m", "ragweb", "query", "-d", str(indexed), "--batch", "-"],
                        input="retry backoff\n".encode("utf-16-le"), capture_output=True, timeout=120)
     assert r.returncode == 2 and r.stdout == b"" and b"line 1 holds NUL characters, as UTF-16 text would" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "ragweb", "query", "-d", str(indexed), "--batch", "-"],
+                       input="retry backoff\nheader parsing\n".encode("utf-16"), capture_output=True, timeout=120)
+    assert r.returncode == 0 and [json.loads(line)["query"] for line in r.stdout.splitlines()] == [
+        "retry backoff", "header parsing"], r.stderr  # (with a byte order mark: read as UTF-16)
 
 
 @pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16"])
@@ -1012,7 +1030,8 @@ def test_files_left_out_only_for_the_case_of_their_suffix_are_named(tmp_path):
     r = rag("index", tmp_path)
     assert r.returncode == 0 and "1 added" in r.stdout
     assert ("note: 2 files are left out for the case of their suffix (README.TXT, docs/GUIDE.MD): globs are "
-            "case-sensitive, so add '**/*.TXT' (or the like) to index.includes to index them") in r.stderr
+            "case-sensitive, so add '**/*.MD', '**/*.TXT' to index.includes to index them (a list in rag.yaml "
+            "replaces the default one: keep its globs too, as `rag config` shows them)") in r.stderr
     (tmp_path / "a.md").unlink()
     r = rag("index", tmp_path)
     assert "match no index.includes glob (1 .MD, 1 .PNG, 1 .TXT)" in r.stderr  # (as written, not as .md)

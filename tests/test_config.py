@@ -204,22 +204,32 @@ def test_a_glob_written_as_a_windows_path_is_refused():
     assert msg.startswith("rag.yaml line 2: index.excludes item 'private\\notes' can match no file: it has "
                           "the control character U+000A, a line break (in double quotes YAML reads")
     msg = error_of("index:\n  excludes:\n    - '.\\build'\n")
-    assert msg == ("rag.yaml line 3: index.excludes item '.\\\\build' has a backslash before 'b': globs separate "
+    assert msg == ("rag.yaml line 3: index.excludes item '.\\build' has a backslash before 'b': globs separate "
                    "folders with '/', and '\\' only makes the next character plain (\\*, \\?, \\[)")
     msg = error_of("index:\n  includes: ['docs\\']\n")
-    assert msg.startswith("rag.yaml line 2: index.includes item 'docs\\\\' can match no file: it has a last '\\' "
+    assert msg.startswith("rag.yaml line 2: index.includes item 'docs\\' can match no file: it has a last '\\' "
                           "that escapes nothing")
-    cfg = parse_config("index:\n  includes: ['\\#notes.md', 'a\\*b.md', 'c\\\\d.md']\n")  # (escapes of git's)
-    assert cfg["index"]["includes"] == ["\\#notes.md", "a\\*b.md", "c\\\\d.md"]
+    globs = ["\\#notes.md", "a\\*b.md", "c\\\\d.md", "**/*\\.md", "a[\\-_]b.md", "a[\\.]md"]  # (escapes, as git reads them)
+    cfg = parse_config("index:\n  includes: [" + ", ".join(f"'{g}'" for g in globs) + "]\n")
+    assert cfg["index"]["includes"] == globs
 
 
 def test_a_config_in_utf16_without_a_byte_order_mark_or_with_lone_cr_line_ends_says_so():
     assert error_of("index:\n  chunk_tokens: 300\n".encode("utf-16-le")) == (
         "rag.yaml: UTF-16 text without a byte order mark; save it as UTF-8")
     assert parse_config("index:\n  chunk_tokens: 300\n".encode("utf-16"))["index"]["chunk_tokens"] == 300
+    assert error_of("index:\n  chunk_tokens: 300\n\n\n  # \x01\n".encode("utf-16")) == (
+        "rag.yaml line 5: the control character U+0001 is not allowed in YAML; remove it")
     assert error_of(b"index:\r  chunk_tokens: 300\r  # x\x01\r") == (
         "rag.yaml line 3: the control character U+0001 is not allowed in YAML; remove it")
     assert error_of(b"index:\r  chunk_tokens: 300\r  # \xff\r").startswith("rag.yaml line 3: not UTF-8 text")
+
+
+def test_an_unknown_key_is_quoted_escaped_and_cut_short():
+    msg = error_of('"x\\n\\nThe index is damaged\\u202e": {}\n')
+    assert msg.startswith("rag.yaml line 1: unknown section 'x\\n\\nThe index is damaged\\u202e'")
+    msg = error_of('index:\n  ? "' + "k" * 5000 + '"\n  : 1\n')
+    assert msg.startswith(f"rag.yaml line 2: unknown key '{'k' * 80}...' in section 'index'") and len(msg) < 600
 
 
 def test_key_in_wrong_section_names_the_right_one():

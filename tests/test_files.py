@@ -1046,11 +1046,17 @@ def test_the_users_git_ignore_file_applies_only_in_a_repository(tmp_path, git_ho
     "[user]\n\texcludesfile = no\n[core] excludesfile = same-line\n",
     "[core]\r\n\texcludesfile = crlf\r\n",
     "\ufeff[core]\n\texcludesfile = after-bom\n",
+    "[core]\n\texcludesFile = \\\n    ~/.gitignore_global\n",  # (a continued line's indent is not kept)
+    '[core]\n\texcludesfile = ""  x\n',
+    "[core]\n\texcludesfile = a\tb  c \r\r\n",                  # (whitespace as one space each, not at the ends)
+    '[core]\n\texcludesfile = "a  b"  c\n',
+    "[core]\n\texcludesfile = ~/ign\x00x\n",                     # (a NUL ends it)
+    "[core]\nexcludesfile\n",
 ])
 def test_core_excludes_file_is_read_as_git_config_reads_it(tmp_path, text):
     from ragweb.gitconfig import core_excludes_file
     import subprocess
-    (tmp_path / "cfg").write_text(text, encoding="utf-8")
+    (tmp_path / "cfg").write_bytes(text.encode("utf-8"))
     git = subprocess.run(["git", "config", "--file", str(tmp_path / "cfg"), "--get", "core.excludesFile"],
                          capture_output=True, text=True)
     expected = git.stdout.removesuffix("\n") if git.returncode == 0 else None
@@ -1068,5 +1074,5 @@ def test_a_utf16_gitignore_is_not_read_as_git_does_not_and_says_so(tmp_path):
     make(tmp_path, {"a.md": "a\n", "b.log": "x\n", ".gitignore": "*.log\r\n".encode("utf-16")})
     paths, problems = walk(tmp_path)
     assert sorted(paths) == _git_keeps(tmp_path) == [".gitignore", "a.md", "b.log"]
-    assert problems == [(".gitignore", "unreadable ignore file: UTF-16 text, whose rules git does not read "
-                                       "either (not read; save it as UTF-8)")]
+    assert problems == [(".gitignore", "unreadable ignore file: UTF-16 text, from which git reads no usable "
+                                       "rule either (not read; save it as UTF-8)")]

@@ -162,7 +162,7 @@ def _note_misnamed_config(args, root: Path, found) -> None:
     from ragweb.config import misnamed_config_note
     if found is None and args.config is None:
         try:
-            note = misnamed_config_note(os.listdir(root))
+            note = misnamed_config_note(e.name for e in os.scandir(root) if e.is_file())  # (as the page: files)
         except OSError:
             return
         if note:
@@ -373,8 +373,10 @@ def _questions(batch: str):
     if batch == "-":  # (read as bytes: the terminal's encoding would let other bytes through)
         if sys.stdin is None:
             raise UsageError("--batch - reads standard input, which is closed")
-        return _parse_questions(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape"),
-                                batch)
+        stream = sys.stdin.buffer
+        head = stream.peek(2)[:2] if hasattr(stream, "peek") else b""
+        encoding = "utf-16" if head in (b"\xff\xfe", b"\xfe\xff") else "utf-8"  # (PowerShell 5.1 pipes UTF-16)
+        return _parse_questions(io.TextIOWrapper(stream, encoding=encoding, errors="surrogateescape"), batch)
     try:
         with open(batch, "rb") as f:
             text = user_text(f.read(), errors="surrogateescape")  # (a line's bad byte is named below)
@@ -515,14 +517,21 @@ def _check_path_matches(args, engine, root: Path) -> None:
     with engine.reading():
         paths = [row[0] for row in engine.conn.execute("SELECT path FROM files ORDER BY path LIMIT 100000")]
     wanted = args.path.replace("\\", "/").removeprefix("./").lstrip("/")
-    # the indexed path most like it (by its name alone when the glob names no folder)
-    keys = {p: p if "/" in wanted else p.rsplit("/", 1)[-1] for p in paths}
-    names = {keys[p].lower(): p for p in reversed(paths)}
-    close = [names[k] for k in difflib.get_close_matches(wanted.lower(), list(names), n=1, cutoff=0.6)]
+    # the indexed path most like it: by its name (one comparison per distinct name), then,
+    # among the paths of that name, by the whole path
+    keys = {p: p.rsplit("/", 1)[-1] for p in paths}
+    names: dict[str, list[str]] = {}
+    for p in paths:
+        names.setdefault(keys[p].lower(), []).append(p)
+    base = wanted.rsplit("/", 1)[-1]
+    close = difflib.get_close_matches(base.lower(), list(names), n=1, cutoff=0.6)
+    close = difflib.get_close_matches(wanted, names[close[0]], n=1, cutoff=0) if close else []
     like = f", such as {close[0] if close else paths[0]}" if paths else ""
     if "\\" in args.path:
         like += " (with '/' between folders)"
-    elif close and keys[close[0]] != wanted and keys[close[0]].lower() == wanted.lower():
+    elif close and close[0] != wanted and (close[0].lower() == wanted.lower()
+                                           or ("/" not in wanted and keys[close[0]].lower() == wanted.lower()
+                                               and keys[close[0]] != wanted)):
         like += " (paths are case-sensitive)"
     elif close and "/" in args.path and "/" not in wanted and keys[close[0]] == wanted:
         like += f" (a glob from '/' or './' names the folder's own file: '**/{wanted}' takes one at any depth)"

@@ -213,13 +213,13 @@ def _reader_error(e, text: str | bytes, name: str) -> ConfigError:
     if e.encoding != "unicode" and isinstance(text, bytes):  # bytes it could not decode
         line = len(_LINE_BREAK_B_RE.findall(text, 0, e.position)) + 1
         return ConfigError(f"{name} line {line}: not UTF-8 text (the byte 0x{e.character:02x}); save it as UTF-8")
-    chars = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+    from .files import utf16_encoding  # (files reads config's names)
+    wide = utf16_encoding(text) if isinstance(text, bytes) else None
+    chars = text.decode(wide or "utf-8", "replace") if isinstance(text, bytes) else text
     line = len(_LINE_BREAK_RE.findall(chars, 0, e.position)) + 1  # (as YAML counts: a lone CR too)
     code = e.character if isinstance(e.character, int) else ord(e.character)
-    if code == 0 and isinstance(text, bytes):
-        from .files import utf16_encoding  # (files reads config's names)
-        if utf16_encoding(text):
-            return ConfigError(f"{name}: UTF-16 text without a byte order mark; save it as UTF-8")
+    if code == 0 and wide:
+        return ConfigError(f"{name}: UTF-16 text without a byte order mark; save it as UTF-8")
     return ConfigError(f"{name} line {line}: the control character U+{code:04X} is not allowed in YAML; "
                        "remove it")
 
@@ -392,17 +392,17 @@ def snowball_languages() -> tuple[str, ...]:
 def _unknown_section(name: str) -> str:
     owners = [s for s, keys in SCHEMA.items() if name in keys]
     if owners:
-        hint = f" ('{name}' is a key of section '{owners[0]}'; put it under {owners[0]}:)"
+        hint = f" ({_show(name)} is a key of section '{owners[0]}'; put it under {owners[0]}:)"
     else:
         hint = _did_you_mean(name, SCHEMA)
-    return f"unknown section '{name}'{hint}; valid sections: {', '.join(SCHEMA)}"
+    return f"unknown section {_show(name)}{hint}; valid sections: {', '.join(SCHEMA)}"
 
 
 def _unknown_key(section: str, key: str) -> str:
     keys = SCHEMA[section]
     owners = [s for s, other in SCHEMA.items() if key in other]
     hint = (f" (it belongs in section '{owners[0]}')" if owners else _did_you_mean(key, keys))
-    return f"unknown key '{key}' in section '{section}'{hint}; valid keys: {', '.join(keys)}"
+    return f"unknown key {_show(key)} in section '{section}'{hint}; valid keys: {', '.join(keys)}"
 
 
 def _did_you_mean(word: str, choices) -> str:
@@ -472,7 +472,13 @@ def _show(value: object) -> str:
         return "a list"
     if isinstance(value, dict):
         return "a mapping"
+    if isinstance(value, str):  # (as YAML quotes it when it can; a name's control and bidi characters escaped)
+        cut = value[:SHOWN_CHARS] + ("..." if len(value) > SHOWN_CHARS else "")
+        return f"'{cut}'" if cut.isprintable() and "'" not in cut else repr(cut)
     return repr(value)
+
+
+SHOWN_CHARS = 80  # of a string an error message quotes (a key of 100,000 characters flooded the page's banner)
 
 
 def _display_name(path: Path, root: Path) -> str:

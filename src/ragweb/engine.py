@@ -29,7 +29,8 @@ from ragweb.chunking import Outline, PageLines, code_outline, outline, split_lin
 from ragweb.markup import FILL, pre_lines, readable, show_html, visible
 from ragweb.config import default_config
 from ragweb.files import GlobSet, glob_problem
-from ragweb.errors import EmptyQueryError, IndexBusyError, IndexCorruptError, Interrupted, RagError, UsageError
+from ragweb.errors import (EmptyQueryError, IndexBusyError, IndexCorruptError, IndexReadOnlyError, Interrupted,
+                           RagError, UsageError)
 from ragweb.search import REPEAT_SHARE, REPEAT_TERMS, aggregate_path, bm25_idf, changelog_path, contained, mmr_select, shingles
 
 MERGE_FACTOR = 8           # segments of about the same size are merged this many at a time (`_window_to_merge`)
@@ -328,7 +329,11 @@ class Engine:
             now = _identity(path, self._immutable)
             # (`rag index --rebuild` put a new file in its place, or a read-as-it-is file changed)
             if now is not None and now != opened:
-                conn = store.open_file(path, create=False, timeout=self.conn_timeout)
+                try:
+                    conn = store.open_file(path, create=False, timeout=self.conn_timeout)
+                except IndexReadOnlyError:  # (its owner's run is writing it: not this user's to merge)
+                    raise IndexBusyError(f"{path} is being written by its owner (a `rag index` run); "
+                                         "try again when it has finished") from None
                 self.conn.close()
                 self.conn, self._file = conn, (path, now)
                 self._load_state()

@@ -548,7 +548,10 @@ def config_misnamed(folder, names_json) -> str:
     from ragweb.config import misnamed_config_note
 
     base = _clean_path(_need_str(folder, "folder", allow_empty=True), folder=True)
-    names = json.loads(_need_str(names_json, "names_json"))
+    try:
+        names = json.loads(_need_str(names_json, "names_json"))
+    except ValueError:
+        names = None
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         raise RagError("names_json must be a JSON list of names")
     return _json({"note": misnamed_config_note(names, base)})

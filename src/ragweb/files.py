@@ -251,24 +251,27 @@ def glob_problem(pattern: str) -> str | None:
 
 
 _CONTROL_RE = re.compile("[\x00-\x1f\x7f]")
-_PLAIN_ESCAPE_RE = re.compile(r"\\(.)")
+# a backslash between two characters of names, outside brackets: "docs\\build", ".\\src"
+_PATH_JOIN_RE = re.compile(r"(?<=[\w.-])\\(?=[\w.-])")
+_BRACKETS_RE = re.compile(r"\[(?:\\.|[^\]\\])*\]")
 
 
 def glob_escape(path: str) -> str:
-    """A glob that matches ``path`` itself: its wildcard characters made plain."""
-    return re.sub(r"([\\*?\[\]])", r"\\\1", path)
+    """A glob that matches ``path`` itself: its wildcard and brace characters made plain."""
+    return re.sub(r"([\\*?\[\]{},])", r"\\\1", path)
 
 
 def backslash_problem(pattern: str) -> str | None:
-    """What is wrong with a glob whose backslash stands before a letter, a digit, '.', '-'
-    or '/' (``docs\\build``, ``.\\src``): a Windows path, where a glob separates folders
-    with '/' and '\\' only makes the next character plain (``\\*``); else None."""
-    for m in _PLAIN_ESCAPE_RE.finditer(pattern):
-        c = m.group(1)
-        if c.isalnum() or c in ".-_/":
-            return (f"a backslash before {c!r}: globs separate folders with '/', and '\\' only makes "
-                    "the next character plain (\\*, \\?, \\[)")
-    return None
+    """What is wrong with a glob whose backslash stands between two characters of names,
+    outside brackets (``docs\\build``, ``.\\src``): a Windows path, where a glob separates
+    folders with '/' and '\\' only makes the next character plain (``\\*``, ``*\\.md``,
+    ``a[\\-_]b`` are fine); else None."""
+    outside = _BRACKETS_RE.sub(lambda m: "[" + "x" * (len(m.group()) - 2) + "]", pattern.replace("\\\\", "//"))
+    m = _PATH_JOIN_RE.search(outside)
+    if m is None:
+        return None
+    return (f"a backslash before {pattern[m.end()]!r}: globs separate folders with '/', and '\\' only "
+            "makes the next character plain (\\*, \\?, \\[)")
 
 
 @dataclass(frozen=True)
@@ -418,10 +421,20 @@ def expand_braces(pattern: str) -> list[str]:
 
 def _expand_braces(pattern: str) -> list[str]:
     m = _BRACES_RE.search(pattern)
+    while m and _escaped(pattern, m.start()):  # ("\\{a,b}" is the name itself)
+        m = _BRACES_RE.search(pattern, m.start() + 1)
     if not m:
         return [pattern]
     head, tail = pattern[:m.start()], pattern[m.end():]
     return [q for alt in m.group(1).split(",") for q in _expand_braces(head + alt + tail)]
+
+
+def _escaped(pattern: str, i: int) -> bool:
+    """Whether ``pattern[i]`` follows an odd run of backslashes (is made plain)."""
+    n = 0
+    while i - n - 1 >= 0 and pattern[i - n - 1] == "\\":
+        n += 1
+    return n % 2 == 1
 
 
 def _union(rules: list[Rule]) -> re.Pattern | None:
@@ -491,10 +504,11 @@ class LeftOut:
             return ""
         n = len(self.case_only)
         shown = ", ".join(self.case_only[:limit]) + (" ..." if n > limit else "")
-        suffix = os.path.splitext(self.case_only[0])[1]
+        globs = sorted({f"'**/*{os.path.splitext(p)[1]}'" for p in self.case_only})
         return (f"{n} {'file is' if n == 1 else 'files are'} left out for the case of {'its' if n == 1 else 'their'} "
-                f"suffix ({shown}): globs are case-sensitive, so add '**/*{suffix}' (or the like) to "
-                "index.includes to index them")
+                f"suffix ({shown}): globs are case-sensitive, so add {', '.join(globs)} to index.includes "
+                "to index them (a list in rag.yaml replaces the default one: keep its globs too, as "
+                "`rag config` shows them)")
 
     def hint(self, limit: int = 5) -> str:
         """One sentence on what was left out, for a run that found nothing to index ("" if nothing)."""
@@ -740,7 +754,7 @@ class _Walker:
             for path in git_exclude_files(abspath):
                 try:
                     found.append(("", parse_ignore(read_ignore_file(path))))
-                except OSError:
+                except (OSError, ValueError):
                     pass  # (none there, or unreadable: as git, go on)
         for name in IGNORE_FILES:
             if name in names:
@@ -800,7 +814,7 @@ def ignores_above(root_real: str) -> tuple[str, list[tuple[str, list[Rule]]]]:
         for path, in_tree in names:
             try:
                 found.append((base, parse_ignore(read_ignore_file(path, in_tree))))
-            except OSError:
+            except (OSError, ValueError):
                 pass  # (none there, or unreadable: as git, go on)
     return prefix, found
 
@@ -907,13 +921,13 @@ def read_ignore_file(path: str, in_tree: bool = False) -> str:
 def ignore_file_text(data: bytes, name: str) -> str:
     """The text of the ignore file ``name`` (for the walk and the page alike). A `.ragignore`
     is read as `user_text` reads a file (PowerShell 5.1's ``echo x > .ragignore`` writes
-    UTF-16). git reads its own files (.gitignore, info/exclude) as bytes, whose rules match
-    nothing when they are UTF-16, so one in UTF-16 raises ValueError saying so (the walk
-    reports it, and applies none of its rules)."""
+    UTF-16). git reads its own files (.gitignore, info/exclude) as bytes, from which it gets
+    no usable rule when they are UTF-16, so one in UTF-16 raises ValueError saying so (the
+    walk reports a .gitignore so, and applies none of its rules)."""
     if name == ".ragignore":
         return user_text(data, errors="replace")
     if utf16_encoding(data):
-        raise ValueError("UTF-16 text, whose rules git does not read either (not read; save it as UTF-8)")
+        raise ValueError("UTF-16 text, from which git reads no usable rule either (not read; save it as UTF-8)")
     return data.decode("utf-8-sig", errors="replace")
 
 
@@ -1003,9 +1017,8 @@ def decode(data: bytes) -> DecodeResult:
             text = data[len(bom):].decode(encoding, errors="replace")
             break
     else:
-        head = data[:SNIFF_BYTES]
-        if b"\x00" in head:
-            encoding = _utf16_without_bom(head)
+        if b"\x00" in data[:SNIFF_BYTES]:
+            encoding = utf16_encoding(data)
             if encoding is None:
                 return DecodeResult(None, "binary")
             text = data.decode(encoding, errors="replace")

@@ -46,7 +46,7 @@ def config_files(git_dir: str | None) -> list[str]:
     env = os.environ
     files = []
     if not _true(env.get("GIT_CONFIG_NOSYSTEM")):
-        files.append(env.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig")
+        files.append(env.get("GIT_CONFIG_SYSTEM", "/etc/gitconfig"))  # (set but empty: none, as git)
     if "GIT_CONFIG_GLOBAL" in env:
         files.append(env["GIT_CONFIG_GLOBAL"])
     else:
@@ -107,37 +107,42 @@ def core_excludes_file(text: str) -> str | None:
 
 
 def _value(rest: str, lines: list[str], i: int) -> tuple[str, int]:
-    """A config value that starts with ``rest``: quotes joined, escapes read, a comment
-    dropped, a backslash at the line's end continuing it on the next line. Returns the
-    value and the index of the line after it."""
+    """A config value that starts with ``rest``, read as git's ``parse_value`` reads it:
+    quotes joined, escapes read, a comment dropped, whitespace outside quotes kept as one
+    space each between characters of the value (dropped at its ends), a backslash at a line's
+    end continuing it on the next line, a NUL ending it. Returns the value and the index of
+    the line after it."""
     out: list[str] = []
     quoted = False
-    pending_space = ""
+    spaces = 0
     j = 0
     while True:
         if j >= len(rest):
             break
         c = rest[j]
         j += 1
-        if c in " \t" and not quoted:
+        if c == "\0":
+            break  # (git reads a value as a C string)
+        if c in " \t\r\f\v" and not quoted:
             if out:
-                pending_space += c
+                spaces += 1
             continue
         if c in "#;" and not quoted:
             break
-        if c == "\r" and j == len(rest):
-            break
-        out.append(pending_space)
-        pending_space = ""
-        if c == '"':
-            quoted = not quoted
-        elif c == "\\":
-            if j >= len(rest) or rest[j:] == "\r":
-                if i < len(lines):  # a continued line
+        if c == "\\":
+            if rest[j:].strip("\r") == "":  # (a continued line)
+                if i < len(lines):
                     rest, j, i = lines[i], 0, i + 1
                 continue
-            out.append(_ESCAPES.get(rest[j], ""))
+            escaped = _ESCAPES.get(rest[j], "")
             j += 1
-        else:
-            out.append(c)
+            if escaped:
+                out.append(" " * spaces + escaped)
+                spaces = 0
+            continue
+        if c == '"':
+            quoted = not quoted
+            continue
+        out.append(" " * spaces + c)
+        spaces = 0
     return "".join(out), i

@@ -279,7 +279,8 @@ def being_written(path: Path) -> bool:
     under way): its first run commits nothing until it ends. False when it cannot be told
     (a folder this user cannot write)."""
     try:
-        conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=rw", uri=True, timeout=0)
+        # (a moment's wait: another reader's own test holds the lock only that long)
+        conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=rw", uri=True, timeout=0.2)
     except sqlite3.Error:
         return False
     try:
