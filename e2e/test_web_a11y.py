@@ -175,9 +175,15 @@ def test_the_page_reflows_at_320_px_with_long_file_names(app):
         page.get_by_role("button", name=f"Remove {long}2.md").click()
         expect(page.locator("#status")).to_contain_text(long)
         assert page.evaluate(width) <= 320, "status and pack notes"
+        app.index("heading.md", "# " + "H" * 290 + "\n\nThe heron waits.\n")  # (a heading of one long word)
+        page.get_by_test_id("search").fill("heron")
+        page.get_by_test_id("search").press("Enter")
+        expect(page.locator(".result .heading")).to_contain_text("H" * 50)
+        assert page.evaluate(width) <= 320, "a result's heading"
         page.evaluate(DROP_FOLDER_JS, {long: {"rag.yaml": INVALID_CONFIG, "a.md": "# A\nTern.\n"}})
         expect(page.locator("#banner-text")).to_contain_text(long)
         assert page.evaluate(width) <= 320, "banner"
+        expect(page.locator("#banner-clear")).to_be_hidden()  # (only the unreadable-storage banner offers it)
         inside = page.evaluate("""() => {
             const b = document.getElementById('banner').getBoundingClientRect();
             const x = document.getElementById('banner-close').getBoundingClientRect();

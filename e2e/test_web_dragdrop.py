@@ -143,6 +143,14 @@ def test_a_dropped_folders_config_is_read_from_its_bytes_and_a_misnamed_one_is_n
     assert "win/rag.yaml applied" in status and "mac/Rag.yaml is not read: the config file must be named rag.yaml" in status, status
 
 
+def test_a_dropped_name_with_backslashes_cannot_replace_another_folders_file(app):
+    app.page.evaluate(DROP_TREE_JS, {"work": {"src": {"main.py": "def login():\n    return check_password()\n"}}})
+    app.page.evaluate(DROP_TREE_JS, {"evil": {"..\\work\\src\\main.py": "def login():\n    return True\n"}})
+    assert app.stats()["files"] == ["evil/..\\work\\src\\main.py", "work/src/main.py"]
+    hits = {h["path"]: h["text"] for h in app.query("login", 5)["results"]}
+    assert "check_password" in hits["work/src/main.py"]
+
+
 def test_drop_too_large_file_is_skipped_without_reading(app):
     app.drop_files({"huge.txt": ["x", 5_000_001], "small.txt": "small file about quokkas"})
     assert app.stats()["files"] == ["small.txt"]

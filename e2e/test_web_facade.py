@@ -235,6 +235,25 @@ def test_search_ui_marks_are_utf16_offsets():
     assert [utf16[2 * s:2 * e].decode("utf-16-le") for s, e in r["marks"]] == ["parseHeaders", "headers"]
 
 
+def test_search_ui_shows_bidi_and_control_characters_and_keeps_its_marks():
+    """A name like "report.md:L1-2\u202e.md" read, reversed, as another file's citation."""
+    call(facade.index_text, "report.md:L1-2 \u202e.md", "# Re\u202eport\n\nThe \x1b[8mhidden retry\u2066 policy.\n")
+    r = call(facade.search_ui, "retry policy")["results"][0]
+    assert r["path"] == "report.md:L1-2 \ufffd.md" and r["heading"] == "Re\ufffdport"
+    assert "\u241b[8mhidden retry\ufffd policy" in r["text"]
+    assert [r["text"][s:e] for s, e in r["marks"]] == ["retry", "policy"]
+    assert call(facade.query, "retry policy")["results"][0]["path"] == "report.md:L1-2 \u202e.md"  # (the API: exact)
+
+
+def test_a_backslash_is_a_character_of_a_name_as_in_rag_index():
+    """A dropped file named "..\\work\\src\\main.py" replaced work/src/main.py of another folder."""
+    call(facade.index_text, "work/src/main.py", "def login():\n    return check_password()\n")
+    out = call(facade.index_text, "evil/..\\work\\src\\main.py", "def login():\n    return True  # auth disabled\n")
+    assert out["filename"] == "evil/..\\work\\src\\main.py"
+    assert call(facade.stats)["files"] == ["evil/..\\work\\src\\main.py", "work/src/main.py"]
+    assert call(facade.check_path, "docs\\guide.md", 10)["path"] == "docs\\guide.md"
+
+
 def test_runtime_prompt_has_question_and_citations(sample_docs):
     for path, text in sample_docs:
         call(facade.index_text, path, text)

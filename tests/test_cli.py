@@ -1039,11 +1039,13 @@ def test_files_left_out_only_for_the_case_of_their_suffix_are_named(tmp_path):
 
 def test_an_absolute_path_option_names_that_file_even_with_brackets_and_a_near_miss_is_pointed_out(tmp_path):
     make_files(tmp_path, {"pages/[id].tsx": "export const retry = 1\n", "pages/i.tsx": "retry here too\n",
-                          "docs/README.txt": "retry notes\n"})
+                          "docs/README.txt": "retry notes\n", "pages/x{a,b}.md": "retry braces\n",
+                          "pages/xa.md": "retry a\n"})
     assert rag("index", tmp_path).returncode == 0
-    r = rag("query", "-d", tmp_path, "-q", "retry", "--path", tmp_path / "pages" / "[id].tsx", "--json")
-    assert r.returncode == 0, r.stderr
-    assert [h["path"] for h in json.loads(r.stdout)["results"]] == ["pages/[id].tsx"]
+    for name in ("[id].tsx", "x{a,b}.md"):
+        r = rag("query", "-d", tmp_path, "-q", "retry", "--path", tmp_path / "pages" / name, "--json")
+        assert r.returncode == 0, r.stderr
+        assert [h["path"] for h in json.loads(r.stdout)["results"]] == [f"pages/{name}"]
     r = rag("query", "-d", tmp_path, "-q", "retry", "--path", "pages/[id].tsx", "--json")  # (a glob: [id] is i or d)
     assert [h["path"] for h in json.loads(r.stdout)["results"]] == ["pages/i.tsx"]
     for glob, hint in [("readme.txt", "such as docs/README.txt (paths are case-sensitive)"),

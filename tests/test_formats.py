@@ -82,6 +82,21 @@ def test_reading_forms_show_a_files_control_characters_instead_of_sending_them(f
     assert out.count("\n") == render({**ESCAPES, "query": "reset"}, fmt).count("\n")
 
 
+BIDI = {**PACKED, "snippets": [
+    {"path": "report.md:L1-2 \u202e.md", "range": "L1-9", "why": "w",
+     "text": "if access_level != \"user\u202e \u2066// Check if admin\u2069 \u2066\" {\nok\n"}]}
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "text"])
+def test_reading_forms_show_bidi_controls_instead_of_reordering_the_text(fmt):
+    """A name or a line with U+202E or U+2066 read as another citation or other code (JSON and
+    XML, for programs, keep them)."""
+    out = render(BIDI, fmt)
+    assert not set(out) & {"\u202e", "\u2066", "\u2069"}
+    assert "report.md:L1-2 \ufffd.md" in out and "\ufffd// Check if admin\ufffd" in out
+    assert json.loads(render(BIDI, "json"))["snippets"][0] == BIDI["snippets"][0]
+
+
 def test_json_keeps_control_characters_exact():
     assert json.loads(render(ESCAPES, "json"))["snippets"][0]["text"] == ESCAPES["snippets"][0]["text"]
 

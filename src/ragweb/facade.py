@@ -181,7 +181,7 @@ def _clean_path(filename: str, folder: bool = False) -> str:
     if NAME_BREAK_RE.search(filename):  # (as `rag index`: a citation path:Ls-e is one line)
         raise RagError(f"the file name {filename!r} holds a line break or another control character")
     parts: list[str] = []
-    for part in filename.replace("\\", "/").split("/"):
+    for part in filename.split("/"):  # (a backslash is a character of a name, as in `rag index`)
         if part == "..":
             if not parts:
                 raise RagError(f"the file name {filename!r} climbs out of the index's folder (..): "
@@ -189,7 +189,7 @@ def _clean_path(filename: str, folder: bool = False) -> str:
             parts.pop()
         elif part not in ("", "."):
             parts.append(part)
-    if not folder and (not parts or filename.endswith(("/", "\\"))):
+    if not folder and (not parts or filename.endswith("/")):
         raise RagError(f"the file name {filename!r} names no file (a folder, or nothing): "
                        "give a file's name, as notes.md or docs/guide.md")
     return "/".join(parts)
@@ -766,16 +766,21 @@ def index_cancel() -> str:
 
 @_guard
 def search_ui(q, top_k=None) -> str:
-    """Hits for the page: ragQuery's fields plus ``heading`` and ``marks`` ([start, end] offsets
-    into ``text`` of the words that matched the question), and ``indexEmpty`` (no text is
+    """Hits for the page to show: ragQuery's fields (``path``, ``text`` and ``heading`` as
+    `formats.shown` shows them) plus ``heading`` and ``marks`` ([start, end] offsets into
+    ``text`` of the words that matched the question), and ``indexEmpty`` (no text is
     indexed: no question can have results)."""
     q = _need_str(q, "query")
     k = _as_int(top_k, "topK", 10, 1, MAX_TOP_K)
     eng = _need_engine()
     out = []
+    from ragweb.formats import shown
+
     for h in eng.search(q, top_k=k):
         item = _hit_json(h)
-        item["heading"] = h.heading or ""
+        # (shown: a name's or a line's control and bidi characters made visible, one for one,
+        # so the marks still fall on their words)
+        item["path"], item["text"], item["heading"] = shown(h.path), shown(h.text), shown(h.heading or "")
         item["marks"] = _marks(eng.analyzer, h.text, set(h.terms))
         out.append(item)
     return _json({"query": q, "results": out, "indexEmpty": not eng.n_chunks})

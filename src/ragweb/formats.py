@@ -41,7 +41,7 @@ def xml_chars(text: str) -> str:
     return _NOT_XML_RE.sub("\ufffd", text)
 
 
-_CONTROL_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def _control_picture(m: re.Match) -> str:
@@ -53,7 +53,9 @@ def shown(text: str) -> str:
     """``text`` for a terminal or a rendered page: each control character but tab and newline
     (a file's escape sequences, which could clear the screen or hide lines from the reader
     while the copy still holds them) as its visible symbol (ESC as U+241B, DEL as U+2421; C1
-    controls as U+FFFD). One character for one, so lines and lengths stay as they were."""
+    controls as U+FFFD), and so each bidi embedding, override and isolate (U+202A-U+202E,
+    U+2066-U+2069: they reorder what is shown, so that `a.md:L1-2` or a line of code reads
+    as what it is not) as U+FFFD. One character for one, so lines and lengths stay as they were."""
     return _CONTROL_RE.sub(_control_picture, text)
 
 
