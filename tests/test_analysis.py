@@ -153,3 +153,29 @@ def test_a_decomposed_word_is_marked_whole_where_it_matched():
     an, text = Analyzer(), "Le cafe\u0301 est ouvert"
     assert _marks(an, text, set(an.query_terms("café"))) == [[3, 8]]
     assert _highlighter(an.query_terms("café"), an)(text) == "Le \x1b[1;33mcafe\u0301\x1b[0m est ouvert"
+
+
+@pytest.mark.parametrize("document, question, language", [
+    ("हिन्दी भारत की राजभाषा है और संविधान में लिखी है।", "राजभाषा संविधान", "hindi"),   # vowel signs, virama
+    ("বাংলা ভাষা বাংলাদেশের রাষ্ট্রভাষা।", "রাষ্ট্রভাষা", "english"),                  # Bengali
+    ("שָׁלוֹם עֲלֵיכֶם, the greeting", "שלום", "english"),                         # Hebrew points left out
+    ("كَتَبَ الطالبُ الدرسَ", "كتب الطالب", "arabic"),                               # Arabic vowel marks
+])
+def test_a_word_holds_its_combining_marks(document, question, language):
+    """`\\w+` split a word at each combining mark: Hindi text gave no term at all ("has no
+    indexable words"), and pointed Hebrew matched no unpointed question."""
+    an = Analyzer(language=language)
+    wanted = set(an.query_terms(question))
+    assert wanted and wanted <= set(an.term_counts(document)) and wanted <= an.span_terms(document)[0]
+
+
+def test_an_index_built_before_words_held_their_marks_is_read_as_it_was_built():
+    old = Analyzer.of({"stemming": False, "language": "english", "short_terms": True, "unicode": "nfkc"})
+    assert "words" not in old.settings and old.term_counts("שָׁלוֹם") != {"שלום": 1}
+    assert Analyzer().settings["words"] == "marks" and Analyzer(stemming=False).term_counts("שָׁלוֹם") == {"שלום": 1}
+
+
+def test_a_pointed_word_is_marked_whole_where_it_matched():
+    from ragweb.facade import _marks
+    an, text = Analyzer(), "He said שָׁלוֹם today"
+    assert _marks(an, text, set(an.query_terms("שלום"))) == [[8, 8 + len("שָׁלוֹם")]]

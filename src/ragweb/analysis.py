@@ -26,9 +26,74 @@ import snowballstemmer
 from ragweb.errors import ConfigError
 
 WORD_RE = re.compile(r"\w+")
-# A word as written, with the combining marks inside or after it (a decomposed "café" is one
-# word; in `nfkc` form it is): where a caller marks the words of the original text
-SHOWN_WORD_RE = re.compile("\\w+(?:[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f\u3099\u309a]+\\w*)*")
+
+
+# The combining marks (Unicode 14's categories Mn, Mc, Me: written out, so that the CLI and the
+# page, whose Python may know another Unicode version, read words alike), but those of the
+# scripts written without spaces between words (Thai, Lao, Tibetan, Myanmar, Khmer: a run of
+# their text is not a word, and a mark in it is where `\\w+` has always split it)
+_MARK_RANGES = """
+0300-036F 0483-0489 0591-05BD 05BF 05C1-05C2 05C4-05C5 05C7 0610-061A 064B-065F 0670
+06D6-06DC 06DF-06E4 06E7-06E8 06EA-06ED 0711 0730-074A 07A6-07B0 07EB-07F3 07FD 0816-0819
+081B-0823 0825-0827 0829-082D 0859-085B 0898-089F 08CA-08E1 08E3-0903 093A-093C 093E-094F
+0951-0957 0962-0963 0981-0983 09BC 09BE-09C4 09C7-09C8 09CB-09CD 09D7 09E2-09E3 09FE
+0A01-0A03 0A3C 0A3E-0A42 0A47-0A48 0A4B-0A4D 0A51 0A70-0A71 0A75 0A81-0A83 0ABC 0ABE-0AC5
+0AC7-0AC9 0ACB-0ACD 0AE2-0AE3 0AFA-0AFF 0B01-0B03 0B3C 0B3E-0B44 0B47-0B48 0B4B-0B4D
+0B55-0B57 0B62-0B63 0B82 0BBE-0BC2 0BC6-0BC8 0BCA-0BCD 0BD7 0C00-0C04 0C3C 0C3E-0C44
+0C46-0C48 0C4A-0C4D 0C55-0C56 0C62-0C63 0C81-0C83 0CBC 0CBE-0CC4 0CC6-0CC8 0CCA-0CCD
+0CD5-0CD6 0CE2-0CE3 0D00-0D03 0D3B-0D3C 0D3E-0D44 0D46-0D48 0D4A-0D4D 0D57 0D62-0D63
+0D81-0D83 0DCA 0DCF-0DD4 0DD6 0DD8-0DDF 0DF2-0DF3 135D-135F 1712-1715 1732-1734 1752-1753
+1772-1773 180B-180D 180F 1885-1886 18A9 1920-192B 1930-193B 1A17-1A1B 1A55-1A5E 1A60-1A7C
+1A7F 1AB0-1ACE 1B00-1B04 1B34-1B44 1B6B-1B73 1B80-1B82 1BA1-1BAD 1BE6-1BF3 1C24-1C37
+1CD0-1CD2 1CD4-1CE8 1CED 1CF4 1CF7-1CF9 1DC0-1DFF 20D0-20F0 2CEF-2CF1 2D7F 2DE0-2DFF
+302A-302F 3099-309A A66F-A672 A674-A67D A69E-A69F A6F0-A6F1 A802 A806 A80B A823-A827 A82C
+A880-A881 A8B4-A8C5 A8E0-A8F1 A8FF A926-A92D A947-A953 A980-A983 A9B3-A9C0 A9E5 AA29-AA36
+AA43 AA4C-AA4D AA7B-AA7D AAB0 AAB2-AAB4 AAB7-AAB8 AABE-AABF AAC1 AAEB-AAEF AAF5-AAF6
+ABE3-ABEA ABEC-ABED FB1E FE00-FE0F FE20-FE2F 101FD 102E0 10376-1037A 10A01-10A03 10A05-10A06
+10A0C-10A0F 10A38-10A3A 10A3F 10AE5-10AE6 10D24-10D27 10EAB-10EAC 10F46-10F50 10F82-10F85
+11000-11002 11038-11046 11070 11073-11074 1107F-11082 110B0-110BA 110C2 11100-11102
+11127-11134 11145-11146 11173 11180-11182 111B3-111C0 111C9-111CC 111CE-111CF 1122C-11237
+1123E 112DF-112EA 11300-11303 1133B-1133C 1133E-11344 11347-11348 1134B-1134D 11357
+11362-11363 11366-1136C 11370-11374 11435-11446 1145E 114B0-114C3 115AF-115B5 115B8-115C0
+115DC-115DD 11630-11640 116AB-116B7 1171D-1172B 1182C-1183A 11930-11935 11937-11938
+1193B-1193E 11940 11942-11943 119D1-119D7 119DA-119E0 119E4 11A01-11A0A 11A33-11A39
+11A3B-11A3E 11A47 11A51-11A5B 11A8A-11A99 11C2F-11C36 11C38-11C3F 11C92-11CA7 11CA9-11CB6
+11D31-11D36 11D3A 11D3C-11D3D 11D3F-11D45 11D47 11D8A-11D8E 11D90-11D91 11D93-11D97
+11EF3-11EF6 16AF0-16AF4 16B30-16B36 16F4F 16F51-16F87 16F8F-16F92 16FE4 16FF0-16FF1
+1BC9D-1BC9E 1CF00-1CF2D 1CF30-1CF46 1D165-1D169 1D16D-1D172 1D17B-1D182 1D185-1D18B
+1D1AA-1D1AD 1D242-1D244 1DA00-1DA36 1DA3B-1DA6C 1DA75 1DA84 1DA9B-1DA9F 1DAA1-1DAAF
+1E000-1E006 1E008-1E018 1E01B-1E021 1E023-1E024 1E026-1E02A 1E130-1E136 1E2AE 1E2EC-1E2EF
+1E8D0-1E8D6 1E944-1E94A E0100-E01EF
+"""
+
+
+def _mark_class() -> str:
+    """`_MARK_RANGES` as the inside of a regex class."""
+    out = []
+    for item in _MARK_RANGES.split():
+        a, _, b = item.partition("-")
+        out.append(re.escape(chr(int(a, 16))) + (f"-{re.escape(chr(int(b, 16)))}" if b else ""))
+    return "".join(out)
+
+
+_MARKS = _mark_class()
+# A word with the combining marks inside or after it: a Devanagari, Bengali or Tamil word's
+# vowel signs and viramas, Hebrew points, Arabic vowel marks (`\w+` split "हिन्दी" into
+# letters, too short to be terms: Hindi text had no words); a decomposed "café"
+MARKED_WORD_RE = re.compile(f"\\w+(?:[{_MARKS}]+\\w*)*")
+WORD_FORM = "marks"  # how words are found (`MARKED_WORD_RE`), as an index's settings record it
+# A word as written, where a caller marks the words of the original text
+SHOWN_WORD_RE = MARKED_WORD_RE
+# Marks a writer may leave out, which a word is read without: Hebrew points and cantillation,
+# Arabic vowel marks ("שָׁלוֹם" is "שלום", as most text writes it)
+_OPTIONAL_MARKS = {c: None for c in range(0x0591, 0x06FF)
+                   if unicodedata.category(chr(c)) == "Mn"}
+
+
+def marked_words(text: str) -> list[str]:
+    """The words of ``text`` with their combining marks (`MARKED_WORD_RE`): `WORD_RE`'s for
+    ASCII text, which has none, at half the cost."""
+    return WORD_RE.findall(text) if text.isascii() else MARKED_WORD_RE.findall(text)
 # Terms that words alone miss, their parts being too short to be terms: a dotted number --
 # a version, an address, a decimal ("0.2.5", "127.0.0.1", "0.5") -- and a one-letter
 # command-line option ("-g", "-D")
@@ -94,18 +159,21 @@ class Analyzer:
     ``short_terms``: whether a dotted number and a one-letter option are terms of their own
     (`number_and_option_terms`; an index built before they were has none, and its questions are
     analysed as it was); ``unicode_forms``: whether text is read in its `nfkc` form (an index
-    built before it was is read as it was built).
+    built before it was is read as it was built); ``word_marks``: whether a word holds its
+    combining marks (`MARKED_WORD_RE`; likewise).
 
     `normal` is the form a text's words are read in: a caller that finds words itself (the
     engine's own counting) reads them in it too."""
 
     def __init__(self, stemming: bool | str = True, language: str = "english", short_terms: bool = True,
-                 unicode_forms: bool = True):
+                 unicode_forms: bool = True, word_marks: bool = True):
         self.stemming = stemming
         self.language = language
         self.short_terms = short_terms
         self.unicode_forms = unicode_forms
         self.normal = nfkc if unicode_forms else _same
+        self.word_marks = word_marks
+        self.words = marked_words if word_marks else WORD_RE.findall
         if stemming is False:
             self._stem = None
         else:
@@ -133,7 +201,7 @@ class Analyzer:
     def of(cls, settings: dict) -> "Analyzer":
         """The analyzer of an index's analysis ``settings`` (`Engine.settings`)."""
         return cls(settings["stemming"], settings["language"], settings.get("short_terms", False),
-                   settings.get("unicode") == UNICODE_FORM)
+                   settings.get("unicode") == UNICODE_FORM, settings.get("words") == WORD_FORM)
 
     def synonyms(self, groups=()) -> dict[str, frozenset]:
         """Term -> the other terms of its groups, in this analyzer's terms: the `SYNONYMS`
@@ -149,7 +217,8 @@ class Analyzer:
     def settings(self) -> dict:
         """The settings that define the terms; stored in the index so queries match it."""
         return {"stemming": self.stemming, "language": self.language, "short_terms": self.short_terms,
-                **({"unicode": UNICODE_FORM} if self.unicode_forms else {})}
+                **({"unicode": UNICODE_FORM} if self.unicode_forms else {}),
+                **({"words": WORD_FORM} if self.word_marks else {})}
 
     def _term(self, word: str) -> str | None:
         if len(word) < 2 or word in self._stop:
@@ -179,6 +248,8 @@ class Analyzer:
             if pos < len(raw):
                 terms.extend(self._analyze_word(raw[pos:]))
             return tuple(terms)
+        if self.word_marks and not raw.isascii():
+            raw = raw.translate(_OPTIONAL_MARKS)
         whole = self._term(raw.lower().strip("_"))
         if whole:
             terms.append(whole)
@@ -193,7 +264,7 @@ class Analyzer:
         """Terms for one raw word (memoised)."""
         terms = self._memo.get(raw)
         if terms is None:
-            terms = self._memo[raw] = tuple(t for w in WORD_RE.findall(self.normal(raw)) for t in self._analyze_word(w)) \
+            terms = self._memo[raw] = tuple(t for w in self.words(self.normal(raw)) for t in self._analyze_word(w)) \
                 if self.unicode_forms and not raw.isascii() else self._analyze_word(raw)
         return terms
 
@@ -203,7 +274,7 @@ class Analyzer:
         hit = self._spans.get(text)
         if hit is None:
             key, text = text, self.normal(text)
-            words = WORD_RE.findall(text)
+            words = self.words(text)
             distinct = set(words)
             try:  # (every word seen before, the usual case: no Python loop)
                 terms = set(chain.from_iterable(map(self._memo.__getitem__, distinct)))
@@ -221,7 +292,7 @@ class Analyzer:
         memo = self._memo
         text = self.normal(text)
         raw_counts: dict[str, int] = {}
-        _count_elements(raw_counts, WORD_RE.findall(text))
+        _count_elements(raw_counts, self.words(text))
         counts: dict[str, int] = {}
         get = counts.get
         for raw, n in raw_counts.items():
@@ -239,7 +310,7 @@ class Analyzer:
         """Terms of a text in order (with repeats)."""
         out: list[str] = []
         text = self.normal(text)
-        for raw in WORD_RE.findall(text):
+        for raw in self.words(text):
             out.extend(self.word_terms(raw))
         if self.short_terms:
             out.extend(number_and_option_terms(text))

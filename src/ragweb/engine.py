@@ -24,7 +24,7 @@ from pathlib import Path
 from ragweb import accel, analysis, ingest, store
 from collections import _count_elements  # C helper behind Counter.update
 
-from ragweb.analysis import WORD_RE, Analyzer
+from ragweb.analysis import Analyzer
 from ragweb.chunking import Outline, PageLines, code_outline, outline, split_lines
 from ragweb.markup import FILL, pre_lines, readable, show_html, visible
 from ragweb.config import default_config
@@ -102,7 +102,7 @@ class Hit:
         return out
 
 
-VERSION_SETTINGS = ("markup", "short_terms", "unicode")  # analysis settings a new version changes, not the config
+VERSION_SETTINGS = ("markup", "short_terms", "unicode", "words")  # analysis settings a new version changes, not the config
 OLDER_VERSION = "built by an older version"     # `Engine.settings_change` when only those differ
 
 
@@ -111,7 +111,8 @@ def analysis_settings(config: dict) -> dict:
     ix = config["index"]
     return {"stemming": ix["stemming"], "language": ix["language"],
             "chunk_tokens": ix["chunk_tokens"], "chunk_overlap": ix["chunk_overlap"],
-            "markup": MARKUP_VERSION, "short_terms": True, "unicode": analysis.UNICODE_FORM}
+            "markup": MARKUP_VERSION, "short_terms": True, "unicode": analysis.UNICODE_FORM,
+            "words": analysis.WORD_FORM}
 
 
 def _identity(path, immutable: bool = False) -> tuple[int, ...] | None:
@@ -519,7 +520,7 @@ class Engine:
         """Term id -> frequency for a text; new terms get ids (memoised per raw word)."""
         memo = self._raw_ids
         text = self.analyzer.normal(text)
-        words = WORD_RE.findall(text)
+        words = self.analyzer.words(text)
         counts: dict[int, int] = {}
         try:
             _count_elements(counts, chain.from_iterable(map(memo.__getitem__, words)))  # counted in C
