@@ -379,3 +379,79 @@ def test_rag_web_build_command(tmp_path):
     empty = subprocess.run([sys.executable, "-m", "ragweb", "web", "--build", "", "--port", "0"],
                            capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
     assert empty.returncode == 2 and "--build" in empty.stderr, empty.stderr
+
+
+def _every_wheel_whole(site: Path) -> bool:
+    return all(webbuild._valid_wheel(w) for w in (site / "wheels").glob("*.whl"))
+
+
+def test_a_bytecode_cache_cut_short_is_made_again_not_shipped(tmp_path):
+    # (a full disk or a killed build left 118,784 of 401,437 bytes of a cached wheel: every later
+    # build said "Built" and shipped a wheel the page could not open)
+    wheels = _cold_wheels(tmp_path)
+    assert _every_wheel_whole(webbuild.build_site(tmp_path / "site", wheels_dir=wheels))
+    cached = sorted((wheels / "pyc").glob("snowballstemmer-*.whl"))
+    assert len(cached) == 1
+    cached[0].write_bytes(cached[0].read_bytes()[:len(cached[0].read_bytes()) // 3])
+    out = webbuild.build_site(tmp_path / "site", wheels_dir=wheels)
+    assert _every_wheel_whole(out) and webbuild._valid_wheel(cached[0])
+    with zipfile.ZipFile(next((out / "wheels").glob("snowballstemmer-*.whl"))) as zf:
+        assert any(n.endswith(".pyc") for n in zf.namelist())  # (its bytecode made again)
+
+
+def test_a_damaged_cached_wheel_is_not_taken(tmp_path):
+    good = webbuild.third_party_wheels()[0]
+    shutil.copy2(good, tmp_path / good.name)
+    name, version = good.name.split("-")[:2]
+    assert webbuild._find_wheel(tmp_path, name, version) == tmp_path / good.name
+    (tmp_path / good.name).write_bytes(good.read_bytes()[:1000])
+    assert webbuild._find_wheel(tmp_path, name, version) is None and not (tmp_path / good.name).exists()
+
+
+def test_the_ragweb_wheel_holds_only_the_packages_modules(tmp_path, monkeypatch):
+    package = tmp_path / "ragweb"
+    shutil.copytree(webbuild._PACKAGE_DIR, package, ignore=shutil.ignore_patterns("__pycache__"))
+    for stray in (".engine.py.swp", "engine.py~", "engine.py.orig", ".idea/workspace.xml"):
+        (package / stray).parent.mkdir(parents=True, exist_ok=True)
+        (package / stray).write_text("/home/someone/secret")
+    monkeypatch.setattr(webbuild, "_PACKAGE_DIR", package)
+    with zipfile.ZipFile(webbuild.build_ragweb_wheel(tmp_path / "out")) as zf:
+        names = [n for n in zf.namelist() if n.startswith("ragweb/")]
+    assert names and all(n.endswith(".py") and "/." not in n for n in names), names
+    assert "ragweb/engine.py" in names
+
+
+def test_a_build_run_from_inside_its_folder_is_refused(tmp_path, monkeypatch):
+    out = webbuild.build_site(tmp_path / "site", precompile=False)
+    (out / "docs").mkdir()
+    for here in (out, out / "docs"):
+        monkeypatch.chdir(here)  # (the swap would leave this shell, or a server started here, in a deleted folder)
+        with pytest.raises(UsageError, match="run `rag web --build` from outside it"):
+            webbuild.build_site(out, precompile=False)
+    assert (out / "manifest.json").is_file()
+
+
+def test_a_parent_folder_that_cannot_be_written_is_said_so(tmp_path, monkeypatch):
+    # (root ignores permission bits: the OS's answer is faked, for this folder only)
+    real = tempfile.mkdtemp
+
+    def mkdtemp(*args, **kwargs):
+        if Path(kwargs.get("dir", "")) == tmp_path:
+            raise PermissionError(errno.EACCES, "Permission denied")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(webbuild.tempfile, "mkdtemp", mkdtemp)
+    with pytest.raises(RagError, match=f"built beside it, in {re.escape(str(tmp_path))}, .*cannot be written"):
+        webbuild.build_site(tmp_path / "site", precompile=False)
+
+
+def test_a_half_built_site_a_killed_build_left_is_removed_later(tmp_path):
+    stale, fresh, old_site = (tmp_path / ".ragweb-site-stale", tmp_path / ".ragweb-site-fresh",
+                              tmp_path / ".ragweb-old-kept")
+    for folder in (stale, fresh, old_site):
+        (folder / "wheels").mkdir(parents=True)
+    hour_ago = time.time() - 2 * webbuild.LEFTOVER_AGE
+    for folder in (stale, old_site):
+        os.utime(folder, (hour_ago, hour_ago))
+    webbuild.build_site(tmp_path / "site", precompile=False)
+    assert not stale.exists() and fresh.exists() and old_site.exists()  # (another build's, and a site mid-swap)

@@ -43,8 +43,8 @@ def _get(server, path: str) -> bytes:
     return data
 
 
-def test_a_nul_byte_in_the_path_is_a_bad_request(server, capfd):
-    for path in ("/%00", "/index.html%00.js"):
+def test_a_nul_byte_or_a_lone_surrogate_in_the_path_is_a_bad_request(server, capfd):
+    for path in ("/%00", "/index.html%00.js", "/%ed%a0%80", "/sample/%ed%b0%80"):
         assert _get(server, path).startswith(b"HTTP/1.0 400 "), path
     assert _get(server, "/index.html").startswith(b"HTTP/1.0 200 ")
     assert "Traceback" not in capfd.readouterr().err

@@ -35,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import urllib.parse
 import zipfile
 from http import HTTPStatus
@@ -71,7 +72,12 @@ _SKIP_IN_WHEEL = {"__pycache__", "web", "sample"}
 def project_root() -> Path | None:
     """The ragweb source checkout: the one holding this package (``src/ragweb`` -> repo root,
     an editable install), else the current directory when it is one; None otherwise."""
-    for root in (_PACKAGE_DIR.parent.parent, Path.cwd()):
+    for root in (_PACKAGE_DIR.parent.parent, None):
+        if root is None:
+            try:
+                root = Path.cwd()
+            except OSError:  # (run from a folder since deleted)
+                return None
         if (root / "web" / "index.html").is_file() and (root / "package.json").is_file():
             return root
     return None
@@ -208,7 +214,10 @@ def build_ragweb_wheel(out_dir: str | os.PathLike) -> Path:
     entries: list[tuple[str, bytes]] = []
     for path in sorted(_PACKAGE_DIR.rglob("*")):
         rel = path.relative_to(_PACKAGE_DIR)
-        if not path.is_file() or set(rel.parts) & _SKIP_IN_WHEEL or path.suffix in (".pyc", ".pyo"):
+        # (only its modules: an editor's swap or backup file, `.engine.py.swp`, `engine.py~`,
+        # holds the user's name and paths, and the wheel is published with the site)
+        if (not path.is_file() or set(rel.parts) & _SKIP_IN_WHEEL or path.suffix != ".py"
+                or any(part.startswith(".") for part in rel.parts)):
             continue
         entries.append((f"ragweb/{rel.as_posix()}", path.read_bytes()))
     metadata = [
@@ -237,11 +246,25 @@ def build_ragweb_wheel(out_dir: str | os.PathLike) -> Path:
 
 
 def _find_wheel(folder: Path, dist: str, version: str) -> Path | None:
+    """The cached wheel of ``dist`` ``version`` in ``folder``; None when there is none, or
+    when it is damaged (cut short by a full disk or a killed build: it is deleted, and
+    fetched again)."""
     pattern = re.compile(rf"^{dist}-{re.escape(version)}-py3-none-any\.whl$", re.IGNORECASE)
     for path in sorted(folder.glob("*.whl")) if folder.is_dir() else []:
         if pattern.match(path.name):
-            return path
+            if _valid_wheel(path):
+                return path
+            path.unlink(missing_ok=True)
     return None
+
+
+def _valid_wheel(path: Path) -> bool:
+    """Whether ``path`` is a whole zip file (every member's CRC checked)."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            return zf.testzip() is None
+    except (OSError, zipfile.BadZipFile, EOFError, ValueError):
+        return False
 
 
 def _pip(args: list[str], env: dict | None = None) -> None:
@@ -370,9 +393,9 @@ def precompile_wheels(wheels: list[Path], pyodide: Path, cache_dir: Path) -> boo
     for wheel in wheels:
         digest = hashlib.sha256(wheel.read_bytes()).hexdigest()[:16]
         cached = cache_dir / f"{wheel.stem}-{PYODIDE_VERSION}-{digest}.whl"
-        if cached.is_file():
+        if cached.is_file() and _valid_wheel(cached):
             shutil.copy2(cached, wheel)
-        else:
+        else:  # (none, or one cut short by a full disk or a killed build: made again)
             todo.append((wheel, cached))
     if not todo:
         return True
@@ -407,7 +430,9 @@ def precompile_wheels(wheels: list[Path], pyodide: Path, cache_dir: Path) -> boo
         for wheel, cached in todo:
             for stale in cache_dir.glob(f"{wheel.stem}-{PYODIDE_VERSION}-*.whl"):
                 stale.unlink()  # an older build of the same wheel
-            shutil.copy2(Path(tmp) / wheel.name, cached)
+            part = cached.with_name(cached.name + ".part")
+            shutil.copy2(Path(tmp) / wheel.name, part)
+            os.replace(part, cached)  # (whole or not at all: a later build trusts what it finds)
             shutil.copy2(cached, wheel)
     return True
 
@@ -446,6 +471,15 @@ def _check_destination(out: Path) -> None:
         if any(out.iterdir()) and not _is_our_site(out):
             raise UsageError(f"{out} is not empty and is not a ragweb site; "
                              "choose an empty or new folder for --build")
+        try:
+            here = Path.cwd().resolve()
+        except OSError:
+            here = None
+        if here is not None and (here == out or out in here.parents):
+            # (the new site is swapped in by renaming folders: a shell or a server there would be
+            # left in the old one, deleted)
+            raise UsageError(f"the current folder is {'' if here == out else 'inside '}{out}, which a build "
+                             "replaces whole: run `rag web --build` from outside it")
 
 
 def build_site(out_dir: str | os.PathLike, pyodide_dir: str | os.PathLike | None = None,
@@ -472,8 +506,14 @@ def build_site(out_dir: str | os.PathLike, pyodide_dir: str | os.PathLike | None
         page = web_dir()
         deps = third_party_wheels(wheels_dir)
         made = _make_parents(out.parent)
+        _remove_leftovers(out.parent)
         # Built next to its destination: the final rename never crosses filesystems.
-        tmp = Path(tempfile.mkdtemp(prefix=".ragweb-site-", dir=out.parent))
+        try:
+            tmp = Path(tempfile.mkdtemp(prefix=".ragweb-site-", dir=out.parent))
+        except OSError as e:
+            raise RagError(f"cannot build {out}: the site is built beside it, in {out.parent}, and swapped "
+                           f"in whole, and that folder cannot be written ({e.strerror or e}); choose a "
+                           "--build folder whose parent you can write") from None
         _write_site(tmp, page, pyodide, deps, deps[0].parent / "pyc" if precompile else None)
         kept = _user_files(out, tmp) if existed else []
         with _signals_deferred():
@@ -606,6 +646,26 @@ def _signals_deferred():
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
+def _remove_leftovers(folder: Path) -> None:
+    """Delete the half-built sites a killed build left in ``folder`` (``.ragweb-site-*``, 14 MB
+    each) once no build can be using them (an hour on). (A ``.ragweb-old-*`` one is kept: a
+    build killed mid-swap leaves the earlier site there, with what the user added to it.)"""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name.startswith(".ragweb-site-") and entry.is_dir(follow_symlinks=False):
+            try:
+                if time.time() - entry.stat(follow_symlinks=False).st_mtime > LEFTOVER_AGE:
+                    shutil.rmtree(entry.path, ignore_errors=True)
+            except OSError:
+                pass
+
+
+LEFTOVER_AGE = 3600  # seconds: a build's own folders are younger (two builds may run at once)
+
+
 def _swap_in(tmp: Path, out: Path, kept: list[str]) -> Path | None:
     """Put the new site ``tmp`` at ``out``, moving the ``kept`` entries of the site there
     into it (renames in one folder: nothing is copied). Returns the old site to delete."""
@@ -646,6 +706,9 @@ def _copy_sample(dest: Path) -> list[str]:
 
 # --------------------------------------------------------------------------- serving
 
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+
+
 class _Handler(http.server.SimpleHTTPRequestHandler):
     """Static files with the right MIME types; revalidated on every load (no stale wheels)."""
 
@@ -661,8 +724,9 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
     so a half-open connection does not hold a thread forever."""
 
     def send_head(self):
-        if "\x00" in urllib.parse.unquote(urllib.parse.urlsplit(self.path).path):
-            self.send_error(HTTPStatus.BAD_REQUEST, "Bad request path")  # (open() would raise ValueError)
+        path = urllib.parse.unquote(urllib.parse.urlsplit(self.path).path, errors="surrogatepass")
+        if "\x00" in path or _SURROGATE_RE.search(path):  # (open() would raise: ValueError, UnicodeEncodeError)
+            self.send_error(HTTPStatus.BAD_REQUEST, "Bad request path")
             return None
         return super().send_head()
 
