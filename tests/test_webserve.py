@@ -114,3 +114,14 @@ def test_serving_beyond_this_computer_warns(site, monkeypatch, capsys, host, war
     out, err = capsys.readouterr()
     assert out.startswith(f"Serving ragweb at http://{host}:")
     assert ("reachable from the network" in err) == warned, err
+
+
+def test_the_checkout_is_found_from_a_deleted_current_folder(tmp_path):
+    import subprocess
+    import sys
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    code = ("import os; os.chdir(%r); os.rmdir(%r); from ragweb import webbuild; print(webbuild.project_root())"
+            % (str(gone), str(gone)))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout.strip() == str(webbuild._PACKAGE_DIR.parent.parent), r.stderr
