@@ -134,6 +134,7 @@ def test_a_damaged_gz_or_a_pipe_in_place_of_a_file_drops_its_old_text_once(tmp_p
     problems = dict(r.problems)
     assert problems.pop("notes.md.gz").startswith("damaged: not gzip data")
     assert problems == {"pipe.md": "not a regular file (a named pipe)", "dir.md": "not a regular file (a named pipe)"}
+    assert "1 unreadable, 2 not regular files;" in r.summary()  # (the damaged .gz; the pipes are never opened)
     for word in ("zebra", "walrus", "narwhal"):
         assert search_paths(tmp_path, word) == []
     eng = Engine.open(index_path(tmp_path))

@@ -551,6 +551,9 @@ def is_link_note(message: str) -> bool:
     return message.endswith(NOT_FOLLOWED)
 
 
+NOT_REGULAR = "not a regular file"
+"""How the walk's note on a named pipe, a socket or a device begins: left out, never opened."""
+
 RENAME_IT = "rename it to index it"
 TOO_DEEP = "its files are not indexed"
 
@@ -737,7 +740,7 @@ class _Walker:
                     self.problems.append((path, "broken symlink"))
                 else:
                     # (a lasting state, unlike an unreadable file: what was indexed there goes)
-                    self.problems.append((path, f"not a regular file ({special_kind(entry.path)})"))
+                    self.problems.append((path, f"{NOT_REGULAR} ({special_kind(entry.path)})"))
                 return None
             st = entry.stat()
             if not os.access(entry.path, os.R_OK):
@@ -888,7 +891,7 @@ def read_regular(path: str | os.PathLike, limit: int) -> bytes:
         raise
     if not stat.S_ISREG(st.st_mode):
         os.close(fd)
-        raise OSError(0, f"not a regular file ({special_kind(path)})")
+        raise OSError(0, f"{NOT_REGULAR} ({special_kind(path)})")
     with os.fdopen(fd, "rb") as f:
         if st.st_size > limit:
             raise TooLarge(str(st.st_size), limit)

@@ -26,7 +26,7 @@ from ragweb.analysis import Analyzer
 from ragweb.config import never_indexed
 from ragweb.engine import Engine
 from ragweb.errors import IndexReadOnlyError, Interrupted, RagError
-from ragweb.files import (DECODER_VERSION, LEGACY_REASON, AtomicWrite, FileEntry, LeftOut, is_left_out_note,
+from ragweb.files import (DECODER_VERSION, LEGACY_REASON, NOT_REGULAR, AtomicWrite, FileEntry, LeftOut, is_left_out_note,
                           is_link_note, iter_files, read_regular, read_text_file)
 
 INDEX_DIR = ".rag"
@@ -279,8 +279,11 @@ class IndexReport:
                  f"{skipped} skipped" + (f" ({', '.join(why)})" if why else "")]
         links = len(self.links_not_followed)
         left_out = sum(is_left_out_note(message) for _, message in self.problems)
-        if len(self.problems) > links + left_out:  # (not among the skipped: tried again next run)
-            parts.append(f"{len(self.problems) - links - left_out} unreadable")
+        special = sum(message.startswith(NOT_REGULAR) for _, message in self.problems)
+        if len(self.problems) > links + left_out + special:  # (not among the skipped: tried again next run)
+            parts.append(f"{len(self.problems) - links - left_out - special} unreadable")
+        if special:  # (a pipe, a socket, a device: never opened, so not "unreadable")
+            parts.append(f"{special} not {'a regular file' if special == 1 else 'regular files'}")
         if left_out:
             parts.append(f"{left_out} left out for {'its' if left_out == 1 else 'their'} name or depth")
         if links:
