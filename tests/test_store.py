@@ -47,19 +47,25 @@ def test_memory_round_trip():
     assert again.execute("PRAGMA user_version").fetchone()[0] == store.FORMAT_VERSION
 
 
-def test_an_index_locked_by_another_process_is_busy_not_damaged(tmp_path):
-    # (once seen when two `rag index` runs met: "not a readable index (database is locked);
-    # rebuild it", advice that would throw the index away)
-    path = tmp_path / "index.db"
+def _locked_by_another(path):
+    """An index at ``path`` holding "hello", and a connection holding its exclusive lock."""
     eng = Engine.open(path)
     eng.add_document("a.md", "hello")
     with eng.transaction():
         pass
     eng.close()
-    other = sqlite3.connect(path)
+    other = sqlite3.connect(path, check_same_thread=False)
     other.execute("PRAGMA locking_mode=EXCLUSIVE")
     other.execute("BEGIN EXCLUSIVE")
     other.execute("INSERT INTO meta VALUES('x', '1')")
+    return other
+
+
+def test_an_index_locked_by_another_process_is_busy_not_damaged(tmp_path):
+    # (once seen when two `rag index` runs met: "not a readable index (database is locked);
+    # rebuild it", advice that would throw the index away)
+    path = tmp_path / "index.db"
+    other = _locked_by_another(path)
     with pytest.raises(IndexBusyError, match="being written by another rag process"):
         store.open_file(path, create=False, timeout=0.2)
     other.rollback()
@@ -72,15 +78,7 @@ def test_a_reader_waits_for_a_lock_held_a_moment_instead_of_failing(tmp_path):
     # query` beside back-to-back `rag index` runs failed one open in five)
     import threading
     path = tmp_path / "index.db"
-    eng = Engine.open(path)
-    eng.add_document("a.md", "hello")
-    with eng.transaction():
-        pass
-    eng.close()
-    other = sqlite3.connect(path, check_same_thread=False)
-    other.execute("PRAGMA locking_mode=EXCLUSIVE")
-    other.execute("BEGIN EXCLUSIVE")
-    other.execute("INSERT INTO meta VALUES('x', '1')")
+    other = _locked_by_another(path)
     release = threading.Timer(0.5, lambda: (other.rollback(), other.close()))
     release.start()
     try:
