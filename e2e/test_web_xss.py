@@ -67,3 +67,15 @@ def test_content_security_policy_blocks_inline_script(app):
     app.page.wait_for_timeout(300)
     assert app.page.evaluate("typeof window.__pwned") == "undefined"
     app.page.evaluate("document.body.lastElementChild.remove()")
+
+
+def test_names_that_hide_or_reorder_text_are_shown_with_escapes(app):
+    """A name with U+202E reversed the status line around it, and names that differ by a
+    zero-width space looked alike in the file list."""
+    app.drop_files({"\u202eA.png": "x"})
+    status = app.page.locator("#status").inner_text()
+    assert "\u202e" not in status and "\\u202eA.png" in status, status
+    app.drop_files({"notes.md": "plain notes\n", "no\u200btes.md": "other notes\n"})
+    expect(app.page.locator("#files .path")).to_have_text(["notes.md", "no\\u200btes.md"])  # (the list's order: the page's)
+    expect(app.page.get_by_role("button", name="Remove no\\u200btes.md")).to_have_count(1)
+    assert sorted(app.stats()["files"]) == ["notes.md", "no\u200btes.md"]  # (the API: the names as they are)

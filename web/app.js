@@ -53,6 +53,8 @@
     uiTimer: null,
     jobs: Promise.resolve(),
     clears: 0,             // how many times the index was cleared (a drop stops at a clear)
+    apiSeq: 0,             // ragIndex and ragRemove calls made while drops were queued or under way
+    apiChanges: new Map(), // path -> {seq, how}: the last such call on it (a drop made before leaves it out)
     lastPack: null,
     packPaths: new Set(),  // the files lastPack quotes
     pending: null,         // 'search' or 'pack': asked for while the engine loaded
@@ -311,7 +313,8 @@
         if (note.exitKey) return;
       }
     }
-    if (note.failed || note.left || note.queued) writeExitNote(note);
+    // (a drop whose folders are being read has found no file yet, maybe: it is told all the same)
+    if (note.failed || note.left || note.queued || note.reading) writeExitNote(note);
   }
 
   function writeExitNote(note) {
@@ -385,9 +388,12 @@
       parts.push(`A drop was cut short when ${when}: ${note.reading ? 'at least ' : ''}` +
         `${plural(left, 'of its files was', 'of its files were')} not indexed` +
         `${note.reading ? ' (its folders were still being read)' : ''}; drop them again to add them.`);
+    } else if (note.reading) {  // (how many files it holds was not known yet)
+      parts.push(`A drop was cut short when ${when}, while its folders were still being read: ` +
+        'its files were not indexed; drop them again to add them.');
     }
     if (queued > 0) {
-      parts.push(`${plural(queued, 'drop', 'drops')} waiting ${left > 0 ? 'behind it' : 'to be indexed'} ` +
+      parts.push(`${plural(queued, 'drop', 'drops')} waiting ${left > 0 || note.reading ? 'behind it' : 'to be indexed'} ` +
         `when ${when} ${queued === 1 ? 'was' : 'were'} not indexed.`);
     }
     return parts;
@@ -505,7 +511,12 @@
       if (typeof content !== 'string') return errorJson(`content must be a string, got ${typeName(content)}`);
       if (state.quotaError) return errorJson(state.quotaError);
       const out = state.facade.index_text(filename, content);
-      if (isSuccess(out)) { markChanged(); dropPackQuoting(JSON.parse(out).filename); }
+      if (isSuccess(out)) {
+        const path = JSON.parse(out).filename;
+        noteApiChange(path, 'replaced by ragIndex');
+        markChanged();
+        dropPackQuoting(path);
+      }
       return out;
     });
   }
@@ -550,6 +561,7 @@
       if (typeof filename !== 'string') return errorJson(`filename must be a string, got ${typeName(filename)}`);
       const out = state.facade.remove(filename);
       const res = isSuccess(out) ? JSON.parse(out) : null;
+      if (res) noteApiChange(res.filename, 'removed by ragRemove');  // (not indexed yet: a drop may still add it)
       if (res && res.removed) { markChanged(); dropPackQuoting(res.filename); }
       return out;
     });
@@ -862,11 +874,12 @@
   const notReadyStatus = () => state.bootError ? `The engine failed to load: ${state.bootError}` : NOT_READY;
 
   // Queue a job so that drops, picks and the sample never interleave. The job gets a ticket:
-  // {seq, clears}, taken now: a clear of the index from now on leaves its files out (a later
-  // call wins over a drop, even one still waiting or being read).
+  // {seq, clears, changes}, taken now: a clear of the index from now on leaves its files out,
+  // and a ragIndex or ragRemove from now on the file it names (a later call wins over a drop,
+  // even one still waiting or being read: see changedSince).
   function enqueue(job) {
     if (!state.ready && !state.bootError) setStatus('The engine is still loading: what you gave it is indexed when it is ready.');
-    const ticket = { seq: ++state.jobSeq, clears: state.clears };
+    const ticket = { seq: ++state.jobSeq, clears: state.clears, changes: state.apiSeq };
     state.queued += 1;
     if (state.busy) {
       setStatus('Another drop is under way: this one is queued, and indexed after it.');
@@ -879,12 +892,40 @@
       state.queued -= 1;
       state.busy = true;
       if (ticket.seq > state.bannerSeq) hideBanner('index');
-      try { return await job(ticket); } finally { state.busy = false; state.drop = null; }
+      try {
+        return await job(ticket);
+      } finally {
+        state.busy = false;
+        state.drop = null;
+        if (!state.queued) state.apiChanges.clear();  // (no drop left that was made before them)
+      }
     };
-    state.jobs = state.jobs.then(run, run).catch((e) => {
-      showDropBanner([`Indexing failed: ${e && e.message ? e.message : e}`]);
-    });
+    state.jobs = state.jobs.then(run, run).catch(jobFailed);
     return state.jobs;
+  }
+
+  // A drop, pick or sample that failed part way: the banner says why, and the progress and
+  // status lines no longer say it is under way ("Reading dropped files…" stayed for ever).
+  function jobFailed(e) {
+    $('progress').classList.remove('busy');
+    $('progress-bar').value = 0;  // (not indeterminate any more)
+    $('progress-text').textContent = 'Indexing failed.';
+    setStatus('Indexing failed: see the message below.');
+    showDropBanner([`Indexing failed: ${e && e.message ? e.message : e}`]);
+    if (state.ready) { refreshUi(); rerunSearch(); }  // (what it indexed before it failed)
+  }
+
+  // A ragIndex or ragRemove while drops are queued or under way: those drops leave that file
+  // out, even when they reach it later (a later call wins over a drop).
+  function noteApiChange(path, how) {
+    if (state.busy || state.queued) state.apiChanges.set(path, { seq: ++state.apiSeq, how });
+  }
+
+  // How a ragIndex or ragRemove changed `path` since the drop of `ticket` was made
+  // ('replaced by ragIndex'), or null.
+  function changedSince(path, ticket) {
+    const change = state.apiChanges.get(path);
+    return change && change.seq > ticket.changes ? change.how : null;
   }
 
   // ' (2 more drops queued)', or ''.
@@ -935,8 +976,8 @@
     const bar = $('progress-bar');
     const text = $('progress-text');
     const tally = { files: 0, chunks: 0, bytes: 0, done: 0, partial: 0, partialBytes: 0, skipped: 0,
-                    errors: [], skippedList: [], tooLarge: [], full: null, stopped: null, left: 0,
-                    indexed: new Set() };
+                    errors: [], skippedList: [], tooLarge: [], superseded: [], full: null, stopped: null,
+                    left: 0, indexed: new Set() };
     const earlier = sameName ? indexedUnder(items) : null;
     $('progress').classList.add('busy');
     state.indexing = true;  // the file list and stats refresh once at the end, not per file
@@ -962,7 +1003,7 @@
       $('progress').classList.remove('busy');
     }
     show(true);
-    if (earlier) tally.sameName = sameNameReport(earlier, tally);
+    if (earlier) tally.sameName = sameNameReport(earlier, tally, ticket);
     refreshUi();
     rerunSearch();
     return tally;
@@ -987,14 +1028,24 @@
         if (state.clears !== ticket.clears) { stop(i, 'cleared'); break; }  // (cleared while it was found)
         size = file ? file.size : (item.size || 0);
         const check = JSON.parse(state.facade.check_path(item.path, size));
+        const path = check.path || item.path;
+        // a ragIndex or ragRemove of this file since the drop was made wins (one while it was
+        // read too; one while a big file is indexed in steps, the engine stops it: indexSteps)
+        const later = () => changedSince(path, ticket);
         if (check.skip) {
-          out = JSON.stringify({ skipped: check.skip, filename: check.path || item.path });
+          out = JSON.stringify({ skipped: check.skip, filename: path });
+        } else if (later()) {
+          out = supersededJson(path, later());
         } else if (file) {
           const bytes = new Uint8Array(await file.arrayBuffer());
           if (state.clears !== ticket.clears) { stop(i, 'cleared'); break; }  // (cleared while it was read)
-          out = state.facade.index_bytes(item.path, bytes, file.lastModified ? file.lastModified / 1000 : undefined, true);
-          out = await indexSteps(out, size, tally, show, ticket.clears);
-          if (out === null) { stop(i, 'cleared'); break; }
+          if (later()) {
+            out = supersededJson(path, later());
+          } else {
+            out = state.facade.index_bytes(item.path, bytes, file.lastModified ? file.lastModified / 1000 : undefined, true);
+            out = await indexSteps(out, size, tally, show, ticket.clears);
+            if (out === null) { stop(i, 'cleared'); break; }
+          }
         } else {
           out = state.facade.index_text(item.path, item.text);
         }
@@ -1011,6 +1062,7 @@
       } else if (res.skipped || res.superseded) {
         tally.skipped += 1;
         tally.skippedList.push(`${res.filename}: ${res.skipped || res.superseded}`);
+        if (res.superseded) tally.superseded.push(`${shownPath(res.filename)} (${res.superseded})`);
         const big = /^too large \((\d+) bytes > max_file_bytes (\d+)\)$/.exec(res.skipped || '');
         if (big) tally.tooLarge.push({ path: res.filename, size: Number(big[1]), limit: Number(big[2]) });
       } else if (res.code === 'full') {
@@ -1029,6 +1081,10 @@
     if (tally.full && !tally.left) tally.left = 1;  // (the last file found the index full)
     state.drop.left = tally.left;
   }
+
+  // What indexLoop makes of a dropped file that a later ragIndex or ragRemove changed (as the
+  // engine says of one it was indexing in steps)
+  const supersededJson = (path, how) => JSON.stringify({ superseded: `${how} after it was dropped`, filename: path });
 
   // A big file that `index_bytes` only started: run its steps, yielding between them so the
   // page stays responsive and the bar moves within the file. Returns the file's result, or
@@ -1071,25 +1127,34 @@
 
   // For each top folder that had files before the drop: how many of them the drop replaced,
   // and how many it left as they were (files of the earlier drop that this one does not
-  // have: from another folder of the same name, say). [{folder, replaced, kept}]
-  function sameNameReport(earlier, tally) {
+  // have: from another folder of the same name, say). A file that a ragIndex or ragRemove
+  // changed since the drop was made is not an earlier drop's any more. [{folder, replaced, kept}]
+  function sameNameReport(earlier, tally, ticket) {
     const now = new Set(JSON.parse(state.facade.stats()).files || []);
-    return Object.entries(earlier).map(([folder, paths]) => ({
-      folder,
-      replaced: paths.filter((p) => tally.indexed.has(p)).length,
-      kept: paths.filter((p) => !tally.indexed.has(p) && now.has(p)).length,
-    }));
+    return Object.entries(earlier).map(([folder, all]) => {
+      const paths = all.filter((p) => !changedSince(p, ticket));
+      return { folder,
+               replaced: paths.filter((p) => tally.indexed.has(p)).length,
+               kept: paths.filter((p) => !tally.indexed.has(p) && now.has(p)).length };
+    });
   }
 
   const IGNORE_FILES = ['.gitignore', '.ragignore'];   // read in this order; later rules win (as the CLI)
   const CONFIG_FILES = ['rag.yaml', '.rag/config.yaml'];  // a dropped folder's own config: the first found (as the CLI)
 
-  // Apply a dropped folder's config file (a File) to what is under it: null when it is valid
-  // (a note of it goes to `notes`), else the reason to leave the folder out.
-  async function applyConfig(folder, name, file, notes) {
-    const bytes = new Uint8Array(await file.arrayBuffer());  // (read as the CLI reads it: UTF-16 too)
+  // Apply a dropped folder's config file (a File, or a dropped folder's entry) to what is under
+  // it: null when it is valid (a note of it goes to `notes`), else why the folder is left out:
+  // {error, leftOut} (for the banner and the status line). One that cannot be read leaves it
+  // out too, as `rag index` stops at it: the files it keeps out would be indexed.
+  async function applyConfig(folder, name, source, notes) {
+    let bytes;
+    try {
+      bytes = await readBytes(source);  // (read as the CLI reads it: UTF-16 too)
+    } catch (e) {
+      return { error: `cannot read ${folder}/${name}: ${errorText(e)}`, leftOut: configLeftOut(folder, name, 'could not be read') };
+    }
     const res = JSON.parse(state.facade.config_add(folder, bytes, name));
-    if (res.error) return res.error;
+    if (res.error) return { error: res.error, leftOut: configLeftOut(folder, name) };
     const unused = res.unused.length ? ` (not used in the page: ${res.unused.join(', ')})` : '';
     notes.push(`${folder}/${name} applied${unused}`);
     return null;
@@ -1103,9 +1168,14 @@
   }
 
   // (the reason itself is in the banner, an alert: the status line would read it out twice)
-  const configLeftOut = (folder, name) => `${folder}/ (its ${name} is invalid; see the message below)`;
+  const configLeftOut = (folder, name, why = 'is invalid') => `${folder}/ (its ${name} ${why}; see the message below)`;
 
   const entryFile = (entry) => new Promise((resolve, reject) => entry.file(resolve, reject));
+  // The bytes of a File, or of a dropped folder's FileSystemFileEntry
+  const readBytes = async (source) => new Uint8Array(await (source.isFile ? await entryFile(source) : source).arrayBuffer());
+  const errorText = (e) => String(e && e.message ? e.message : e);
+  // What could not be read, as `rag index` warns of it ('docs/old/: unreadable directory: ...')
+  const unreadable = (path, what, e) => `${shownPath(path)}: ${what}: ${errorText(e)}`;
   const readAll = async (dirEntry) => {
     const reader = dirEntry.createReader();
     const all = [];
@@ -1138,25 +1208,36 @@
     $('progress-text').textContent = `Reading dropped files… ${num(found)} found${queuedNote()}`;
   }
 
+  // Apply a dropped ignore file (a File or an entry), read from its bytes as the CLI reads it
+  // (a UTF-16 .ragignore too); a file that gives no rules (a UTF-16 .gitignore, as git) is
+  // named in `report.notes`, one that cannot be read in `report.unreadable` (the drop goes on
+  // without its rules, as `rag index` does: then it returns false).
+  async function addIgnore(dirPath, name, source, report) {
+    let bytes;
+    try {
+      bytes = await readBytes(source);
+    } catch (e) {
+      report.unreadable.push(unreadable(dirPath ? `${dirPath}/${name}` : name, 'unreadable ignore file', e));
+      return false;
+    }
+    const result = JSON.parse(state.facade.ignore_add(dirPath, bytes, name));
+    if (result.note) report.notes.push(result.note);
+    return true;
+  }
+
   // Walk dropped items: files and whole folders (recursive), skipping what the CLI would
   // not enter (excluded or ignored folders, folders more than MAX_DEPTH deep). Entries must be
   // taken synchronously inside the drop handler, so callers pass them in; their files are
   // read when they are indexed. A clear of the index since the drop was made (`ticket`)
-  // stops the walk (out.cleared).
-  // Apply a dropped ignore file, read from its bytes as the CLI reads it (a UTF-16 .ragignore
-  // too); a file that gives no rules (a UTF-16 .gitignore, as git) is named in `notes`.
-  async function addIgnore(dirPath, name, file, notes) {
-    const bytes = new Uint8Array(await file.arrayBuffer());
-    const result = JSON.parse(state.facade.ignore_add(dirPath, bytes, name));
-    if (result.note) notes.push(result.note);
-  }
-
+  // stops the walk (out.cleared). A folder that cannot be read is named (out.unreadable) and
+  // the walk goes on, as `rag index` does.
   async function walkEntries(entries, ticket) {
     const out = [];
     out.leftOut = [];  // folders the excludes or ignore files left out (not hidden ones)
-    out.configErrors = [];  // dropped folders left out because their rag.yaml is invalid
+    out.configErrors = [];  // dropped folders left out because their rag.yaml is invalid or unreadable
     out.notes = [];  // the config files applied
     out.tooDeep = [];  // folders more than maxFolderDepth() below a dropped folder
+    out.unreadable = [];  // folders and ignore files that could not be read
     const deepest = maxFolderDepth();
     let shownAt = performance.now();
     showReading(0);
@@ -1178,19 +1259,21 @@
           if (!entry.name.startsWith('.')) out.leftOut.push(`${dirPath}/ (${skip})`);
           return;
         }
-        const children = (await readAll(entry)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+        const children = await readFolder(entry, dirPath, out);
         if (state.clears !== ticket.clears) { out.cleared = true; return; }
+        if (!children) return;
         if (!prefix) {  // a dropped folder is a root: its own config file selects its files
-          const config = await findConfig(children);
+          const config = await findConfig(children, dirPath, out);
           if (!config) noteMisnamedConfig(dirPath, children.filter((c) => c.isFile).map((c) => c.name), out.notes);
-          const error = config && await applyConfig(dirPath, config.name, await entryFile(config.entry), out.notes);
-          if (error) { out.configErrors.push(error); out.leftOut.push(configLeftOut(dirPath, config.name)); return; }
+          const refused = config && await applyConfig(dirPath, config.name, config.entry, out.notes);
+          if (refused) { out.configErrors.push(refused.error); out.leftOut.push(refused.leftOut); return; }
         }
+        const unread = new Set();  // (ignore files named as unreadable: not read again as files)
         for (const name of IGNORE_FILES) {
           const rules = children.find((c) => c.isFile && c.name === name);
-          if (rules) await addIgnore(dirPath, name, await entryFile(rules), out.notes);
+          if (rules && !await addIgnore(dirPath, name, rules, out)) unread.add(rules);
         }
-        for (const child of children) await visit(child, `${dirPath}/`, depth + 1);
+        for (const child of children) if (!unread.has(child)) await visit(child, `${dirPath}/`, depth + 1);
       }
     };
     for (const entry of entries) await visit(entry, '', 0);
@@ -1198,19 +1281,32 @@
     return out;
   }
 
-  // The first of CONFIG_FILES among a folder's entries: {name, entry}, or null.
-  async function findConfig(children) {
+  // A dropped folder's entries, sorted by name; null when it cannot be read (named in
+  // `out.unreadable`).
+  async function readFolder(entry, dirPath, out) {
+    try {
+      return (await readAll(entry)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    } catch (e) {
+      out.unreadable.push(unreadable(`${dirPath}/`, 'unreadable directory', e));
+      return null;
+    }
+  }
+
+  // The first of CONFIG_FILES among a folder's entries: {name, entry}, or null (also when its
+  // .rag/ cannot be read: named, and the defaults apply, as with `rag index`).
+  async function findConfig(children, dirPath, out) {
     const top = children.find((c) => c.isFile && c.name === CONFIG_FILES[0]);
     if (top) return { name: CONFIG_FILES[0], entry: top };
     const dot = children.find((c) => c.isDirectory && c.name === '.rag');
-    const inner = dot && (await readAll(dot)).find((c) => c.isFile && c.name === 'config.yaml');
+    const inner = dot && ((await readFolder(dot, `${dirPath}/.rag`, out)) || []).find((c) => c.isFile && c.name === 'config.yaml');
     return inner ? { name: CONFIG_FILES[1], entry: inner } : null;
   }
 
   // Files from a picker: a folder pick gives webkitRelativePath; its config file and ignore
-  // files apply (a folder whose config file is invalid is left out).
+  // files apply (a folder whose config file is invalid or unreadable is left out; an ignore
+  // file that cannot be read is named, and the rest goes on).
   async function pickedItems(files) {
-    const report = { leftOut: [], configErrors: [], notes: [], tooDeep: [] };
+    const report = { leftOut: [], configErrors: [], notes: [], tooDeep: [], unreadable: [] };
     // (a folder more than maxFolderDepth() below the picked one is left out, as in a drop)
     const deepest = maxFolderDepth();
     const tooDeep = new Set();
@@ -1230,11 +1326,11 @@
         noteMisnamedConfig(root, all.filter((it) => it.path.startsWith(`${root}/`) && it.path.split('/').length === 2)
           .map((it) => it.path.split('/')[1]), report.notes);
       }
-      const error = config && await applyConfig(root, config.path.slice(root.length + 1), config.file, report.notes);
-      if (error) {
+      const refused = config && await applyConfig(root, config.path.slice(root.length + 1), config.file, report.notes);
+      if (refused) {
         failed.add(root);
-        report.configErrors.push(error);
-        report.leftOut.push(configLeftOut(root, config.path.slice(root.length + 1)));
+        report.configErrors.push(refused.error);
+        report.leftOut.push(refused.leftOut);
       }
     }
     const items = Object.assign(all.filter((it) => !it.path.includes('/') || !failed.has(it.path.split('/')[0])), report);
@@ -1242,7 +1338,7 @@
       .sort((a, b) => a.path.split('/').length - b.path.split('/').length ||
         IGNORE_FILES.indexOf(a.path.split('/').pop()) - IGNORE_FILES.indexOf(b.path.split('/').pop()));
     for (const it of ignoreFiles) {
-      await addIgnore(it.path.split('/').slice(0, -1).join('/'), it.path.split('/').pop(), it.file, report.notes);
+      await addIgnore(it.path.split('/').slice(0, -1).join('/'), it.path.split('/').pop(), it.file, report);
     }
     return items;
   }
@@ -1267,6 +1363,8 @@
       const picked = await pickedItems(loose);
       found.push(...picked);
       found.tooDeep.push(...picked.tooDeep);
+      found.unreadable.push(...picked.unreadable);
+      found.notes.push(...picked.notes);  // (a loose UTF-16 .gitignore's note)
       reportIndexed(found, await indexItems(found, ticket, { sameName: true }));
     });
   }
@@ -1292,12 +1390,15 @@
         'not indexed (see the message below).');
     }
     notes.push(...dropNotes(found, tally));
+    // (what it was is in the banner, an alert: the status line would read it out twice)
+    if (found.unreadable && found.unreadable.length) notes.push('Some of the drop could not be read (see the message below).');
     setStatus([head, ...notes].join(' '));
     showDropBanner(dropProblems(found, tally), tally);
   }
 
   // Notes on what a drop left out on purpose: files over the size limit (named, as `rag
-  // index` names them), folders too deep, a top folder that was indexed already.
+  // index` names them), folders too deep, files a later ragIndex or ragRemove changed, a top
+  // folder that was indexed already.
   function dropNotes(found, tally) {
     const notes = [];
     if (tally.tooLarge.length) {
@@ -1313,6 +1414,12 @@
       notes.push(`Left out ${plural(deep.length, 'folder', 'folders')} more than ${maxFolderDepth()} folders deep ` +
         `(${deep.length === 1 ? 'its' : 'their'} files are not indexed, as with rag index): ${deep[0]}${deep.length > 1 ? ' …' : ''}.`);
     }
+    // (a drop that indexed nothing names them among the files it skipped: see nothingIndexed)
+    if (tally.superseded.length && (tally.files || tally.errors.length)) {
+      const n = tally.superseded.length;
+      notes.push(`Left out ${plural(n, 'file', 'files')} that a later call changed: ` +
+        `${tally.superseded.slice(0, 5).join(', ')}${n > 5 ? ' …' : ''}.`);
+    }
     for (const { folder, replaced, kept } of tally.sameName || []) {
       if (!replaced && !kept) continue;
       notes.push(`${folder}/ was indexed already: ${plural(replaced, 'file', 'files')} replaced` +
@@ -1322,11 +1429,17 @@
     return notes;
   }
 
-  // The problems of a drop, for its banner: a folder's invalid config file, failed files, a
-  // full index (the storage being full is the quota banner's: see showDropBanner).
+  // The problems of a drop, for its banner: a folder's invalid or unreadable config file,
+  // folders or ignore files that could not be read, failed files, a full index (the storage
+  // being full is the quota banner's: see showDropBanner).
   function dropProblems(found, tally) {
     const problems = [];
     if (found.configErrors && found.configErrors.length) problems.push(`A folder was left out: ${found.configErrors.join('; ')}`);
+    if (found.unreadable && found.unreadable.length) {
+      const more = found.unreadable.length - 3;
+      problems.push(`Some of the drop could not be read: ${found.unreadable.slice(0, 3).join('; ')}` +
+        (more > 0 ? ` (and ${plural(more, 'more', 'more')})` : ''));
+    }
     if (tally.errors.length) {
       const more = tally.errors.length - 3;
       problems.push(`Some files failed: ${tally.errors.slice(0, 3).join('; ')}` +
@@ -1411,10 +1524,19 @@
 
   // ------------------------------------------------------------------ UI
 
-  function setStatus(message) { $('status').textContent = message; }
+  // A message, or a name, with the characters that hide or reorder text shown as escapes: the
+  // bidi controls (a name "a\u202e.md" reversed the message around it, and "x.md:L1-2\u202e.md"
+  // read as another citation) and the invisible ones (a name differing by a zero-width space
+  // looked like another file). The app's own words hold none of them.
+  function visible(text) {
+    return String(text).replace(/[\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  }
+
+  function setStatus(message) { $('status').textContent = visible(message); }
 
   function showBanner(message, kind, offerClear = false) {
-    $('banner-text').textContent = message;
+    $('banner-text').textContent = visible(message);
     $('banner-clear').hidden = !offerClear;
     $('banner').dataset.kind = kind;
     $('banner').hidden = false;
@@ -1472,12 +1594,12 @@
       const li = document.createElement('li');
       const name = document.createElement('span');
       name.className = 'path';
-      name.textContent = path;
+      name.textContent = visible(path);
       const btn = document.createElement('button');
       btn.type = 'button';
       btn.className = 'remove';
       btn.textContent = 'Remove';
-      btn.setAttribute('aria-label', `Remove ${path}`);
+      btn.setAttribute('aria-label', `Remove ${visible(path)}`);
       btn.dataset.testid = 'remove';
       btn.addEventListener('click', () => {
         const out = JSON.parse(ragRemove(path));
