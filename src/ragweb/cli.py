@@ -527,13 +527,12 @@ def _check_path_matches(args, engine, root: Path) -> None:
     close = difflib.get_close_matches(base.lower(), list(names), n=1, cutoff=0.6)
     close = difflib.get_close_matches(wanted, names[close[0]], n=1, cutoff=0) if close else []
     like = f", such as {close[0] if close else paths[0]}" if paths else ""
+    target = (close[0] if "/" in wanted else keys[close[0]]) if close else None  # (what the glob is held to)
     if "\\" in args.path:
         like += " (with '/' between folders)"
-    elif close and close[0] != wanted and (close[0].lower() == wanted.lower()
-                                           or ("/" not in wanted and keys[close[0]].lower() == wanted.lower()
-                                               and keys[close[0]] != wanted)):
+    elif target and target != wanted and target.lower() == wanted.lower():
         like += " (paths are case-sensitive)"
-    elif close and "/" in args.path and "/" not in wanted and keys[close[0]] == wanted:
+    elif target == wanted and "/" in args.path and "/" not in wanted:
         like += f" (a glob from '/' or './' names the folder's own file: '**/{wanted}' takes one at any depth)"
     raise UsageError(f"--path {args.path!r} matches no indexed file: it is matched against the paths of "
                      f"the index of {root}, relative to that folder{like}")

@@ -666,7 +666,7 @@ class _Walker:
                     self.left_out.excluded += 1
             elif self.left_out is not None and not entry.name.startswith("."):
                 # (.gitignore: nobody means to index that)
-                stem, suffix = os.path.splitext(entry.name)
+                suffix = os.path.splitext(entry.name)[1]
                 self.left_out.suffixes[suffix] = self.left_out.suffixes.get(suffix, 0) + 1
                 if suffix != suffix.lower() and self.includes.matches_file(path[:len(path) - len(suffix)] + suffix.lower()):
                     self.left_out.case_only.append(path)
