@@ -125,3 +125,12 @@ def test_the_checkout_is_found_from_a_deleted_current_folder(tmp_path):
             % (str(gone), str(gone)))
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and r.stdout.strip() == str(webbuild._PACKAGE_DIR.parent.parent), r.stderr
+
+
+def test_a_busy_port_is_said_before_the_site_is_built(server, tmp_path):
+    # (it was found only after the whole build: seconds, or minutes on a first run; here the
+    # build could not even start, with no Pyodide where it is told to look)
+    args = argparse.Namespace(build=None, port=server.server_address[1], host="127.0.0.1",
+                              pyodide_dir=str(tmp_path / "no-pyodide"), wheels_dir=str(tmp_path / "wheels"))
+    with pytest.raises(RagError, match="try another --port"):
+        webbuild.run(args)

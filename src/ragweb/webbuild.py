@@ -788,9 +788,11 @@ def _stop_signals_interrupt():
             signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
 
 
-def serve(site_dir: str | os.PathLike, port: int = 8000, host: str = "127.0.0.1") -> None:
-    """Serve ``site_dir`` until Ctrl-C, SIGTERM or SIGHUP; prints the URL first."""
-    server = make_server(site_dir, port, host)
+def serve(site_dir: str | os.PathLike, port: int = 8000, host: str = "127.0.0.1",
+          server: http.server.ThreadingHTTPServer | None = None) -> None:
+    """Serve ``site_dir`` until Ctrl-C, SIGTERM or SIGHUP; prints the URL first. ``server``:
+    one `make_server` made for it already (its port taken before the site was built)."""
+    server = server or make_server(site_dir, port, host)
     with _stop_signals_interrupt():
         try:
             print(f"Serving ragweb at http://{host}:{server.server_address[1]}/  (Ctrl-C to stop)", flush=True)
@@ -835,8 +837,14 @@ def run(args: argparse.Namespace) -> int:
                 print(f"Built the ragweb site in {site}")
                 return 0
             with tempfile.TemporaryDirectory(prefix="ragweb-site-") as tmp:
-                site = build_site(Path(tmp) / "site", args.pyodide_dir, args.wheels_dir)
-                serve(site, args.port, args.host)
+                site = Path(tmp) / "site"
+                server = make_server(site, args.port, args.host)  # (a busy port is said before the build, not after)
+                try:
+                    build_site(site, args.pyodide_dir, args.wheels_dir)
+                except BaseException:
+                    server.server_close()
+                    raise
+                serve(site, args.port, args.host, server=server)
     except Interrupted:
         raise
     except KeyboardInterrupt:  # between the steps: not the CLI's default message, which is about an index
