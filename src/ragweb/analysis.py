@@ -67,16 +67,16 @@ ABE3-ABEA ABEC-ABED FB1E FE00-FE0F FE20-FE2F 101FD 102E0 10376-1037A 10A01-10A03
 """
 
 
-def _mark_class() -> str:
-    """`_MARK_RANGES` as the inside of a regex class."""
+def _mark_ranges() -> list[tuple[int, int]]:
+    """`_MARK_RANGES` as (first, last) code points."""
     out = []
     for item in _MARK_RANGES.split():
         a, _, b = item.partition("-")
-        out.append(re.escape(chr(int(a, 16))) + (f"-{re.escape(chr(int(b, 16)))}" if b else ""))
-    return "".join(out)
+        out.append((int(a, 16), int(b or a, 16)))
+    return out
 
 
-_MARKS = _mark_class()
+_MARKS = "".join(re.escape(chr(a)) + (f"-{re.escape(chr(b))}" if b != a else "") for a, b in _mark_ranges())
 # A word with the combining marks inside or after it: a Devanagari, Bengali or Tamil word's
 # vowel signs and viramas, Hebrew points, Arabic vowel marks (`\w+` split "हिन्दी" into
 # letters, too short to be terms: Hindi text had no words); a decomposed "café"
@@ -86,8 +86,7 @@ WORD_FORM = "marks"  # how words are found (`MARKED_WORD_RE`), as an index's set
 SHOWN_WORD_RE = MARKED_WORD_RE
 # Marks a writer may leave out, which a word is read without: Hebrew points and cantillation,
 # Arabic vowel marks ("שָׁלוֹם" is "שלום", as most text writes it)
-_OPTIONAL_MARKS = {c: None for c in range(0x0591, 0x06FF)
-                   if unicodedata.category(chr(c)) == "Mn"}
+_OPTIONAL_MARKS = {c: None for a, b in _mark_ranges() for c in range(max(a, 0x0591), min(b, 0x06FE) + 1)}
 
 
 def marked_words(text: str) -> list[str]:
