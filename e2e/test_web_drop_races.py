@@ -2,7 +2,8 @@
 (while the drop's folders are read, before it reaches the file, while it reads that file), a
 folder or ignore or config file that cannot be read is named and the rest is indexed, a
 failure part way does not leave the page saying it is under way, and a reload while a
-dropped folder is read says the drop was cut short.
+dropped folder is read (or a pick's config file, or the sample being fetched) says the drop was
+cut short.
 
 The drops are FileSystemEntry objects as the browser hands them out, some of whose reads are
 held at a gate until the test opens it (`window.__waiting` lists the reads held now), so every
@@ -264,3 +265,46 @@ def test_a_reload_while_a_dropped_folder_is_read_says_the_drop_was_cut_short(lau
     expect(page.locator("#banner")).to_be_visible()
     assert banner(page).split("\n") == [
         cut_short, "1 drop waiting behind it when the page was closed or reloaded was not indexed."]
+
+
+def test_a_reload_while_a_pick_reads_its_config_or_the_sample_is_fetched_says_so(launch_persistent,
+                                                                          boot_page, make_app):
+    page = launch_persistent().pages[0]
+    boot_page(page)
+    app = make_app(page)
+    # the pick's rag.yaml is never read to its end: the pick is held before its first file
+    page.evaluate("""() => {
+        const file = (path, text, held) => {
+            const f = new File([text], path.split('/').pop());
+            Object.defineProperty(f, 'webkitRelativePath', {value: path});
+            if (held) f.arrayBuffer = () => { window.__configRead = true; return new Promise(() => {}); };
+            return f;
+        };
+        window.ragweb.indexFiles([file('pick/rag.yaml', 'index:\\n  excludes: []\\n', true),
+                                  file('pick/a.md', '# A\\nA ledge.\\n'), file('pick/b.md', '# B\\nA ledge.\\n')]);
+    }""")
+    app.wait("window.__configRead === true", timeout=60)
+    page.reload()
+    assert page.evaluate("window.ragReady")["totalDocs"] == 0
+    expect(page.locator("#banner")).to_be_visible()
+    assert banner(page) == ("A drop was cut short when the page was closed or reloaded: 3 of its files were "
+                            "not indexed; drop them again to add them.")
+    # the sample's files are never fetched: the sample project is held before its first file
+    n = page.evaluate("fetch('./manifest.json').then((r) => r.json()).then((m) => m.sample.length)")
+    assert n > 0
+    requests = []
+    page.route("**/sample/**", lambda route: requests.append(route))
+    try:
+        page.locator('[data-testid="try-sample"]').click()
+        app.wait("/Fetching the sample/.test(document.getElementById('status').textContent)", timeout=60)
+        for _ in range(600):
+            if requests:
+                break
+            page.wait_for_timeout(100)
+        page.reload()
+    finally:
+        page.unroute("**/sample/**")
+    assert page.evaluate("window.ragReady")["totalDocs"] == 0
+    expect(page.locator("#banner")).to_be_visible()
+    assert banner(page) == (f"A drop was cut short when the page was closed or reloaded: {n} of its files were "
+                            "not indexed; drop them again to add them.")

@@ -1493,6 +1493,7 @@
     const files = Array.from(fileList);
     return enqueue(async (ticket) => {
       if (!state.ready) { setStatus(notReadyStatus()); return; }
+      state.drop = { reading: false, left: files.length };  // (a reload while its config files are read is told)
       state.facade.ignore_reset();
       const found = await pickedItems(files);
       reportIndexed(found, await indexItems(found, ticket, { sameName: true }));
@@ -1505,6 +1506,7 @@
       setStatus('Fetching the sample project…');
       state.facade.ignore_reset();
       const names = state.manifest.sample || [];
+      state.drop = { reading: false, left: names.length };  // (a reload while they are fetched is told)
       const items = await Promise.all(names.map(async (name) => {
         const url = new URL(`./sample/${name.split('/').map(encodeURIComponent).join('/')}`, location.href);
         const r = await fetch(url);
