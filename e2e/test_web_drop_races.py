@@ -14,7 +14,8 @@ from playwright.sync_api import expect
 # Drop `tree` ({name: text or {…}}) as folder entries and return at once. `gates`: {path: how}
 # for reads to hold until `window.__release(path)` ('read': the folder's first readEntries;
 # 'file': entry.file(); 'bytes': the File's arrayBuffer()) or to fail ('fail': readEntries
-# or entry.file() fails as for a folder or file gone since the drop); 'throw': the entry
+# or entry.file() fails as for a folder or file gone since the drop; 'fail-later': a folder's
+# readEntries fails after its first batch of 100 entries); 'throw': the entry
 # itself throws when asked what it is.
 GATED_DROP_JS = """({tree, gates = {}}) => {
     const held = window.__held = window.__held || {};
@@ -38,7 +39,10 @@ GATED_DROP_JS = """({tree, gates = {}}) => {
                 const kids = Object.entries(c).map(([n, k]) => entry(n, k, `${path}/${n}`));
                 let pos = 0;
                 return { readEntries(ok, ko) {
-                    if (gates[path] === 'fail') { setTimeout(() => ko(gone())); return; }
+                    if (gates[path] === 'fail' || (gates[path] === 'fail-later' && pos > 0)) {
+                        setTimeout(() => ko(gone()));
+                        return;
+                    }
                     const batch = kids.slice(pos, pos + 100);
                     const first = pos === 0;
                     pos += batch.length;
@@ -192,6 +196,16 @@ def test_an_unreadable_folder_or_ignore_or_config_file_is_named_and_the_rest_of_
     assert not busy(page)
     assert page.locator("#progress-text").inner_text().startswith("Indexed 5 of 5 files, ")
     assert page.evaluate("document.getElementById('progress-bar').getAttribute('value')") == "5"
+
+
+def test_a_folder_read_only_in_part_keeps_what_was_read_and_is_named(app):
+    page = app.page
+    drop(app, {"big": {f"n{i:03}.md": note(i) for i in range(150)}, "b.md": note(200)}, {"big": "fail-later"})
+    page.evaluate("window.ragweb.idle()")
+    files = app.stats()["files"]
+    assert files == ["b.md"] + [f"big/n{i:03}.md" for i in range(100)]
+    assert status(page) == "Indexed 101 files (101 chunks). Some of the drop could not be read (see the message below)."
+    assert banner(page) == f"Some of the drop could not be read: big/: directory read only in part: {NOT_FOUND}"
 
 
 def test_a_picked_folders_unreadable_ignore_or_config_file_is_named_and_the_rest_is_indexed(app):

@@ -1176,11 +1176,20 @@
   const errorText = (e) => String(e && e.message ? e.message : e);
   // What could not be read, as `rag index` warns of it ('docs/old/: unreadable directory: ...')
   const unreadable = (path, what, e) => `${shownPath(path)}: ${what}: ${errorText(e)}`;
+  // A folder's entries; a read that fails part way keeps the entries read before it
+  // (`all.error` holds the failure).
   const readAll = async (dirEntry) => {
     const reader = dirEntry.createReader();
     const all = [];
     for (;;) {  // readEntries hands out at most ~100 entries per call
-      const batch = await new Promise((resolve, reject) => reader.readEntries(resolve, reject));
+      let batch;
+      try {
+        batch = await new Promise((resolve, reject) => reader.readEntries(resolve, reject));
+      } catch (e) {
+        if (!all.length) throw e;
+        all.error = e;
+        return all;
+      }
       if (!batch.length) return all;
       all.push(...batch);
     }
@@ -1282,10 +1291,12 @@
   }
 
   // A dropped folder's entries, sorted by name; null when it cannot be read (named in
-  // `out.unreadable`).
+  // `out.unreadable`, as is one read only in part: its entries read before the failure are kept).
   async function readFolder(entry, dirPath, out) {
     try {
-      return (await readAll(entry)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      const all = await readAll(entry);
+      if (all.error) out.unreadable.push(unreadable(`${dirPath}/`, 'directory read only in part', all.error));
+      return all.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     } catch (e) {
       out.unreadable.push(unreadable(`${dirPath}/`, 'unreadable directory', e));
       return null;
