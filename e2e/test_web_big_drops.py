@@ -272,9 +272,9 @@ def test_files_left_out_for_their_size_are_named_with_their_sizes_and_the_limit(
     app.drop_files({"huge.txt": ["x", 5_000_001], "huger.md": ["y", 6_000_000], "small.txt": "small file about quokkas"})
     assert app.stats()["files"] == ["small.txt"]
     assert status(page) == (
-        "Indexed 1 file (1 chunks). 2 files were larger than index.max_file_bytes (5,000,000 bytes) "
-        "and left out: huge.txt (5,000,001 bytes), huger.md (6,000,000 bytes); raise it in the "
-        "folder's rag.yaml to index them.")
+        "Indexed 1 file (1 chunk). 2 files were larger than index.max_file_bytes (5,000,000 bytes) "
+        "and left out: huge.txt (5,000,001 bytes), huger.md (6,000,000 bytes); drop them in a folder "
+        "whose rag.yaml raises it to index them.")  # (a loose file has no folder of its own)
 
 
 # ---------------------------------------------------------------- 8. the storage full during a drop

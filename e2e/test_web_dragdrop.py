@@ -3,6 +3,7 @@ include/exclude, binary and size rules, and the progress bar."""
 
 import gzip
 import json
+import re
 
 DROP_FILES_JS = """async (files) => {
     const dt = new DataTransfer();
@@ -154,7 +155,8 @@ def test_a_dropped_name_with_backslashes_cannot_replace_another_folders_file(app
 def test_drop_too_large_file_is_skipped_without_reading(app):
     app.drop_files({"huge.txt": ["x", 5_000_001], "small.txt": "small file about quokkas"})
     assert app.stats()["files"] == ["small.txt"]
-    assert "1 skipped" in progress_text(app)
+    # (the bytes on the progress line are those read: the skipped file's 5 MB are not)
+    assert re.fullmatch(r"Indexed 1 of 2 files, \d+ B, 1 skipped\.", progress_text(app)), progress_text(app)
 
 
 def test_drop_replaces_existing_file(app):
@@ -163,6 +165,22 @@ def test_drop_replaces_existing_file(app):
     assert app.stats()["totalDocs"] == 1
     assert app.query("geckos")["results"] == []
     assert app.query("iguanas")["results"][0]["path"] == "a.md"
+
+
+def test_a_loose_file_replacing_an_indexed_one_or_sharing_a_path_in_its_drop_is_said(app):
+    status = app.page.locator("#status")
+    app.page.evaluate(DROP_FILES_JS, [["notes.md", "alpha words about geckos\n"]])
+    app.page.evaluate(DROP_FILES_JS, [["notes.md", "beta words about iguanas\n"], ["other.md", "newts\n"]])
+    assert status.inner_text() == ("Indexed 2 files (2 chunks). notes.md replaced the file of the same name "
+                                   "indexed before.")
+    # two files of one name in one drop (a file manager's search view): the last one is indexed
+    app.page.evaluate(DROP_FILES_JS, [["todo.md", "first list of chores\n"], ["todo.md", "second list of errands\n"],
+                                      ["done.md", "finished\n"]])
+    assert status.inner_text() == ("Indexed 2 files (2 chunks). The drop held more than one file at the path "
+                                   "todo.md: the last one is indexed.")
+    assert app.stats()["files"] == ["done.md", "notes.md", "other.md", "todo.md"]
+    assert app.query("errands")["results"][0]["path"] == "todo.md"
+    assert app.query("chores")["results"] == []
 
 
 def test_progress_moves_and_page_stays_responsive(app):

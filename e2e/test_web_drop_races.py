@@ -168,7 +168,7 @@ def test_a_file_given_or_removed_through_the_api_while_the_drop_reads_it_stays_a
     assert app.stats()["files"] == ["proj/a.md", "proj/c.md"]
     assert texts(app, "proj/a.md") == [API_TEXT.strip()]
     assert status(app.page) == (
-        "Indexed 1 file (1 chunks). Left out 2 files that a later call changed: proj/a.md (replaced by "
+        "Indexed 1 file (1 chunk). Left out 2 files that a later call changed: proj/a.md (replaced by "
         "ragIndex after it was dropped), proj/b.md (removed by ragRemove after it was dropped).")
 
 
@@ -322,3 +322,32 @@ def test_a_reload_while_a_pick_reads_its_config_or_the_sample_is_fetched_says_so
     expect(page.locator("#banner")).to_be_visible()
     assert banner(page) == (f"A drop was cut short when the page was closed or reloaded: {n} of its files were "
                             "not indexed; drop them again to add them.")
+
+
+def test_a_drop_cut_short_at_a_yield_counts_the_files_not_indexed_exactly(launch_persistent, boot_page, make_app):
+    page = launch_persistent().pages[0]
+    boot_page(page)
+    # the page is left (pagehide) at the drop's first yield between two files: the note it
+    # leaves must count the files indexed and those not indexed as the drop's whole
+    note = page.evaluate("""async () => {
+        const orig = window.setTimeout;
+        let note = null;
+        window.setTimeout = function (fn, ms, ...rest) {
+            if (ms === undefined && !note && JSON.parse(ragStats()).totalDocs >= 5) {
+                window.dispatchEvent(new PageTransitionEvent('pagehide', {persisted: false}));
+                const keys = Object.keys(localStorage).filter((k) => k.startsWith('ragweb:exit-note:'));
+                note = keys.map((k) => JSON.parse(localStorage.getItem(k)))[0] || {};
+                note.indexed = JSON.parse(ragStats()).totalDocs;
+            }
+            return orig.call(window, fn, ms, ...rest);
+        };
+        const dt = new DataTransfer();
+        for (let i = 0; i < 1500; i++) dt.items.add(new File([`# Note ${i}\\nA beam ${i}.\\n`], `n${i}.md`));
+        document.querySelector('[data-testid="dropzone"]').dispatchEvent(
+            new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
+        await window.ragweb.idle();
+        window.setTimeout = orig;
+        return note;
+    }""")
+    assert note and note["files"] == note["indexed"], note
+    assert note["files"] + note["left"] == 1500, note

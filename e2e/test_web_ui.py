@@ -16,7 +16,7 @@ def results(app):
 def test_try_sample_indexes_and_shows_results(app, sample_docs):
     app.page.get_by_test_id("try-sample").click()
     app.page.evaluate("window.ragweb.idle()")
-    assert app.stats()["files"] == [p for p, _ in sample_docs]
+    assert app.stats()["files"] == [f"sample/{p}" for p, _ in sample_docs]
     assert app.page.get_by_test_id("search").input_value()          # a question is filled in
     results(app).first.wait_for()
     assert results(app).count() > 0
@@ -24,6 +24,26 @@ def test_try_sample_indexes_and_shows_results(app, sample_docs):
     assert stats.startswith(f"{len(sample_docs)} files")
     assert re.search(r"; index \d+(\.\d)? [KM]B of the 400 MB a tab holds$", stats), stats
     assert app.offline.blocked == []
+
+
+def test_the_sample_project_leaves_the_users_own_files_of_its_names_alone(app, sample_docs):
+    mine = {"README.md": "# My project\nThe zeppelin hangar readme.\n",
+            "docs/configuration.md": "The zeppelin hangar port is 8443.\n"}
+    assert {p for p, _ in sample_docs} >= set(mine)  # (the sample has files of these names)
+    for path, text in mine.items():
+        assert app.index(path, text)["success"]
+    app.page.get_by_test_id("try-sample").click()
+    app.page.evaluate("window.ragweb.idle()")
+    assert app.stats()["files"] == sorted([*mine, *(f"sample/{p}" for p, _ in sample_docs)])
+    assert {r["path"] for r in app.query("zeppelin hangar")["results"]} == set(mine)
+    status = app.page.locator("#status").inner_text()
+    assert status.startswith(f"Indexed the sample project (sample/): {len(sample_docs)} files. Try a question"), status
+    # again: the same files, replaced, and said so
+    app.page.get_by_test_id("try-sample").click()
+    app.page.evaluate("window.ragweb.idle()")
+    assert app.page.locator("#status").inner_text().startswith(
+        f"Indexed the sample project (sample/): {len(sample_docs)} files. sample/ was indexed already: "
+        f"{len(sample_docs)} files replaced. Try a question")
 
 
 def test_search_results_show_citation_score_and_highlight(app, sample_docs):

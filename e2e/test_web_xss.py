@@ -79,3 +79,18 @@ def test_names_that_hide_or_reorder_text_are_shown_with_escapes(app):
     expect(app.page.locator("#files .path")).to_have_text(["notes.md", "no\\u200btes.md"])  # (the list's order: the page's)
     expect(app.page.get_by_role("button", name="Remove no\\u200btes.md")).to_have_count(1)
     assert sorted(app.stats()["files"]) == ["notes.md", "no\u200btes.md"]  # (the API: the names as they are)
+    # the pack's note that a file it quoted changed, and an error quoting the question
+    app.drop_files({"report\u202etxt.md": "zeppelin hangar report\n"})
+    box = app.page.get_by_test_id("search")
+    box.fill("zeppelin hangar")
+    app.page.get_by_test_id("pack-run").click()
+    expect(app.page.locator("#pack-info")).to_contain_text("snippet")
+    app.drop_files({"report\u202etxt.md": "zeppelin hangar report, again\n"})
+    info = app.page.locator("#pack-info").inner_text()
+    assert info == "The packed context quoted report\\u202etxt.md, which has changed since; pack again.", info
+    box.fill("the \u202eof")
+    app.page.get_by_test_id("pack-run").click()
+    expect(app.page.locator("#pack-info")).to_contain_text("no indexable words")
+    for sel in ("#pack-info", "#search-info"):
+        box.press("Enter")
+        assert "\u202e" not in app.page.locator(sel).inner_text(), sel

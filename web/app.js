@@ -978,7 +978,9 @@
     const tally = { files: 0, chunks: 0, bytes: 0, done: 0, partial: 0, partialBytes: 0, skipped: 0,
                     errors: [], skippedList: [], tooLarge: [], superseded: [], full: null, stopped: null,
                     left: 0, indexed: new Set() };
+    ({ items, repeated: tally.repeated } = lastOfEachPath(items));
     const earlier = sameName ? indexedUnder(items) : null;
+    const earlierLoose = sameName ? indexedLoose(items) : [];
     $('progress').classList.add('busy');
     state.indexing = true;  // the file list and stats refresh once at the end, not per file
     state.lastSave = performance.now();  // (a drop's first save while it runs: DROP_SAVE_MS in)
@@ -1004,6 +1006,7 @@
     }
     show(true);
     if (earlier) tally.sameName = sameNameReport(earlier, tally, ticket);
+    tally.replacedLoose = earlierLoose.filter((p) => tally.indexed.has(p) && !changedSince(p, ticket));
     refreshUi();
     rerunSearch();
     return tally;
@@ -1022,6 +1025,7 @@
       if (state.quotaError) { tally.stopped = state.quotaError; stop(i, 'stopped'); break; }
       if (tally.full) { stop(i - 1, 'full'); break; }
       let size = 0;
+      let read = false;  // (the bytes of a file skipped for its size or name are not read)
       let out;
       try {
         const file = item.file || (item.entry ? await entryFile(item.entry) : null);
@@ -1038,6 +1042,7 @@
           out = supersededJson(path, later());
         } else if (file) {
           const bytes = new Uint8Array(await file.arrayBuffer());
+          read = true;
           if (state.clears !== ticket.clears) { stop(i, 'cleared'); break; }  // (cleared while it was read)
           if (later()) {
             out = supersededJson(path, later());
@@ -1047,6 +1052,7 @@
             if (out === null) { stop(i, 'cleared'); break; }
           }
         } else {
+          read = true;
           out = state.facade.index_text(item.path, item.text);
         }
       } catch (e) {
@@ -1070,8 +1076,9 @@
       } else {
         tally.errors.push(`${shownPath(item.path)}: ${res.error}`);
       }
-      tally.bytes += size;
+      if (read) tally.bytes += size;
       tally.done += 1;
+      state.drop.left = items.length - i - 1;  // (a reload at the yield below: this one is done)
       if (performance.now() - lastYield > YIELD_EVERY_MS) {
         show(false);
         await new Promise((r) => setTimeout(r));
@@ -1125,6 +1132,25 @@
     return Object.keys(out).length ? out : null;
   }
 
+  // The loose files (no folder) of `items` whose paths are indexed already: [paths].
+  function indexedLoose(items) {
+    const loose = items.filter((it) => !it.path.includes('/'));
+    if (!loose.length) return [];
+    const st = JSON.parse(state.facade.stats());
+    const had = new Set(st.error ? [] : st.files);
+    return loose.map((it) => it.path).filter((p) => had.has(p));
+  }
+
+  // Items of one drop that share a path (two loose files of one name, say from a file
+  // manager's search view): the last of each path is indexed, as it would replace the ones
+  // before it. {items, repeated: [paths left out]}
+  function lastOfEachPath(items) {
+    const last = new Map(items.map((it, i) => [it.path, i]));
+    if (last.size === items.length) return { items, repeated: [] };
+    return { items: items.filter((it, i) => last.get(it.path) === i),
+             repeated: [...new Set(items.filter((it, i) => last.get(it.path) !== i).map((it) => it.path))] };
+  }
+
   // For each top folder that had files before the drop: how many of them the drop replaced,
   // and how many it left as they were (files of the earlier drop that this one does not
   // have: from another folder of the same name, say). A file that a ragIndex or ragRemove
@@ -1139,6 +1165,7 @@
     });
   }
 
+  const SAMPLE_FOLDER = 'sample';  // the sample project is indexed under it
   const IGNORE_FILES = ['.gitignore', '.ragignore'];   // read in this order; later rules win (as the CLI)
   const CONFIG_FILES = ['rag.yaml', '.rag/config.yaml'];  // a dropped folder's own config: the first found (as the CLI)
 
@@ -1394,7 +1421,7 @@
     const notes = found.notes.length ? [`${found.notes.join('; ')}.`] : [];
     let head;
     if (!tally.files && !tally.errors.length) head = nothingIndexed(found.leftOut, tally);
-    else head = `Indexed ${plural(tally.files, 'file', 'files')} (${num(tally.chunks)} chunks).`;
+    else head = `Indexed ${plural(tally.files, 'file', 'files')} (${plural(tally.chunks, 'chunk', 'chunks')}).`;
     if (tally.stopped || tally.full) {
       notes.unshift(`${tally.stopped ? "The browser's storage is full" : 'The index is full'}: the drop's ` +
         `${tally.files || tally.errors.length ? 'other ' : ''}${plural(tally.left, 'file was', 'files were')} ` +
@@ -1418,7 +1445,9 @@
       const n = tally.tooLarge.length;
       notes.push(`${plural(n, 'file was', 'files were')} larger than index.max_file_bytes ` +
         `(${limits.map((l) => `${num(l)} bytes`).join(' or ')}) and left out: ${shown}${n > 5 ? ' …' : ''}; ` +
-        `raise it in the folder's rag.yaml to index ${n === 1 ? 'it' : 'them'}.`);
+        (tally.tooLarge.every((t) => !t.path.includes('/'))  // (a loose file has no folder, so no rag.yaml)
+          ? `drop ${n === 1 ? 'it' : 'them'} in a folder whose rag.yaml raises it to index ${n === 1 ? 'it' : 'them'}.`
+          : `raise it in the folder's rag.yaml to index ${n === 1 ? 'it' : 'them'}.`));
     }
     const deep = found.tooDeep || [];
     if (deep.length) {
@@ -1430,6 +1459,16 @@
       const n = tally.superseded.length;
       notes.push(`Left out ${plural(n, 'file', 'files')} that a later call changed: ` +
         `${tally.superseded.slice(0, 5).join(', ')}${n > 5 ? ' …' : ''}.`);
+    }
+    const replaced = tally.replacedLoose || [];
+    if (replaced.length) {
+      notes.push(`${replaced.length === 1 ? `${shownPath(replaced[0])} replaced the file` : `${plural(replaced.length, 'file', 'files')} replaced the files`} ` +
+        `of the same name indexed before${replaced.length > 1 ? `: ${replaced.slice(0, 5).map(shownPath).join(', ')}${replaced.length > 5 ? ' …' : ''}` : ''}.`);
+    }
+    const repeated = tally.repeated || [];
+    if (repeated.length) {
+      notes.push(`The drop held more than one file at ${repeated.length === 1 ? 'the path' : 'each of the paths'} ` +
+        `${repeated.slice(0, 5).map(shownPath).join(', ')}${repeated.length > 5 ? ' …' : ''}: the last one is indexed.`);
     }
     for (const { folder, replaced, kept } of tally.sameName || []) {
       if (!replaced && !kept) continue;
@@ -1523,11 +1562,13 @@
         const r = await fetch(url);
         if (!r.ok) throw new Error(`sample/${name}: HTTP ${r.status}`);
         const blob = await r.blob();
-        return { path: name, file: new File([blob], name.split('/').pop()) };
+        // (under a folder of its own: a file of the user's named README.md stays theirs)
+        return { path: `${SAMPLE_FOLDER}/${name}`, file: new File([blob], name.split('/').pop()) };
       }));
-      const tally = await indexItems(items, ticket);
+      const tally = await indexItems(items, ticket, { sameName: true });
       if (tally.cleared) { reportIndexed({ notes: [], leftOut: [] }, tally); return; }
-      setStatus(`Indexed the sample project: ${tally.files} files. Try a question such as “how are headers parsed?”`);
+      setStatus([`Indexed the sample project (${SAMPLE_FOLDER}/): ${plural(tally.files, 'file', 'files')}.`,
+        ...dropNotes({}, tally), 'Try a question such as “how are headers parsed?”'].join(' '));
       showDropBanner(dropProblems({}, tally), tally);
       const box = $('search');
       if (!box.value) box.value = 'how are headers parsed?';
@@ -1664,7 +1705,7 @@
     const t0 = performance.now();
     const res = JSON.parse(state.facade.search_ui(q, k));
     const ms = performance.now() - t0;
-    if (res.error) { list.replaceChildren(); $('search-info').textContent = res.error; return; }
+    if (res.error) { list.replaceChildren(); $('search-info').textContent = visible(res.error); return; }
     const n = res.results.length;
     let why = '';
     if (!n) {
@@ -1715,7 +1756,7 @@
     state.lastPack = res.error ? null : out;
     state.packPaths = new Set(res.error ? [] : res.snippets.map((sn) => sn.path));
     if (res.error) {
-      $('pack-info').textContent = res.error;
+      $('pack-info').textContent = visible(res.error);  // (it may quote the question)
       $('pack-output').textContent = '';
     } else {
       showPack();
@@ -1729,7 +1770,7 @@
   function dropPackQuoting(path) {
     if (!state.lastPack || !state.packPaths.has(path)) return;
     resetPack();
-    $('pack-info').textContent = `The packed context quoted ${path}, which has changed since; pack again.`;
+    $('pack-info').textContent = visible(`The packed context quoted ${shownPath(path)}, which has changed since; pack again.`);
   }
 
   // No packed context on show (after Clear all: it quoted files that are gone).
@@ -1779,7 +1820,7 @@
   async function copyPrompt() {
     if (!state.lastPack) return;
     const res = JSON.parse(state.facade.runtime_prompt(state.lastPack));
-    if (res.error) { $('pack-info').textContent = res.error; return; }
+    if (res.error) { $('pack-info').textContent = visible(res.error); return; }
     const ok = await copyText(res.prompt);
     $('pack-info').textContent = ok ? `Copied the prompt (${res.prompt.length} characters): paste it into any LLM.`
       : 'Could not copy automatically: select the packed context and copy it by hand.';
