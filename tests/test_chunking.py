@@ -42,6 +42,16 @@ def test_overlong_line_is_split_into_pieces():
     assert all(count_tokens(line[c.col_start:c.col_end]) <= 64 for c in chunks)
 
 
+def test_a_line_over_the_budget_only_by_its_newline_is_a_whole_line_not_a_piece():
+    for width in (2045, 2048):  # (its 512 tokens fit the budget; with the newline's 1 they do not)
+        line = ("walrus " * 400)[:width - 1] + "x"
+        chunks = chunk_lines(f"intro line\n{line}\nend\n", 512, 50)
+        assert [(c.start, c.end, c.col_start, c.col_end) for c in chunks] == [
+            (1, 1, None, None), (2, 2, None, None), (3, 3, None, None)]
+    pieces = chunk_lines("x" * 2049 + "\n", 512, 50)  # (one character more is cut)
+    assert [(c.col_start, c.col_end) for c in pieces] == [(0, 2048), (2048, 2049)]
+
+
 def test_consecutive_chunks_overlap():
     text = "\n".join(f"line number {i} with some words" for i in range(200))
     chunks = chunk_lines(text, 64, 16)

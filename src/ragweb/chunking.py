@@ -435,4 +435,8 @@ def _split_long_line(line: str, index: int, heading: str, chunk_tokens: int,
         if line[pos:end].strip():
             pieces.append(Chunk(index + 1, index + 1, heading, pos, end, context))
         pos = end
+    if len(pieces) == 1 and (pieces[0].col_start, pieces[0].col_end) == (0, len(line)):
+        # (a line over the budget only by its newline fits the width: it is a whole line, not
+        # a piece, so its hit is widened by -c like any other)
+        return [Chunk(index + 1, index + 1, heading, context=context)]
     return pieces
