@@ -418,6 +418,27 @@ def test_an_identifier_of_known_parts_is_not_an_unknown_name():
     w = cp.evidence_weights(q, qterms, {"pytorch": 2.0, "run": 1.0}, 50, an, known={"pytorch", "run"})
     assert w["torch"] == w["without"] < w["run"]
 
+    # a camelCase name the index knows by its parts is not unknown: its lowercase form, which
+    # has lost the parts, says only whether the whole name is known
+    q = "what does decodeComplete return so quickly"
+    qterms = an.query_terms(q)
+    idf = {"decod": 2.0, "complet": 2.0, "return": 1.0}
+    w = cp.evidence_weights(q, qterms, idf, 50, an, known=set(idf))
+    assert w["decodecomplet"] == w["quick"] < w["return"]
+
+
+def test_the_askers_own_values_are_blanked_for_the_evidence():
+    line = ('2024-05-02 10:14:07.123 UTC [48213] ERROR: canceling statement due to statement timeout; '
+            'File "app.py", line 679, in run; object at 0x7f3a2c1d9e80; took 12:03:44')
+    out = cp.without_values(line)
+    assert len(out) == len(line)
+    assert out.split() == ["UTC", "[", "]", "ERROR:", "canceling", "statement", "due", "to", "statement",
+                           "timeout;", "File", '"app.py",', "line", ",", "in", "run;", "object", "at", ";",
+                           "took"]
+    # the documents' own numbers stay: versions, ports, options, years, a line number in prose
+    kept = "Fixed in 2.4.58 on port 8080 with -j4 since 2024, see line 12 of the guide"
+    assert cp.without_values(kept) == kept
+
 
 # --- properties -------------------------------------------------------------------------
 LINE = st.one_of(

@@ -738,3 +738,18 @@ def test_a_path_glob_that_matches_no_indexed_file_or_is_empty_is_an_error(sample
         with pytest.raises(UsageError, match=re.escape(says)):
             sample_engine.pack("retry backoff", 300, path_glob=glob)
     assert sample_engine.files_matching("docs/**") and sample_engine.pack("retry backoff", 300, path_glob="docs/**")["snippets"]
+
+
+def test_a_pasted_log_lines_timestamp_and_process_id_do_not_count_against_the_evidence():
+    eng = Engine.memory()
+    eng.add_document("timeouts.md", "# Statement timeouts\n\nThe server logs ERROR: canceling statement due to "
+                     "statement timeout (its times in UTC) when a statement ran longer than "
+                     "statement_timeout allows.\n")
+    for i in range(8):
+        eng.add_document(f"pad{i}.md", f"# Pad {i}\n\nUnrelated filler text number {i} about backups.\n")
+    line = "2024-05-02 10:14:07.123 UTC [48213] ERROR: canceling statement due to statement timeout"
+    packed = eng.pack(line, 1000)
+    assert packed["snippets"][0]["path"] == "timeouts.md"
+    assert packed["evidence"] == "sufficient", packed["evidence_score"]
+    # the same line about a thing the index never mentions is still not answered
+    assert eng.pack(line.replace("statement timeout", "Zorblax quota"), 1000)["evidence"] != "sufficient"

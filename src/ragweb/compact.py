@@ -868,6 +868,27 @@ def query_weights(idf: dict[str, float], qterms: list[str],
     return out
 
 
+# What a pasted log line or traceback carries that is the asker's, not the documents': a
+# date or timestamp ("2024-05-02 10:14:07.123", "2024-05-02T10:14:07Z"), a time of day, a
+# traceback frame's line number ('File "x.py", line 679, in f'), a process id in brackets
+# ("postgres[48213]"), a memory address ("at 0x7f3a2c1d9e80").
+_VALUE_RE = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?\b"
+    r"|\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"
+    r"|(?<=\bline )\d+(?=, in \S)"
+    r"|(?<=\[)\d+(?=\])"
+    r"|\b0x[0-9a-fA-F]{6,}\b")
+
+
+def without_values(question: str) -> str:
+    """``question`` with the asker's own values (`_VALUE_RE`) blanked, for the evidence
+    signal: read as words they are numbers no page holds, which would weigh as unknown
+    names and call a pasted log line unanswered though its message is found."""
+    if not any(c.isdigit() for c in question):
+        return question
+    return _VALUE_RE.sub(lambda m: " " * len(m.group()), question)
+
+
 @functools.lru_cache(maxsize=64)  # (a pack weighs the evidence of each of its files with it)
 def entity_words(question: str) -> tuple[str, ...]:
     """Words of a question that name something: with a digit ("c7g", "2026"), in capitals
@@ -920,13 +941,17 @@ def evidence_weights(question: str, qterms: list[str], idf: dict[str, float], n_
     unseen = bm25_idf(max(n_chunks, 1), 0)  # the IDF of a term no chunk contains
     ent = set()
     for w in entity_words(question):
-        for form in (w, w.lower()):
-            ts = analyzer.word_terms(form)  # the whole word's term first, then its parts
-            if not ts or (known is not None and ts[0] in known):
-                continue  # a name the index knows ("PyTorch" for "Pytorch") is known, parts and all
-            ent.update(ts[1:])
-            if len(ts) == 1 or known is None or not all(p in known for p in ts[1:]):
-                ent.add(ts[0])
+        forms = [analyzer.word_terms(form) for form in (w, w.lower())]  # the whole word's term first, then its parts
+        if known is not None and any(ts and ts[0] in known for ts in forms):
+            continue  # a name the index knows ("PyTorch" for "Pytorch") is known, parts and all
+        # (the lowercase form only tells whether the name is known: it has lost the parts,
+        # "decodecomplete" of "decodeComplete", which the index may well hold)
+        ts = forms[0] or forms[1]
+        if not ts:
+            continue
+        ent.update(ts[1:])
+        if len(ts) == 1 or known is None or not all(p in known for p in ts[1:]):
+            ent.add(ts[0])
     out = {}
     for t in qterms:
         if idf.get(t, 0.0) > 0:

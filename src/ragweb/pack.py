@@ -491,9 +491,12 @@ def assess_evidence(engine, query: str, snippets: list[Snippet], lean: bool = Fa
     the file does not contain weighs as unseen: little for an everyday word, much for a
     name, number or identifier that the whole index never mentions
     (`compact.evidence_weights`). Question terms in the file's path count as found (the
-    question names the file or its folder). The levels are the thresholds `SUFFICIENT`
-    and `WEAK` (``lean``: `LEAN_SUFFICIENT` and `LEAN_WEAK`).
+    question names the file or its folder). The asker's own values (a pasted log line's
+    timestamp, a traceback's line numbers: `compact.without_values`) are not weighed. The
+    levels are the thresholds `SUFFICIENT` and `WEAK` (``lean``: `LEAN_SUFFICIENT` and
+    `LEAN_WEAK`).
     """
+    query = cp.without_values(query)
     qterms = engine.analyzer.query_terms(query)
     if not qterms or not snippets:
         return "none", 0.0
