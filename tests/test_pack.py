@@ -753,3 +753,19 @@ def test_a_pasted_log_lines_timestamp_and_process_id_do_not_count_against_the_ev
     assert packed["evidence"] == "sufficient", packed["evidence_score"]
     # the same line about a thing the index never mentions is still not answered
     assert eng.pack(line.replace("statement timeout", "Zorblax quota"), 1000)["evidence"] != "sufficient"
+
+
+def test_a_long_run_of_lines_with_no_sentence_end_is_packed_a_line_at_a_time():
+    # (a THANKS list, a poem: one "sentence" of 400 lines fit no budget, and nothing was packed)
+    names = ["Ivan Carolson", "Maria Petrov", "Olga Smirnova", "Pavel Ivanov", "Nadia Popov"]
+    lines = [f"{names[i % 5]} {names[i % 5].split()[0].lower()} at example" for i in range(400)]
+    lines[250] = "Zebulon Quixote zq at example"
+    eng = Engine.memory()
+    eng.add_document("THANKS.txt", "\n".join(lines) + "\n")
+    for i in range(5):
+        eng.add_document(f"pad{i}.md", f"# Pad {i}\n\nUnrelated filler text number {i} about backups.\n")
+    for lean in (False, True):
+        packed = eng.pack("Zebulon Quixote", 400, lean=lean)
+        check_pack(eng, packed, 400)
+        assert any("Zebulon Quixote" in s["text"] for s in packed["snippets"]), (lean, packed["snippets"])
+        assert packed["evidence"] == "sufficient"
