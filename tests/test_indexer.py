@@ -651,6 +651,28 @@ def test_a_file_or_folder_that_cannot_be_read_this_time_keeps_what_was_indexed(s
     assert r.updated == 1 and search_paths(sample_root, "walruses")[0][0] == "docs/configuration.md"
 
 
+def test_a_run_beside_an_open_reader_leaves_sqlites_log_empty(tmp_path):
+    root = tmp_path / "docs"
+    root.mkdir()
+    for i in range(60):
+        (root / f"f{i}.md").write_text(f"# Page {i}\n\n" + " ".join(f"word{i}x{j}" for j in range(300)) + "\n")
+    cfg = default_config()
+    index_root(root, cfg)
+    db = index_path(root)
+    wal = db.with_name(db.name + "-wal")
+    reader = Engine.open(db, cfg, create=False)  # (a `rag pack --batch` between two questions)
+    try:
+        for run in range(3):
+            for i in range(0, 60, 2):
+                (root / f"f{i}.md").write_text(f"# Page {i}\n\n" + " ".join(f"new{run}w{i}x{j}" for j in range(300)) + "\n")
+            assert index_root(root, cfg).updated == 30
+            # (SQLite starts its log over only when no reader is in it: it grew with each run)
+            assert wal.stat().st_size == 0, wal.stat().st_size
+            assert reader.search(f"new{run}w4x7")[0].path == "f4.md"
+    finally:
+        reader.close()
+
+
 def test_a_run_that_frees_most_of_the_index_gives_the_space_back(tmp_path):
     root = tmp_path / "docs"
     root.mkdir()

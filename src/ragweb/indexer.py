@@ -381,6 +381,7 @@ def _index_into(engine: Engine, root: Path, config: dict, use_gitignore: bool | 
             engine.set_scanned_at(scanned)
         report.total_chunks = engine.n_chunks
         _give_back_free_pages(engine)
+        _empty_the_log(engine)
     finally:
         engine.close()
         if was_enabled:
@@ -406,6 +407,24 @@ def _give_back_free_pages(engine: Engine) -> None:
         except KeyboardInterrupt:
             raise Interrupted("interrupted while compacting the index file; the index is up to date "
                               "(the next run compacts it)") from None
+
+
+LOG_EMPTY_WAIT_MS = 2000  # how long a run waits at its end for readers to leave older snapshots
+
+
+def _empty_the_log(engine: Engine) -> None:
+    """Copy the run's writes from SQLite's log (``index.db-wal``) into the index and empty it.
+    SQLite starts its log over only when no reader is in it, so beside a busy reader (a
+    ``rag pack --batch``, a reader in one read after another) it grew with every run: 49 MB
+    after 30 runs, and reads slowed with it. A reader still in an older snapshot after
+    `LOG_EMPTY_WAIT_MS` leaves the log for a later run."""
+    try:
+        engine.conn.execute(f"PRAGMA busy_timeout = {LOG_EMPTY_WAIT_MS}")
+        engine.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    except sqlite3.Error:
+        pass  # (not in WAL mode, or busy: nothing is lost, the log is only longer)
+    except KeyboardInterrupt:
+        raise Interrupted("interrupted while tidying the index's log; the index is up to date") from None
 
 
 def check_index_place(db: Path) -> None:
