@@ -256,6 +256,30 @@ def test_a_new_size_limit_applies_to_files_already_seen(sample_root):
     assert index_root(sample_root, cfg).too_large == 0  # remembered: not read again
 
 
+def test_a_new_size_limit_applies_to_gz_files_by_their_uncompressed_size(tmp_path):
+    import gzip
+    gz = tmp_path / "manual.md.gz"
+    gz.write_bytes(gzip.compress(("# Manual\n\n" + "walrus tusks " * 1600 + "\n").encode()))  # 21 KB, 0.1 KB packed
+    os.utime(gz, (time.time() - 3600, time.time() - 3600))  # (not within the racy re-check's reach)
+    cfg = default_config()
+    cfg["index"]["max_file_bytes"] = 40_000
+    assert index_root(tmp_path, cfg).added == 1
+    cfg["index"]["max_file_bytes"] = 10_000  # lowered: the file is over it now, though not its .gz
+    r = index_root(tmp_path, cfg)
+    assert (r.removed, r.too_large) == (1, 1) and search_paths(tmp_path, "walrus") == []
+    r = index_root(tmp_path, cfg)  # remembered: not read again, and not "changed" for ever
+    assert (r.too_large, r.unchanged) == (0, 1)
+    eng = Engine.open(index_path(tmp_path), cfg, create=False)
+    try:
+        from ragweb.indexer import scan_changes
+        changes = scan_changes(eng, tmp_path, cfg)
+        assert not changes.changed and not changes.new
+    finally:
+        eng.close()
+    cfg["index"]["max_file_bytes"] = 40_000
+    assert index_root(tmp_path, cfg).added == 1 and search_paths(tmp_path, "walrus")[0][0] == "manual.md.gz"
+
+
 def test_minified_scripts_and_generated_search_indexes_are_skipped_and_counted(sample_root):
     words = " ".join(f"term{i}" for i in range(60))
     (sample_root / "searchindex.js").write_text('Search.setIndex({"terms": "' + words * 20 + '"})')

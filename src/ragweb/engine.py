@@ -425,6 +425,15 @@ class Engine:
         """Record when this run read the file states (see `scanned_at`)."""
         self._set_meta("scanned_at", when)
 
+    def size_limit(self) -> int | None:
+        """The ``index.max_file_bytes`` the last `rag index` run held files to (None: not
+        recorded)."""
+        return self._meta("max_file_bytes")
+
+    def set_size_limit(self, limit: int) -> None:
+        """Record the size limit this run held files to (see `size_limit`)."""
+        self._set_meta("max_file_bytes", limit)
+
     def paths_beyond_ascii(self) -> set[str]:
         """Paths of the indexed files whose text is not all ASCII: only those can be files
         that were not UTF-8 (the others read alike in every version)."""

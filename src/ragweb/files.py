@@ -69,7 +69,7 @@ class DecodeResult:
     skipped: str | None = None
 
 
-def _compressed(path: str) -> bool:
+def compressed(path: str) -> bool:
     """Whether ``path`` names a gzip-compressed file (asked per file read: the common answer
     is the cheapest)."""
     return path[-1:] in "zZ" and path[-len(COMPRESSED_SUFFIX):].lower() == COMPRESSED_SUFFIX
@@ -81,7 +81,7 @@ def plain_name(path: str) -> str:
     ``config.md``), else ``path``. Only prose and HTML pages: compressed data and programs
     are machine-made twins or datasets (Node's ``fs.json.gz`` beside ``fs.md`` and
     ``fs.html``, Docker's seventeen ``v1.NN.yaml.gz`` API specifications)."""
-    if _compressed(path):
+    if compressed(path):
         inner = path[:-len(COMPRESSED_SUFFIX)]
         if inner.lower().endswith(PROSE_SUFFIXES + HTML_SUFFIXES):
             return inner
@@ -974,7 +974,7 @@ def decode_file(path: str, data: bytes, max_bytes: int) -> DecodeResult:
     """A selected file's bytes as text, or why not (the CLI's and the page's one rule): a
     ``.gz`` file uncompressed first (at most ``max_bytes`` of it: a small file can hold
     gigabytes), then `decode`, then `minified_reason`."""
-    if _compressed(path):
+    if compressed(path):
         try:
             with gzip.GzipFile(fileobj=io.BytesIO(data)) as f:
                 data = f.read(max_bytes + 1)
@@ -991,7 +991,7 @@ def decode_file(path: str, data: bytes, max_bytes: int) -> DecodeResult:
 
 def minified_reason(path: str, text: str) -> str | None:
     """"minified (...)" for a script, style sheet or JSON file of machine text (`MINIFIED_LINE_CHARS`), else None."""
-    if _compressed(path):
+    if compressed(path):
         path = path[:-len(COMPRESSED_SUFFIX)]
     if not path.lower().endswith(MINIFIED_SUFFIXES):
         return None

@@ -26,8 +26,8 @@ from ragweb.analysis import Analyzer
 from ragweb.config import never_indexed
 from ragweb.engine import Engine
 from ragweb.errors import IndexReadOnlyError, Interrupted, RagError
-from ragweb.files import (DECODER_VERSION, LEGACY_REASON, NOT_REGULAR, AtomicWrite, FileEntry, LeftOut, is_left_out_note,
-                          is_link_note, iter_files, read_regular, read_text_file)
+from ragweb.files import (DECODER_VERSION, LEGACY_REASON, NOT_REGULAR, AtomicWrite, FileEntry, LeftOut, compressed,
+                          is_left_out_note, is_link_note, iter_files, read_regular, read_text_file)
 
 INDEX_DIR = ".rag"
 INDEX_FILE = "index.db"
@@ -160,6 +160,7 @@ def scan_changes(engine: Engine, root: str | Path, config: dict,
     skipped = engine.skipped_states()
     scanned = engine.scanned_at() if decoding else None
     racy_since = None if scanned is None else scanned - RACY_SECONDS
+    same_limit = engine.size_limit() == ix["max_file_bytes"]
     out = Changes()
     seen = set()
     outputs = pack_outputs(root)
@@ -173,7 +174,9 @@ def scan_changes(engine: Engine, root: str | Path, config: dict,
             out.new.append(entry)
         elif (old[0] == entry.mtime and old[1] == entry.size
               and not _refused_by_older_decoder(old[2])  # (a skipped file's reason; else a hash)
-              and _too_large(old[2]) == (entry.size > ix["max_file_bytes"])):  # (the limit may have moved)
+              # (the limit may have moved; a .gz file's is on its uncompressed size, which
+              # only reading it again tells)
+              and (same_limit if compressed(entry.path) else _too_large(old[2]) == (entry.size > ix["max_file_bytes"]))):
             if entry.path in beyond and _reads_otherwise(entry, old[2], ix["max_file_bytes"]):
                 out.reread.append(entry)
             elif (racy_since is not None and entry.mtime >= racy_since
@@ -379,6 +382,7 @@ def _index_into(engine: Engine, root: Path, config: dict, use_gitignore: bool | 
             report.files = len(todo) + report.unchanged
             engine.set_decoded_by(DECODER_VERSION)
             engine.set_scanned_at(scanned)
+            engine.set_size_limit(config["index"]["max_file_bytes"])
         report.total_chunks = engine.n_chunks
         _give_back_free_pages(engine)
         _empty_the_log(engine)
