@@ -206,9 +206,25 @@ def test_hybrid_fuses_bm25_and_vectors_by_rank(tmp_path, provider):
     assert json.loads(r.stdout)["snippets"][0]["path"] == "garage.md"
 
 
+def test_a_chunk_with_no_vector_yet_ranks_by_bm25_in_hybrid_search(tmp_path, provider):
+    root = write_root(tmp_path, provider)
+    with config_file(root).open("a") as f:
+        f.write("retrieve:\n  hybrid_enabled: true\n")
+    assert rag("index", root).returncode == 0
+    (root / "zeppelin.md").write_text("# Zeppelins\n\nThe zeppelin mooring procedure starts at the mast.\n")
+    provider.fail_after = len(provider.requests)  # the service is down while it is indexed
+    r = rag("index", root)
+    assert r.returncode == 1 and "HTTP 500" in r.stderr
+    provider.fail_after = None
+    # the only file with these words; the others all have vectors, one of which ranks first
+    hits = query(root, "-q", "zeppelin mooring procedure", "-k", "3")
+    assert hits[0]["path"] == "zeppelin.md", [h["path"] for h in hits]
+
+
 def test_fuse_weighs_ranks_and_equal_scores_share_a_rank():
     fused = embeddings.fuse({1: 9.0, 2: 5.0}, {2: 0.9, 3: 0.8}, rrf_k=60, bm25_weight=0.75)
-    assert fused == pytest.approx({1: 0.75 / 61, 2: 0.75 / 62 + 0.25 / 61, 3: 0.25 / 62})
+    # (chunk 1 has no vector: its BM25 rank stands for its vector rank)
+    assert fused == pytest.approx({1: 0.75 / 61 + 0.25 / 61, 2: 0.75 / 62 + 0.25 / 61, 3: 0.25 / 62})
     # ties do not depend on chunk ids: "1, 2, 2, 4"
     assert embeddings.fuse({5: 3.0, 4: 2.0, 9: 2.0, 1: 1.0}, {}, 1, 1.0) == {5: 1 / 2, 4: 1 / 3, 9: 1 / 3, 1: 1 / 5}
     assert embeddings.fuse({1: 1.0}, {2: 1.0}, 60, 1.0) == {1: 1 / 61}

@@ -397,17 +397,30 @@ def similarities(query_vector: list[float], vectors: list[array], matrix=None) -
 
 def fuse(bm25: dict[int, float], vector: dict[int, float], rrf_k: int, bm25_weight: float) -> dict[int, float]:
     """Reciprocal rank fusion of two scored lists: each chunk gets ``bm25_weight / (rrf_k +
-    its BM25 rank) + (1 - bm25_weight) / (rrf_k + its vector rank)`` (ranks from 1; a list
-    that lacks the chunk adds nothing). Equal scores share the best rank of their group
-    ("1, 2, 2, 4"), so the result never depends on chunk ids (an index built in another
-    order ranks alike)."""
+    its BM25 rank) + (1 - bm25_weight) / (rrf_k + its vector rank)`` (ranks from 1; a chunk
+    BM25 does not find adds nothing for it). ``vector`` holds every chunk that has a vector:
+    one without (a file added since, or while the service was down) takes its BM25 rank as
+    its vector rank, so it ranks by BM25 alone instead of sinking below every chunk with a
+    vector, matching or not. Equal scores share the best rank of their group ("1, 2, 2, 4"),
+    so the result never depends on chunk ids (an index built in another order ranks alike)."""
     out: dict[int, float] = {}
     for scores, weight in ((bm25, bm25_weight), (vector, 1.0 - bm25_weight)):
         if weight <= 0:
             continue
-        rank, last = 0, None
-        for i, cid in enumerate(sorted(scores, key=scores.__getitem__, reverse=True), 1):
-            if scores[cid] != last:
-                rank, last = i, scores[cid]
+        for cid, rank in _ranks(scores).items():
             out[cid] = out.get(cid, 0.0) + weight / (rrf_k + rank)
+    if vector and bm25_weight < 1.0:
+        for cid, rank in _ranks(bm25).items():
+            if cid not in vector:
+                out[cid] += (1.0 - bm25_weight) / (rrf_k + rank)
+    return out
+
+
+def _ranks(scores: dict[int, float]) -> dict[int, int]:
+    """chunk id -> its rank by score, from 1, equal scores sharing the best of their group."""
+    out, rank, last = {}, 0, None
+    for i, cid in enumerate(sorted(scores, key=scores.__getitem__, reverse=True), 1):
+        if scores[cid] != last:
+            rank, last = i, scores[cid]
+        out[cid] = rank
     return out
