@@ -651,7 +651,7 @@ def test_a_slow_or_endless_answer_stops_at_the_deadline_or_the_size_limit(tmp_pa
     t0 = time.monotonic()
     with pytest.raises(embeddings.RagError, match=r"did not finish its answer within 1 s \(\d+ bytes came\); "
                                                   "if it is working but slow, lower embedding.batch_size"):
-        embedder.embed(["a car"])
+        embedder.embed(["a car", "a bus"])
     assert time.monotonic() - t0 < 5
 
     def endless(handler):  # no length, and no end
@@ -676,8 +676,43 @@ def test_a_provider_that_never_answers_is_a_timeout_not_unreachable(tmp_path, pr
     provider.raw = lambda handler: time.sleep(3)
     with pytest.raises(embeddings.RagError, match=r"did not answer within 0.5 s; if it is working but slow, "
                                                   "lower embedding.batch_size") as e:
-        embedder.embed(["a car"])
+        embedder.embed(["a car", "a bus"])
     assert "cannot reach" not in str(e.value)
+    # a question (one text): a smaller batch is no help; and once one question has timed
+    # out, the next ones of the run (a batch of thousands) fail at once, unsent
+    with pytest.raises(embeddings.RagError, match=r"did not answer within 0.5 s; is it working\? "
+                                                  r"\(one text took this long\)$"):
+        embedder.embed_query("a car")
+    sent = len(provider.requests)
+    t0 = time.monotonic()
+    with pytest.raises(embeddings.RagError, match=r"did not answer within 0.5 s; is it working\? \(one text took "
+                                                  r"this long\) \(for an earlier question of this run: this one "
+                                                  r"was not sent\)$"):
+        embedder.embed_query("a bus")
+    assert time.monotonic() - t0 < 0.4 and len(provider.requests) == sent
+
+
+def test_a_questions_vector_is_asked_for_once_and_before_the_index_is_read(tmp_path, provider):
+    root = write_root(tmp_path, provider)
+    with config_file(root).open("a") as f:
+        f.write("retrieve:\n  hybrid_enabled: true\n")
+    assert rag("index", root).returncode == 0
+    cfg, _ = load_config(root)
+    eng = Engine.open(root / ".rag" / "index.db", cfg, create=False)
+    eng.embedder = embeddings.Embedder(cfg)
+    in_read = []
+    # (the service is asked while no read of the index is open: a slow one held a read
+    # snapshot, and SQLite's log could not start over beside `rag index` runs)
+    provider.on_request = lambda body: in_read.append(eng.conn.in_transaction)
+    try:
+        assert eng.search("automobile battery", top_k=3)[0].path == "garage.md"
+        assert in_read == [False]
+        eng.pack("automobile battery", 400)  # (the same question: its vector is kept)
+        assert in_read == [False]
+        assert eng.pack("feeding a kitten", 400)["snippets"][0]["path"] == "pets.md"
+        assert in_read == [False, False] and provider.requests[-1]["texts"] == ["feeding a kitten"]
+    finally:
+        eng.close()
 
 
 def test_an_error_whose_page_is_cut_off_still_says_the_status(tmp_path, provider):

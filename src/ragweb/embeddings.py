@@ -69,6 +69,10 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         raise _RedirectRefused(code, newurl)
 
 
+class ProviderTimeout(RagError):
+    """The embedding provider did not answer (or finish answering) within `REQUEST_TIMEOUT`."""
+
+
 class Embedder:
     """The configured provider (``config["embedding"]``): `embed` texts into vectors."""
 
@@ -86,6 +90,8 @@ class Embedder:
         self.document_prefix = ec["document_prefix"]
         self.query_prefix = ec["query_prefix"]
         self._passages: dict[str, array] = {}  # passage text -> unit vector (`passage_similarities`)
+        self._asked: tuple[str, list[float]] | None = None  # the last question and its vector
+        self._stalled: str | None = None  # why a question's request timed out (`embed_query`)
 
     @property
     def signature(self) -> dict:
@@ -99,11 +105,23 @@ class Embedder:
 
     def embed_query(self, question: str) -> list[float]:
         """`embed` a question, after ``query_prefix`` (an all-zero vector is an error: it is
-        as near every passage, and would rank them at random)."""
-        vector = self.embed([self.query_prefix + question])[0]
+        as near every passage, and would rank them at random). The last question's vector is
+        kept (a pack asks for it twice). Once a question's request has timed out, later
+        questions fail at once: a batch of thousands against a service that hangs would wait
+        `REQUEST_TIMEOUT` for each."""
+        if self._asked is not None and self._asked[0] == question:
+            return self._asked[1]
+        if self._stalled is not None:
+            raise ProviderTimeout(f"{self._stalled} (for an earlier question of this run: this one was not sent)")
+        try:
+            vector = self.embed([self.query_prefix + question])[0]
+        except ProviderTimeout as e:
+            self._stalled = str(e)
+            raise
         if not any(vector):
             raise RagError(f"the embedding provider at {self._url()} sent an all-zero vector for the "
                            "question, which says nothing about its meaning")
+        self._asked = (question, vector)
         return vector
 
     def _url(self) -> str:
@@ -123,7 +141,8 @@ class Embedder:
         try:
             request = urllib.request.Request(url, data=body, headers=headers, method="POST")
             with urllib.request.build_opener(_NoRedirect).open(request, timeout=REQUEST_TIMEOUT) as response:
-                raw = _read_answer(response, url, deadline, max(MIN_ANSWER_BYTES, len(texts) * ANSWER_BYTES_PER_TEXT))
+                raw = _read_answer(response, url, deadline, max(MIN_ANSWER_BYTES, len(texts) * ANSWER_BYTES_PER_TEXT),
+                                   len(texts))
         except _RedirectRefused as e:
             raise RagError(f"the embedding provider at {url} answered HTTP {e.code}, a redirect to {e.target}; "
                            "set embedding.base_url to where it leads (rag does not follow a redirect)") from None
@@ -145,9 +164,8 @@ class Embedder:
         except (urllib.error.URLError, OSError) as e:
             reason = getattr(e, "reason", e)
             if isinstance(reason, TimeoutError):
-                raise RagError(f"the embedding provider at {url}{_proxy_note(url)} did not answer within "
-                               f"{REQUEST_TIMEOUT:g} s; if it is working but slow, lower "
-                               "embedding.batch_size") from None
+                raise ProviderTimeout(f"the embedding provider at {url}{_proxy_note(url)} did not answer within "
+                                      f"{REQUEST_TIMEOUT:g} s; {_slow_hint(len(texts))}") from None
             raise RagError(f"cannot reach the embedding provider at {url}{_proxy_note(url)} ({reason}); start it, "
                            "fix embedding.base_url, or set embedding.enabled: false") from None
         except http.client.InvalidURL as e:  # ("http://host:abc", a space in the host)
@@ -199,7 +217,14 @@ def _in_index_order(data: list, url: str) -> list:
     return vectors
 
 
-def _read_answer(response, url: str, deadline: float, limit: int) -> bytes:
+def _slow_hint(n_texts: int) -> str:
+    """What to do about a request that took too long, of ``n_texts`` texts."""
+    if n_texts > 1:
+        return "if it is working but slow, lower embedding.batch_size"
+    return "is it working? (one text took this long)"
+
+
+def _read_answer(response, url: str, deadline: float, limit: int, n_texts: int) -> bytes:
     """The answer's body, read by pieces so that a provider sending it a byte at a time cannot
     hold the run past ``deadline``, nor an endless one fill the memory past ``limit`` bytes."""
     parts, size = [], 0
@@ -209,9 +234,8 @@ def _read_answer(response, url: str, deadline: float, limit: int) -> bytes:
             raise RagError(f"the embedding provider at {url} sent an answer of more than {limit // 2**20} MB "
                            "for this batch; is it an embedding service?")
         if time.monotonic() > deadline:
-            raise RagError(f"the embedding provider at {url} did not finish its answer within "
-                           f"{REQUEST_TIMEOUT:g} s ({size} bytes came); if it is working but slow, lower "
-                           "embedding.batch_size")
+            raise ProviderTimeout(f"the embedding provider at {url} did not finish its answer within "
+                                  f"{REQUEST_TIMEOUT:g} s ({size} bytes came); {_slow_hint(n_texts)}")
         parts.append(piece)
     if response.length:  # (the connection closed before the length the answer gave: read1 does not say)
         raise http.client.IncompleteRead(b"".join(parts), response.length)

@@ -848,6 +848,7 @@ class Engine:
         `embedder`; None: "hybrid" when there is one and ``retrieve.hybrid_enabled``, else "bm25".
         ``repeats``: leave out a hit whose text repeats a better one's (with MMR; `_repeats`).
         """
+        self.embed_ahead(query, mode)
         with self.reading():
             return self._search(query, top_k, mmr, path_glob, pool, mode, repeats)
 
@@ -1021,26 +1022,47 @@ class Engine:
             return contained(runs(i), runs(j)) >= REPEAT_SHARE
         return repeats
 
-    def _vector_scores(self, query: str, needed: bool) -> dict[int, float]:
-        """chunk id -> cosine similarity of its embedding with the question's; with no
-        embeddings of the configured model in the index, an error when ``needed``, else none
-        (hybrid search then ranks by BM25 alone, and the CLI has said why)."""
+    def embed_ahead(self, query, mode: str | None = None) -> None:
+        """Ask the embedding service for ``query``'s vector now, before a read of the index
+        begins, when a search in ``mode`` (None: `search_mode`) will want it: the embedder
+        keeps it for the search, and a slow service does not hold a read snapshot open
+        meanwhile (SQLite's log cannot start over while one is, and grew beside `rag index`
+        runs). Nothing is asked when the index has no vectors of this model."""
+        mode = self.search_mode() if mode is None else mode
+        if self.embedder is None or mode == "bm25" or not isinstance(query, str):
+            return
+        if self._loaded_vectors(mode == "semantic") is not None:
+            self.embedder.embed_query(query)
+
+    def _loaded_vectors(self, needed: bool):
+        """(ids, vectors, matrix) of the index's embeddings of the configured model, or None
+        when there are none (an error when ``needed``)."""
         from ragweb import embeddings
         if self._vectors is None:  # checked and loaded once per engine (writes drop the cache)
             signature = self._meta("embedding")
             if signature is not None and signature != self.embedder.signature:
                 if not needed:
-                    return {}  # (vectors of another model are no use: BM25 alone, as the CLI says)
+                    return None  # (vectors of another model are no use: BM25 alone, as the CLI says)
                 raise RagError(f"the index's embeddings were made by {embeddings.described(signature)}, the "
                                f"config asks for {embeddings.described(self.embedder.signature)}: run `rag index` "
                                "to make them again")
             ids, vectors = embeddings.load_vectors(self)
             self._vectors = ids, vectors, embeddings.vector_matrix(vectors)
-        ids, vectors, matrix = self._vectors
-        if not ids:
+        if not self._vectors[0]:
             if not needed:
-                return {}
+                return None
             raise RagError("the index has no embeddings yet: run `rag index` with embedding.enabled: true")
+        return self._vectors
+
+    def _vector_scores(self, query: str, needed: bool) -> dict[int, float]:
+        """chunk id -> cosine similarity of its embedding with the question's; with no
+        embeddings of the configured model in the index, an error when ``needed``, else none
+        (hybrid search then ranks by BM25 alone, and the CLI has said why)."""
+        from ragweb import embeddings
+        loaded = self._loaded_vectors(needed)
+        if loaded is None:
+            return {}
+        ids, vectors, matrix = loaded
         return dict(zip(ids, embeddings.similarities(self.embedder.embed_query(query), vectors, matrix)))
 
     def search_mode(self) -> str:
@@ -1245,6 +1267,7 @@ class Engine:
         # Compaction makes tens of thousands of small objects on a big file, and none of them
         # forms a cycle: the cyclic collector, which scans them all as they pile up, is
         # paused meanwhile (a pack over 1 MB of Markdown in long paragraphs: 1.27 s -> 0.86 s).
+        self.embed_ahead(query)
         paused = gc.isenabled()
         gc.disable()
         try:
