@@ -447,14 +447,16 @@ def test_readme_config_table_is_current():
         "README's config table differs from config_help(); paste the new table into README.md"
 
 
-def run_on_terminal(args, answer: str, cwd=None) -> str:
-    """Run `rag ARGS` with a pseudo-terminal as stdin/stdout/stderr, answering prompts."""
+def run_on_terminal(args, answer: str, cwd=None, env=None) -> str:
+    """Run `rag ARGS` with a pseudo-terminal as stdin/stdout/stderr, answering prompts; ``env``:
+    variables set for it (on a terminal that shows colours, NO_COLOR unset)."""
     import os
     import pty
     import time
     master, slave = pty.openpty()
+    env = {**{k: v for k, v in os.environ.items() if k != "NO_COLOR"}, "TERM": "xterm", **(env or {})}
     proc = subprocess.Popen([sys.executable, "-m", "ragweb", *map(str, args)], stdin=slave,
-                            stdout=slave, stderr=slave, cwd=cwd, close_fds=True)
+                            stdout=slave, stderr=slave, cwd=cwd, close_fds=True, env=env)
     os.close(slave)
     os.write(master, answer.encode())
     out = b""
@@ -1052,3 +1054,183 @@ def test_an_absolute_path_option_names_that_file_even_with_brackets_and_a_near_m
                        ("docs\\README.txt", "such as docs/README.txt (with '/' between folders)")]:
         r = rag("query", "-d", tmp_path, "-q", "retry", "--path", glob)
         assert r.returncode == 2 and r.stderr.rstrip().endswith(hint), r.stderr
+
+
+def test_text_the_terminal_cannot_show_is_escaped_and_json_is_always_utf8(tmp_path):
+    """On a terminal in Latin-1 or ASCII: text output escapes what it cannot show (it was a
+    traceback), JSON and XML are UTF-8 (`rag pack > ctx.json` was Latin-1 that runprompt refused)."""
+    (tmp_path / "cafe.md").write_text("# Café\nretry café — “quoted” 日本\n", encoding="utf-8")
+    assert rag("index", tmp_path).returncode == 0
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}  # (as LANG=en_US.ISO-8859-1 does, for fewer characters)
+
+    def run(*args, stdin=b""):
+        r = subprocess.run([sys.executable, "-m", "ragweb", *map(str, args)], input=stdin,
+                           capture_output=True, timeout=120, env=env)
+        assert r.returncode == 0, r.stderr
+        return r.stdout
+
+    assert "# Caf\\u00e9\n   retry caf\\u00e9 \\u2014 \\u201cquoted\\u201d \\u65e5\\u672c" in run(
+        "query", "-d", tmp_path, "-q", "retry").decode("ascii")
+    hit = json.loads(run("query", "-d", tmp_path, "-q", "retry", "--json").decode("utf-8"))["results"][0]
+    assert hit["heading"] == "Café" and "— “quoted” 日本" in hit["text"]
+    for cmd in ("query", "pack"):
+        line = json.loads(run(cmd, "-d", tmp_path, "--batch", "-", stdin=b"retry\n").decode("utf-8"))
+        assert "日本" in json.dumps(line, ensure_ascii=False)
+    (tmp_path / "ctx.json").write_bytes(run("pack", "-d", tmp_path, "-q", "retry"))
+    assert "retry caf\\u00e9 \\u2014" in run("runprompt", "--runtime", "--ctx", tmp_path / "ctx.json").decode("ascii")
+    assert "日本" in ElementTree.fromstring(run("pack", "-d", tmp_path, "-q", "retry", "--format", "xml")).find(
+        "snippet").text
+
+
+def test_a_folder_whose_name_is_not_utf8_is_indexed_and_named_with_its_byte_escaped(tmp_path):
+    folder = os.fsencode(tmp_path) + b"/r\xff"
+    os.mkdir(folder)
+    with open(folder + b"/notes.md", "wb") as f:
+        f.write(b"# Notes\nretry\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONUTF8", "PYTHONIOENCODING")}
+    r = subprocess.run([sys.executable, "-m", "ragweb", "index", folder], capture_output=True, timeout=120,
+                       env={**env, "LC_ALL": "C.UTF-8"})
+    assert r.returncode == 0, r.stderr  # (it committed, then "surrogates not allowed")
+    assert r.stdout.decode("utf-8").startswith(f"indexed {tmp_path}/r\\xff: 1 added")
+
+
+def _without_unbuffered():
+    return {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # (buffered, as a user's)
+
+
+def test_a_reader_that_goes_away_ends_the_output_quietly(indexed, tmp_path):
+    """`rag query ... | grep -q word` and the like: exit 0, not "Exception ignored ...
+    BrokenPipeError" and 120 from the flush at exit; a broken standard error too."""
+    def run(*args, **streams):
+        gone, end = os.pipe()
+        os.close(gone)  # (the reader has gone before rag writes)
+        try:
+            return subprocess.run([sys.executable, "-m", "ragweb", *map(str, args)], timeout=120,
+                                  env=_without_unbuffered(), **{k: end if v is None else v for k, v in streams.items()})
+        finally:
+            os.close(end)
+    for args in (("query", "-d", indexed, "-q", "retry"), ("config", "-d", indexed), ("--help",), ("--version",)):
+        r = run(*args, stdout=None, stderr=subprocess.PIPE)
+        assert (r.returncode, r.stderr) == (0, b""), args
+    for i in range(30):  # (a warning each: `rag index --rebuild w 2>&1 | head -1`)
+        (tmp_path / os.fsdecode(b"bad%d\xff.md" % i)).write_text("x")
+    assert run("index", "--rebuild", tmp_path, stdout=subprocess.DEVNULL, stderr=None).returncode == 0
+
+
+def test_a_closed_standard_error_does_not_stop_a_run(tmp_path):
+    (tmp_path / "notes.md").write_text("# Notes\nretry\n")
+    (tmp_path / os.fsdecode(b"bad\xff.md")).write_text("x")  # (a warning, written nowhere)
+    r = subprocess.run([sys.executable, "-m", "ragweb", "index", tmp_path], stdout=subprocess.PIPE, text=True,
+                       timeout=120, preexec_fn=lambda: os.close(2))
+    assert r.returncode == 0 and r.stdout.startswith(f"indexed {tmp_path}: 1 added")
+
+
+def test_a_full_temporary_folder_does_not_fail_a_run(tmp_path):
+    """SQLite's temporary files are in memory: $TMPDIR full was "the disk is full"."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", tmp],
+                                           capture_output=True).returncode:
+        pytest.skip("needs root, to mount a small tmpfs")
+    try:
+        with open(tmp / "fill", "wb", buffering=0) as f:
+            with pytest.raises(OSError):
+                while True:
+                    f.write(b"\0" * 4096)
+        import random
+        rnd = random.Random(1)
+        corpus = tmp_path / "corpus"
+        corpus.mkdir()
+        for n in range(60):  # (about 1 MB: enough for SQLite to spill to a temporary file)
+            (corpus / f"f{n}.md").write_text("\n\n".join(" ".join(f"w{rnd.randrange(20000)}" for _ in range(60))
+                                                         for _ in range(40)))
+        r = subprocess.run([sys.executable, "-m", "ragweb", "index", corpus], capture_output=True, text=True,
+                           timeout=300, env={**os.environ, "TMPDIR": str(tmp)})
+        assert r.returncode == 0, r.stderr
+    finally:
+        subprocess.run(["umount", tmp])
+
+
+def test_end_of_input_at_an_offer_to_index_is_no(sample_root):
+    out = run_on_terminal(["query", "-q", "parse headers", "-d", sample_root, "-k", "1"], "\x04")
+    assert "Index it now? [Y/n]" in out and "no index at" in out and not (sample_root / ".rag" / "index.db").exists()
+    assert rag("index", sample_root).returncode == 0
+    (sample_root / "README.md").write_text("# pigeonpost\n\nparse headers quickly\n")
+    out = run_on_terminal(["query", "-q", "parse headers", "-d", sample_root, "-k", "1"], "\x04")
+    assert "Re-index now? [Y/n]" in out and "updated" not in out and "1. " in out
+    assert "changed since" in rag("query", "-q", "parse headers", "-d", sample_root).stderr
+
+
+def _poll(found, seconds=60):
+    import time
+    deadline = time.time() + seconds
+    while not found():
+        assert time.time() < deadline
+        time.sleep(0.02)
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGHUP"])
+def test_sigterm_and_sighup_clean_up_as_ctrl_c_does(tmp_path, sig):
+    """A killed --rebuild left index.db.rebuild-PID, a killed `pack --batch -o` its hidden
+    temporary file; the exit code is 128 + the signal, as a shell reports one it ended."""
+    import signal
+    sig = getattr(signal, sig)
+
+    def start(*args, **kw):
+        return subprocess.Popen([sys.executable, "-m", "ragweb", *map(str, args)], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, **kw,
+                                preexec_fn=lambda: signal.signal(sig, signal.SIG_DFL))  # (not as pytest's)
+    (tmp_path / "notes.md").write_text("# Notes\nretry backoff\n")
+    assert rag("index", tmp_path).returncode == 0
+    for n in range(150):  # (a rebuild of a few seconds)
+        (tmp_path / f"f{n}.md").write_text("\n\n".join(f"retry {n} {i} " + "backoff words " * 20 for i in range(150)))
+    proc = start("index", "--rebuild", "--quiet", tmp_path)
+    _poll(lambda: any("rebuild" in p.name for p in (tmp_path / ".rag").iterdir()))
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + sig and "interrupted; the index is as it was" in err.decode()
+    assert sorted(p.name for p in (tmp_path / ".rag").iterdir() if "rebuild" in p.name) == []
+    assert _paths(rag("query", "-d", tmp_path, "-q", "retry backoff", "--json")) == ["notes.md"]  # (the old index)
+    out = tmp_path / "out.jsonl"
+    proc = start("pack", "-d", tmp_path, "--no-auto-index", "--batch", "-", "-o", out, stdin=subprocess.PIPE)
+    proc.stdin.write(b"retry backoff\n")
+    proc.stdin.flush()
+    _poll(lambda: any(p.name.startswith(".out.jsonl.") and p.stat().st_size for p in tmp_path.iterdir()))
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + sig
+    assert err.decode().endswith(f"\ninterrupted; -o {out} was not written, and the index is as it was\n")
+    assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.startswith(".out.jsonl.")]
+
+
+def test_a_current_folder_deleted_or_unreadable_is_named(tmp_path):
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    rag_cmd = f'"{sys.executable}" -m ragweb'
+    r = subprocess.run(["sh", "-c", f"cd '{gone}' && rmdir '{gone}' && exec {rag_cmd} query -q retry"],
+                       capture_output=True, text=True, timeout=120)
+    assert (r.returncode, r.stderr) == (1, f"Error: the current folder {gone} no longer exists (deleted or "
+                                           "moved); cd to a folder that does, or name one with -d\n")
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    as_user = ""
+    if os.geteuid() == 0:  # (root reads any folder, unless it gives up the capabilities to)
+        if subprocess.run(["setpriv", "--version"], capture_output=True).returncode:
+            pytest.skip("root reads an unreadable folder; setpriv drops the capability")
+        as_user = "setpriv --inh-caps=-dac_override,-dac_read_search --bounding-set=-dac_override,-dac_read_search --"
+    try:
+        for cmd in ("query -q retry", "index", "config"):
+            r = subprocess.run(["sh", "-c", f"cd '{locked}' && chmod 000 . && exec {as_user} {rag_cmd} {cmd}"],
+                               capture_output=True, text=True, timeout=120)
+            assert (r.returncode, r.stderr) == (1, f"Error: cannot read the current folder {locked}: "
+                                                   "Permission denied\n"), cmd
+    finally:
+        locked.chmod(0o755)
+
+
+def test_no_color_and_a_dumb_terminal_turn_highlighting_off(indexed):
+    args = ["query", "-q", "parse headers", "-d", indexed, "-k", "1"]
+    assert "\x1b[1;33m" in run_on_terminal(args, "", env={"NO_COLOR": ""})  # (https://no-color.org: empty is unset)
+    for env in ({"NO_COLOR": "1"}, {"TERM": "dumb"}):
+        out = run_on_terminal(args, "", env=env)
+        assert "1. " in out and "\x1b" not in out, env

@@ -221,6 +221,30 @@ def test_a_chunk_with_no_vector_yet_ranks_by_bm25_in_hybrid_search(tmp_path, pro
     assert hits[0]["path"] == "zeppelin.md", [h["path"] for h in hits]
 
 
+@pytest.mark.parametrize("command", [["query", "--semantic"], ["query"], ["pack"]])
+def test_rag_query_and_pack_hold_no_read_of_the_index_while_the_service_embeds_the_question(
+        tmp_path, provider, command):
+    root = write_root(tmp_path, provider)
+    with config_file(root).open("a") as f:
+        f.write("retrieve:\n  hybrid_enabled: true\n")
+    assert rag("index", root).returncode == 0
+    db = root / ".rag" / "index.db"
+    busy = []
+
+    def probe(body):  # another process commits, then tries to start SQLite's log over
+        conn = sqlite3.connect(db, timeout=0)
+        try:
+            conn.execute("INSERT OR REPLACE INTO meta VALUES ('probe', '1')")
+            conn.commit()
+            busy.append(conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0])
+        finally:
+            conn.close()
+    provider.on_request = probe
+    r = rag(command[0], "-d", root, "-q", "automobile battery", "--no-auto-index", *command[1:])
+    assert r.returncode == 0, r.stderr
+    assert busy == [0]  # (1: a read of the index was open, and the log could not start over)
+
+
 def test_fuse_weighs_ranks_and_equal_scores_share_a_rank():
     fused = embeddings.fuse({1: 9.0, 2: 5.0}, {2: 0.9, 3: 0.8}, rrf_k=60, bm25_weight=0.75)
     # (chunk 1 has no vector: its BM25 rank stands for its vector rank)

@@ -86,3 +86,10 @@ def test_a_reader_waits_for_a_lock_held_a_moment_instead_of_failing(tmp_path):
         assert [h.path for h in reader.search("hello")] == ["a.md"]
     finally:
         release.join()
+
+
+def test_temporary_files_are_kept_in_memory(tmp_path):
+    """SQLite's statement journals and sorts do not go to $TMPDIR, whose being full failed
+    `rag index` as "the disk is full" (test_cli runs that on a full tmpfs, as root)."""
+    for conn in (store.open_file(tmp_path / "i.db"), store.open_memory()):
+        assert conn.execute("PRAGMA temp_store").fetchone()[0] == 2  # MEMORY

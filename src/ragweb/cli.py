@@ -1,12 +1,14 @@
 """The `rag` command line: parse arguments, call the library, print results.
 
 Exit codes: 0 success, 1 runtime error (`Error: ...` on stderr, traceback only with
---debug), 2 usage error.
+--debug), 2 usage error, 128 + the signal when interrupted (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).
 """
 
 from __future__ import annotations
 
 import argparse
+import codecs
+import contextlib
 import io
 import json
 import logging
@@ -18,6 +20,7 @@ import sys
 import time
 from pathlib import Path
 
+from ragweb import signals
 from ragweb.errors import Interrupted, RagError, UsageError
 from ragweb.formats import FORMATS
 from ragweb.files import WILDCARD_RE, AtomicWrite, glob_escape, user_text, within
@@ -115,9 +118,19 @@ def _version() -> str:
 def _root(args) -> Path:
     if getattr(args, "root", None) and args.dir:
         raise UsageError(f"rag index: give the folder once, as PATH ({args.root}) or with -d ({args.dir}), not both")
-    root = Path(getattr(args, "root", None) or args.dir or ".")
-    if not root.is_dir():
-        raise UsageError(f"not a directory: {root}")
+    given = getattr(args, "root", None) or args.dir
+    root = Path(given or ".")
+    try:
+        here = None if given else os.getcwd()  # (named in the messages below)
+    except FileNotFoundError:  # the folder the shell is in was deleted: the shell still knows its name
+        pwd = os.environ.get("PWD")
+        raise RagError(f"the current folder{f' {pwd}' if pwd else ''} no longer exists (deleted or moved); "
+                       "cd to a folder that does, or name one with -d") from None
+    try:
+        if not root.is_dir():
+            raise UsageError(f"not a directory: {root}")
+    except PermissionError as e:
+        raise RagError(f"cannot read {root if given else f'the current folder {here}'}: {e.strerror}") from None
     return root
 
 
@@ -169,6 +182,36 @@ def _note_misnamed_config(args, root: Path, found) -> None:
             sys.stderr.write(f"note: {note}\n")
 
 
+def _escaped(err: UnicodeError):
+    """Codec error handler "ragweb.escape": what the output's encoding cannot hold is written as
+    an escape: ``\\xNN`` for a byte of a name that is not UTF-8 (as the warnings name such
+    files), ``\\u00e9`` for a character (never ``\\xe9``, which would read as a byte)."""
+    if not isinstance(err, UnicodeEncodeError):
+        raise err
+    return "".join(f"\\x{ord(c) - 0xdc00:02x}" if "\udc80" <= c <= "\udcff" else
+                   f"\\u{ord(c):04x}" if ord(c) <= 0xffff else f"\\U{ord(c):08x}"
+                   for c in err.object[err.start:err.end]), err.end
+
+
+codecs.register_error("ragweb.escape", _escaped)
+
+
+def _escape_unencodable() -> None:
+    """Text on standard output and error never fails on a character the terminal's encoding
+    (Latin-1, ASCII) cannot hold, nor on a folder name that is not UTF-8: it is escaped."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="ragweb.escape")
+
+
+def _utf8_stdout() -> None:
+    """Standard output in UTF-8, whatever the terminal's encoding, for JSON and XML (the
+    encoding they are read in, and `-o FILE` writes); a lone surrogate is written as the JSON
+    escape ``\\udXXX``."""
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(encoding="utf-8", errors="backslashreplace")
+
+
 def _stdin_is_tty() -> bool:
     try:
         return sys.stdin is not None and sys.stdin.isatty()
@@ -179,8 +222,11 @@ def _stdin_is_tty() -> bool:
 def _ask(question: str) -> bool:
     sys.stderr.write(question)
     sys.stderr.flush()
-    answer = sys.stdin.readline().strip().lower()
-    return answer in ("", "y", "yes")
+    line = sys.stdin.readline()
+    if not line:  # Ctrl-D: no (only Enter takes the default)
+        sys.stderr.write("\n")
+        return False
+    return line.strip().lower() in ("", "y", "yes")
 
 
 class _ProgressBar:
@@ -307,7 +353,10 @@ def _open_for_reading(args, root: Path, cfg: dict):
         msg = f"no index at {path}; run `rag index {shown_root}` first"
         if args.dir is None and not getattr(args, "root", None):
             # (`rag index docs` puts the index in docs/: the usual slip is asking from above it)
-            below = sorted(p.name for p in root.iterdir() if p.is_dir() and index_path(p).is_file())
+            try:
+                below = sorted(p.name for p in root.iterdir() if p.is_dir() and index_path(p).is_file())
+            except OSError:  # (a folder that can be entered but not listed)
+                below = []
             if below:
                 names = [shlex.quote(n) for n in below]
                 msg += (f", or add `-d {names[0]}` to use the index in {names[0]}" if len(names) == 1 else
@@ -554,9 +603,10 @@ def cmd_query(args) -> int:
     _check_path_matches(args, engine, root)
 
     def run(q: str):
+        mode = "semantic" if args.semantic else None
+        engine.embed_ahead(q, mode)  # (not while reading: a slow embedding service would hold the read open)
         with engine.reading():  # (another `rag index` may commit between questions)
-            hits = engine.search(q, top_k=args.top_k, mmr=not args.no_mmr, path_glob=args.path,
-                                 mode="semantic" if args.semantic else None)
+            hits = engine.search(q, top_k=args.top_k, mmr=not args.no_mmr, path_glob=args.path, mode=mode)
             if args.context:
                 hits = [engine.widen(h, args.context) for h in hits]
         return hits
@@ -565,6 +615,8 @@ def cmd_query(args) -> int:
         return {"query": q, "results": [{**h.to_json(), "heading": h.heading, "terms": h.terms}
                                         for h in hits]}
 
+    if args.batch or args.json:
+        _utf8_stdout()
     if args.batch:
         for qid, q in _questions(args.batch):
             try:
@@ -588,7 +640,8 @@ def cmd_query(args) -> int:
         print(f"no results ({why})")
         return EXIT_OK
     from ragweb.formats import shown
-    color = sys.stdout.isatty()
+    # (https://no-color.org: any value but an empty one; a dumb terminal shows escapes as text)
+    color = sys.stdout.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
     for i, h in enumerate(hits, 1):
         paint = _highlighter(h.terms, engine.analyzer) if color else (lambda t: t)
         where = f"{shown(h.path)}:L{h.start_line}-{h.end_line}"
@@ -647,7 +700,7 @@ def cmd_pack(args) -> int:
                 out.write(json.dumps(res, ensure_ascii=False) + "\n")
                 out.flush()
         if args.output:
-            with AtomicWrite(args.output) as out:
+            with _output_kept_if_interrupted(args.output), AtomicWrite(args.output) as out:
                 answer(out)
             _note_output(root, args.output)
             # the packs are in the file: say where, and how many may not answer their question
@@ -655,12 +708,13 @@ def cmd_pack(args) -> int:
             print(f"wrote {n} pack{'' if n == 1 else 's'} to {args.output} ({counts['unsure']} with weak or "
                   f"no evidence, {counts['errors']} with an error)", file=sys.stderr)
         else:
+            _utf8_stdout()
             answer(sys.stdout)
         return EXIT_OK
     packed = run(args.query)
     text = render(packed, fmt)
     if args.output:
-        with AtomicWrite(args.output) as out:
+        with _output_kept_if_interrupted(args.output), AtomicWrite(args.output) as out:
             out.write(text + "\n")
         # a packed context written under the root is not indexed (indexer.pack_outputs)
         _note_output(root, args.output)
@@ -673,8 +727,26 @@ def cmd_pack(args) -> int:
         if warning:  # (JSON in a file shows it to nobody)
             print(warning, file=sys.stderr)
     else:
+        if fmt in ("json", "xml"):
+            _utf8_stdout()
         print(text)
     return EXIT_OK
+
+
+@contextlib.contextmanager
+def _output_kept_if_interrupted(output: str):
+    """Ctrl-C while `AtomicWrite` writes ``output``: say that it was not written (a file is
+    as it was; a pipe or device, written directly, has what was written before)."""
+    try:
+        yield
+    except Interrupted:
+        raise
+    except KeyboardInterrupt:
+        if os.path.exists(output) and not os.path.isfile(output):
+            raise Interrupted(f"interrupted; -o {output} has what was written to it before, "
+                              "and the index is as it was") from None
+        state = "is as it was before this run" if os.path.exists(output) else "was not written"
+        raise Interrupted(f"interrupted; -o {output} {state}, and the index is as it was") from None
 
 
 def _note_output(root: Path, output: str) -> None:
@@ -761,6 +833,35 @@ COMMANDS = {"index": cmd_index, "query": cmd_query, "pack": cmd_pack, "runprompt
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run `rag` with ``argv`` (default: the command line) and return its exit code."""
+    _escape_unencodable()
+    try:
+        try:
+            return _main(argv)
+        finally:
+            if sys.stdout is not None:  # (here, not at exit, where a reader gone is "Exception ignored")
+                sys.stdout.flush()
+    except BrokenPipeError:  # the reader went away (`rag query ... | head -1`): nothing more to say
+        null = os.open(os.devnull, os.O_WRONLY)
+        for fd in (1, 2):  # (the flush at exit then writes nowhere, not "Exception ignored")
+            os.dup2(null, fd)
+        return EXIT_OK
+
+
+def _flush_output() -> None:
+    """Write out what standard output holds while an error can still be said (`main`)."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as e:  # (a full disk: `rag query ... > FILE`)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # (not tried again at exit)
+        raise RagError(f"cannot write the output: {e.strerror or e}") from None
+
+
+def _main(argv: list[str] | None) -> int:
+    if sys.stderr is None:  # started with its standard error closed (`2>&-`): warnings nobody can read
+        sys.stderr = open(os.devnull, "w", errors="ragweb.escape")
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if extra:  # (`rag query retry -k 1 backoff`: words after an option are the question's too)
@@ -773,9 +874,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"Error: standard output is closed: rag {args.command} has nowhere to write its results",
                   file=sys.stderr)
             return EXIT_ERROR
-        sys.stdout = open(os.devnull, "w")  # (a summary nobody can read)
+        sys.stdout = open(os.devnull, "w", errors="ragweb.escape")  # (a summary nobody can read)
     try:
-        return COMMANDS[args.command](args) or EXIT_OK
+        with signals.stop_signals_interrupt():  # (SIGTERM, SIGHUP: the cleanup of Ctrl-C)
+            code = COMMANDS[args.command](args) or EXIT_OK
+        _flush_output()
+        return code
     except (RagError, sqlite3.DatabaseError) as e:
         if args.debug:
             raise
@@ -788,11 +892,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Error: {e}", file=sys.stderr)
         return EXIT_USAGE if isinstance(e, UsageError) else EXIT_ERROR
     except KeyboardInterrupt as e:
-        print("\n" + getattr(e, "message", "interrupted; the index is as it was before this run"), file=sys.stderr)
-        return 130
+        print(("" if signals.stopped_by else "\n")  # (after the terminal's ^C)
+              + getattr(e, "message", "interrupted; the index is as it was before this run"), file=sys.stderr)
+        return 128 + (signals.stopped_by or 2)  # (as a shell reports a command a signal ended: SIGINT 130)
     except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_OK
+        raise
     except OSError as e:
         if args.debug:
             raise

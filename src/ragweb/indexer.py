@@ -405,12 +405,18 @@ def _give_back_free_pages(engine: Engine) -> None:
     (pages,) = engine.conn.execute("PRAGMA page_count").fetchone()
     if free >= VACUUM_MIN_FREE_PAGES and free >= VACUUM_FREE_SHARE * pages:
         try:
+            # (its copy of the index in a temporary file, not in memory where a run's other
+            # temporary data goes: a 1.5 GB index would take as much; a full $TMPDIR only
+            # leaves the compacting for a later run)
+            engine.conn.execute("PRAGMA temp_store=FILE")
             engine.conn.execute("VACUUM")
         except sqlite3.OperationalError:
             pass
         except KeyboardInterrupt:
             raise Interrupted("interrupted while compacting the index file; the index is up to date "
                               "(the next run compacts it)") from None
+        finally:
+            engine.conn.execute("PRAGMA temp_store=MEMORY")
 
 
 LOG_EMPTY_WAIT_MS = 2000  # how long a run waits at its end for readers to leave older snapshots

@@ -34,7 +34,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import urllib.parse
 import zipfile
@@ -42,6 +41,7 @@ from http import HTTPStatus
 from pathlib import Path, PurePosixPath
 
 from ragweb.errors import Interrupted, RagError, UsageError
+from ragweb.signals import stop_signals_interrupt
 
 PYODIDE_VERSION = "314.0.7"
 """The Pyodide release the site ships; must equal the pin in package.json."""
@@ -770,30 +770,12 @@ def _is_loopback(address: str) -> bool:
         return False
 
 
-@contextlib.contextmanager
-def _stop_signals_interrupt():
-    """SIGTERM and SIGHUP (a plain `kill`, a closed terminal) stop like Ctrl-C does, so the
-    temporary folders are removed and child processes ended. A signal the caller ignores
-    (`nohup`) stays ignored; only the main thread can set handlers."""
-    previous = {}
-    if threading.current_thread() is threading.main_thread():
-        for name in ("SIGTERM", "SIGHUP"):
-            sig = getattr(signal, name, None)
-            if sig is not None and signal.getsignal(sig) != signal.SIG_IGN:
-                previous[sig] = signal.signal(sig, signal.default_int_handler)
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
-
-
 def serve(site_dir: str | os.PathLike, port: int = 8000, host: str = "127.0.0.1",
           server: http.server.ThreadingHTTPServer | None = None) -> None:
     """Serve ``site_dir`` until Ctrl-C, SIGTERM or SIGHUP; prints the URL first. ``server``:
     one `make_server` made for it already (its port taken before the site was built)."""
     server = server or make_server(site_dir, port, host)
-    with _stop_signals_interrupt():
+    with stop_signals_interrupt():
         try:
             print(f"Serving ragweb at http://{host}:{server.server_address[1]}/  (Ctrl-C to stop)", flush=True)
             if not _is_loopback(server.server_address[0]):
@@ -831,7 +813,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--host is empty; name an address to serve on: 127.0.0.1 (the default, this "
                          "computer only) or 0.0.0.0 (every network interface)")
     try:
-        with _stop_signals_interrupt():
+        with stop_signals_interrupt():
             if args.build is not None:
                 site = build_site(args.build, args.pyodide_dir, args.wheels_dir)
                 print(f"Built the ragweb site in {site}")

@@ -1,0 +1,46 @@
+"""SIGTERM and SIGHUP stop a `rag` command the way Ctrl-C does (shared by `ragweb.cli` and
+`ragweb.webbuild`)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import threading
+
+stopped_by: int | None = None
+"""The SIGTERM or SIGHUP that stopped the command, else None (Ctrl-C, or not stopped)."""
+
+
+@contextlib.contextmanager
+def stop_signals_interrupt():
+    """SIGTERM and SIGHUP (a plain `kill`, a closed terminal) stop like Ctrl-C does: they
+    raise KeyboardInterrupt, so the same cleanup runs (a --rebuild's new file, a half-written
+    -o file, `rag web`'s temporary folders and child processes), and `stopped_by` names the
+    signal. A signal the caller ignores (`nohup`) stays ignored; only the main thread can set
+    handlers. A process forked meanwhile (`rag index`'s workers) dies of the signal, as it
+    would have without this."""
+    global stopped_by
+    stopped_by = None
+    owner = os.getpid()
+
+    def stop(sig, frame):
+        global stopped_by
+        if os.getpid() != owner:  # a forked worker: its parent stops the run
+            signal.signal(sig, signal.SIG_DFL)
+            os.kill(os.getpid(), sig)
+            return
+        stopped_by = sig
+        raise KeyboardInterrupt
+
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        for name in ("SIGTERM", "SIGHUP"):
+            sig = getattr(signal, name, None)
+            if sig is not None and signal.getsignal(sig) != signal.SIG_IGN:
+                previous[sig] = signal.signal(sig, stop)
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
