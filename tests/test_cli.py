@@ -722,6 +722,19 @@ def test_a_pack_that_fails_leaves_its_output_file_to_be_indexed(indexed):
     assert "notes.md:L" in rag("query", "-d", indexed, "-q", "zeppelin hangar").stdout
 
 
+def test_a_pack_output_deleted_is_forgotten_and_a_file_written_there_later_is_indexed(indexed):
+    assert rag("pack", "-d", indexed, "-q", "retry backoff", "-o", indexed / "notes.md").returncode == 0
+    outputs = indexed / ".rag" / "outputs"
+    assert "notes.md" in outputs.read_text().split()
+    assert "notes.md:L" not in rag("query", "-d", indexed, "-q", "retry backoff", "-k", "20").stdout
+    (indexed / "notes.md").unlink()
+    assert rag("index", indexed).returncode == 0
+    assert "notes.md" not in outputs.read_text().split()
+    (indexed / "notes.md").write_text("# Notes\nThe zeppelin hangar notes.\n")  # the user's own, later
+    rag("index", indexed)
+    assert "notes.md:L" in rag("query", "-d", indexed, "-q", "zeppelin hangar").stdout
+
+
 def test_a_question_that_is_not_utf8_is_a_clear_error(indexed):
     for args in [("pack", "-q", b"retry \xe9"), ("query", "retry", b"\xe9t\xe9"),
                  ("query", "-q", "retry", "--path", b"\xe9*")]:

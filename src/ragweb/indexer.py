@@ -88,6 +88,19 @@ def note_pack_output(root: str | Path, output: str | Path) -> list[Path]:
     return failed
 
 
+def forget_outputs(folder: Path, gone: list[str]) -> None:
+    """Take ``gone`` (files `rag pack -o` wrote that are no longer there) off ``folder``'s
+    ``.rag/outputs``: a file of the user's written there later is theirs, and was left out of
+    the index for good without a word. Not an error when the list cannot be written."""
+    known = pack_outputs(folder)
+    if known & set(gone):
+        try:
+            with AtomicWrite(folder / INDEX_DIR / OUTPUTS_FILE) as f:
+                f.write("".join(f"{p}\n" for p in sorted(known - set(gone))))
+        except OSError:
+            pass  # (the next run tries again)
+
+
 def _note_output(folder: Path, rel: str) -> None:
     try:
         rel.encode("utf-8")
@@ -126,6 +139,7 @@ class Changes:
     unchanged: list[FileEntry] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
     gone_skipped: list[str] = field(default_factory=list)  # skipped before, no longer there
+    gone_outputs: list[str] = field(default_factory=list)  # in .rag/outputs, no longer there
     problems: list[tuple[str, str]] = field(default_factory=list)
     left_out: LeftOut = field(default_factory=LeftOut)
 
@@ -195,6 +209,7 @@ def scan_changes(engine: Engine, root: str | Path, config: dict,
         return any(p == u or p.startswith(u + "/") or u == "." for u in unreadable)
     out.deleted = sorted(p for p in states if p not in seen and not kept(p))
     out.gone_skipped = sorted(p for p in skipped if p not in seen and not kept(p))
+    out.gone_outputs = sorted(p for p in outputs if not os.path.lexists(os.path.join(root, p)) and not kept(p))
     return out
 
 
@@ -384,6 +399,8 @@ def _index_into(engine: Engine, root: Path, config: dict, use_gitignore: bool | 
             engine.set_scanned_at(scanned)
             engine.set_size_limit(config["index"]["max_file_bytes"])
         report.total_chunks = engine.n_chunks
+        if changes.gone_outputs:
+            forget_outputs(root, changes.gone_outputs)
         _give_back_free_pages(engine)
         _empty_the_log(engine)
     finally:
