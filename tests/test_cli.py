@@ -1247,3 +1247,40 @@ def test_no_color_and_a_dumb_terminal_turn_highlighting_off(indexed):
     for env in ({"NO_COLOR": "1"}, {"TERM": "dumb"}):
         out = run_on_terminal(args, "", env=env)
         assert "1. " in out and "\x1b" not in out, env
+
+
+def test_files_a_no_gitignore_run_indexed_are_not_called_deleted_by_a_query(sample_root):
+    (sample_root / ".gitignore").write_text("scratch/\n")
+    (sample_root / "scratch").mkdir()
+    (sample_root / "scratch" / "notes.md").write_text("# Scratch notes\nThe zeppelin hangar scratch.\n")
+    assert rag("index", sample_root, "--no-gitignore").returncode == 0
+    assert "scratch/notes.md:L" in rag("query", "-d", sample_root, "-q", "zeppelin hangar", "--no-auto-index").stdout
+    r = rag("query", "-d", sample_root, "-q", "zeppelin hangar")
+    assert r.returncode == 0 and "changed since the last index" not in r.stderr, r.stderr
+    # an edit is still seen, and the offer to re-index keeps the run's choice
+    (sample_root / "scratch" / "notes.md").write_text("# Scratch notes\nThe zeppelin hangar scratch, longer.\n")
+    r = rag("query", "-d", sample_root, "-q", "zeppelin hangar")
+    assert "1 file(s) changed since the last index; run `rag index " in r.stderr and "--no-gitignore`" in r.stderr
+    out = run_on_terminal(["query", "-d", sample_root, "-q", "zeppelin hangar", "-k", "1"], "\n")
+    assert "changed  scratch/notes.md" in out and "scratch/notes.md:L" in out and "deleted" not in out, out
+    # a plain `rag index` applies the ignore files again
+    r = rag("index", sample_root)
+    assert "1 removed" in r.stdout, r.stdout
+    assert "scratch/notes.md" not in rag("query", "-d", sample_root, "-q", "zeppelin hangar").stdout
+
+
+def test_a_first_run_stopped_part_way_says_nothing_was_indexed(tmp_path):
+    import signal
+
+    for n in range(150):  # (a first run of a few seconds)
+        (tmp_path / f"f{n}.md").write_text("\n\n".join(f"retry {n} {i} " + "backoff words " * 20 for i in range(150)))
+    proc = subprocess.Popen([sys.executable, "-m", "ragweb", "index", "--quiet", tmp_path], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL))
+    _poll(lambda: (tmp_path / ".rag" / "index.db").exists())
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    # ("the index is as it was before this run" read as if there were one)
+    assert proc.returncode == 143 and err.decode().endswith(
+        "interrupted; nothing was indexed (it was the folder's first run): run `rag index` again to index it\n")
+    r = rag("query", "-d", tmp_path, "-q", "retry backoff", "--no-auto-index")
+    assert r.stdout == f"no results (the index is empty: no `rag index` run of {tmp_path} has finished; run it again)\n"

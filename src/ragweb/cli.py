@@ -371,7 +371,9 @@ def _open_for_reading(args, root: Path, cfg: dict):
         engine.close()
         raise IndexBusyError(f"the index of {root} is being built by a `rag index` run that has not "
                              "finished; try again when it has")
-    changes = scan_changes(engine, root, cfg)
+    # (by the ignore rules of the last run: files a `--no-gitignore` run indexed are not "deleted")
+    applied = engine.ignore_files_applied()
+    changes = scan_changes(engine, root, cfg, use_gitignore=applied)
     if changes.any:
         n = len(changes.new) + len(changes.changed) + len(changes.deleted)
         lines = "\n".join(changes.describe())
@@ -379,10 +381,11 @@ def _open_for_reading(args, root: Path, cfg: dict):
             sys.stderr.write(f"{n} file(s) changed since the last index:\n{lines}\n")
             if _ask("Re-index now? [Y/n] "):
                 engine.close()
-                _run_index(root, cfg, out=sys.stderr)
+                _run_index(root, cfg, use_gitignore=applied, out=sys.stderr)
                 engine = Engine.open(path, cfg, create=False)
         else:
-            sys.stderr.write(f"note: {n} file(s) changed since the last index; run `rag index {shown_root}`\n")
+            flag = " --no-gitignore" if applied is False and cfg["index"]["gitignore"] else ""
+            sys.stderr.write(f"note: {n} file(s) changed since the last index; run `rag index {shown_root}{flag}`\n")
     if cfg["embedding"]["enabled"]:
         from ragweb import embeddings
         engine.embedder = embeddings.Embedder(cfg)
@@ -630,7 +633,9 @@ def cmd_query(args) -> int:
         print(json.dumps(as_json(args.query, hits), ensure_ascii=False, indent=2))
         return EXIT_OK
     if not hits:
-        if engine.n_chunks == 0:
+        if engine.n_chunks == 0 and engine.scanned_at() is None:  # (no run has finished)
+            why = f"the index is empty: no `rag index` run of {root} has finished; run it again"
+        elif engine.n_chunks == 0:
             why = "the index is empty: `rag index` found no file to index"
         else:
             which = "no indexed file" + (f" matching --path {args.path}" if args.path else "")

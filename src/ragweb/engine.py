@@ -425,6 +425,15 @@ class Engine:
         """Record when this run read the file states (see `scanned_at`)."""
         self._set_meta("scanned_at", when)
 
+    def ignore_files_applied(self) -> bool | None:
+        """Whether the last `rag index` run applied the ignore files (False: ``--no-gitignore``;
+        None: not recorded)."""
+        return self._meta("gitignore")
+
+    def set_ignore_files_applied(self, applied: bool) -> None:
+        """Record whether this run applied the ignore files (see `ignore_files_applied`)."""
+        self._set_meta("gitignore", applied)
+
     def size_limit(self) -> int | None:
         """The ``index.max_file_bytes`` the last `rag index` run held files to (None: not
         recorded)."""

@@ -331,6 +331,7 @@ def index_root(root: str | Path, config: dict, rebuild: bool = False,
     check_index_place(db)
     target = db
     _remove_stale_rebuilds(db)
+    first = not db.exists()
     if rebuild:
         # (a name of its own: two rebuilds at once each build a whole index, the later replaces)
         target = db.with_name(f"{INDEX_FILE}{REBUILD_SUFFIX}{os.getpid()}")
@@ -352,6 +353,9 @@ def index_root(root: str | Path, config: dict, rebuild: bool = False,
             _remove_db(target)  # (a failed rebuild: the old index stays, and so does the disk's space)
             if isinstance(e, Interrupted):
                 raise KeyboardInterrupt from None  # (whatever the new file held, the old one is as it was)
+        elif first and type(e) is KeyboardInterrupt:  # (the index stays, empty: "as it was" would mislead)
+            raise Interrupted("interrupted; nothing was indexed (it was the folder's first run): "
+                              "run `rag index` again to index it") from None
         raise
     if target != db:
         # The new file holds all it has (its WAL is folded in). Drop the old file's WAL
@@ -398,6 +402,7 @@ def _index_into(engine: Engine, root: Path, config: dict, use_gitignore: bool | 
             engine.set_decoded_by(DECODER_VERSION)
             engine.set_scanned_at(scanned)
             engine.set_size_limit(config["index"]["max_file_bytes"])
+            engine.set_ignore_files_applied(config["index"]["gitignore"] if use_gitignore is None else use_gitignore)
         report.total_chunks = engine.n_chunks
         if changes.gone_outputs:
             forget_outputs(root, changes.gone_outputs)
