@@ -1283,4 +1283,12 @@ def test_a_first_run_stopped_part_way_says_nothing_was_indexed(tmp_path):
     assert proc.returncode == 143 and err.decode().endswith(
         "interrupted; nothing was indexed (it was the folder's first run): run `rag index` again to index it\n")
     r = rag("query", "-d", tmp_path, "-q", "retry backoff", "--no-auto-index")
+    # (stopped before its tables were written, the file is empty, and says so)
+    assert (r.stdout == f"no results (the index is empty: no `rag index` run of {tmp_path} has finished; run it again)\n"
+            or r.stderr == f"Error: {tmp_path / '.rag' / 'index.db'} is empty; run `rag index` first\n"), r
+    # stopped after its tables were written (made here without a run, to be sure of it)
+    (tmp_path / ".rag" / "index.db").unlink()
+    from ragweb.engine import Engine
+    Engine.open(tmp_path / ".rag" / "index.db").close()
+    r = rag("query", "-d", tmp_path, "-q", "retry backoff", "--no-auto-index")
     assert r.stdout == f"no results (the index is empty: no `rag index` run of {tmp_path} has finished; run it again)\n"
