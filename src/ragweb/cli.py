@@ -41,7 +41,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 def _retrieval(p: argparse.ArgumentParser) -> None:
     p.add_argument("-q", "--query", help="the question (required unless --batch)")
     p.add_argument("words", nargs="*", metavar="QUESTION",
-                   help="the question as plain words, instead of -q ("rag query how does retry work")")
+                   help="the question as plain words, instead of -q (rag query how does retry work)")
     _common(p)
     p.add_argument("-k", "--top-k", type=int, default=None, metavar="N",
                    help="number of results (query) or candidate pool (pack); default retrieve.top_k")
