@@ -191,10 +191,37 @@ def outside_links(n: int) -> float:
         shutil.rmtree(top)
 
 
+def digit_run_question(n: int) -> float:
+    """pack: the question "1.2" and a run of n/50 digits (the dotted-number pattern was tried
+    from every digit of the run)."""
+    text = "# Versions\n\nVersion 1.2.3 fixes the server timeout.\n" * 50
+    return pack_time("a.md", text, "1.2 " + "7" * (n // 50))
+
+
+def page_drop_ignores(n: int) -> float:
+    """the page: a drop of n/250 folders, each with a .gitignore, 5 files in each (every
+    path was tested against every ignore file of the drop)."""
+    from ragweb import facade
+    facade.init()
+    count = n // 250
+
+    def work(_):
+        facade.ignore_reset()
+        for i in range(count):
+            facade.check_dir(f"proj/pkg{i}")
+            facade.check_dir(f"proj/pkg{i}/src")
+            facade.ignore_add(f"proj/pkg{i}/src", "*.log\nbuild/\n", ".gitignore")
+        for i in range(count):
+            for j in range(5):
+                facade.check_path(f"proj/pkg{i}/src/m{j}.md", 100)
+    return best_of(work)
+
+
 # (family, how many times the base size it runs at: enough work that the times are not noise)
 FAMILIES = [(html_headers, 1), (long_paragraphs, 1), (comment_openers, 8), (long_question, 8),
             (ignore_rules, 4), (big_markdown, 2), (flush_each, 1), (one_line_page, 4), (menu_words, 4),
-            (tag_attributes, 1), (unclosed_buttons, 2), (prefix_words, 1), (cjk_question, 2), (tied_files, 4), (outside_links, 4)]
+            (tag_attributes, 1), (unclosed_buttons, 2), (prefix_words, 1), (cjk_question, 2), (tied_files, 4), (outside_links, 4),
+            (digit_run_question, 1), (page_drop_ignores, 4)]
 
 
 def main() -> int:

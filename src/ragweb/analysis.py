@@ -97,7 +97,7 @@ def marked_words(text: str) -> list[str]:
 # a version, an address, a decimal ("0.2.5", "127.0.0.1", "0.5") -- and a one-letter
 # command-line option ("-g", "-D")
 # (each pattern starts with a literal, which the regex engine scans for fast)
-_DOTTED_RE = re.compile(r"\d+(?:\.\d+)+")
+_DOTTED_RE = re.compile(r"(?<!\d)\d+(?:\.\d+)+")
 _HAS_DOTTED_RE = re.compile(r"\.(?<=\d\.)\d")
 _OPTION_RE = re.compile(r"-(?<![\w-]-)[A-Za-z](?![\w-])")
 

@@ -71,6 +71,7 @@ _engine = None
 _config: dict | None = None
 _globs: tuple | None = None  # (includes GlobSet, excludes GlobSet) of _config
 _ignores: list[tuple[str, list]] = []  # (folder, rules) of the ignore files of the current drop
+_ignores_at: dict[str, list[int]] = {}  # folder -> the indexes in _ignores of its ignore files
 _folder_configs: list[tuple[str, dict, tuple]] = []  # (folder, index section, its globs) of the drop's rag.yaml files
 _reread = None  # the steps of a re-read that init(..., stepwise=True) started (`reread_step`)
 _reread_total = 0  # ... and its number of documents
@@ -229,6 +230,7 @@ def init(data=None, stepwise=False, crc=None) -> str:
     _config = default_config()
     _globs = None
     _ignores.clear()
+    _ignores_at.clear()
     _folder_configs.clear()
     _stop_reread()
     _stop_job()
@@ -501,6 +503,7 @@ def check_path(path, size=None) -> str:
 def ignore_reset() -> str:
     """Forget the ignore files and ``rag.yaml`` files of the previous drop."""
     _ignores.clear()
+    _ignores_at.clear()
     _folder_configs.clear()
     return _json({"success": True})
 
@@ -587,6 +590,7 @@ def ignore_add(folder, data, name=".gitignore") -> str:
             where = f"{base}/{name}" if base else name
             return _json({"success": True, "rules": 0, "note": f"{where} not read: {e}"})
     rules = parse_ignore(text)
+    _ignores_at.setdefault(base, []).append(len(_ignores))
     _ignores.append((base, rules))
     return _json({"success": True, "rules": len(rules)})
 
@@ -594,7 +598,13 @@ def ignore_add(folder, data, name=".gitignore") -> str:
 def _ignored(path: str, is_dir: bool) -> bool:
     """Whether the ignore files of the current drop exclude ``path`` (the CLI's rules)."""
     from ragweb.files import is_ignored
-    return bool(_ignores) and _selection(path)[2]["gitignore"] and is_ignored(_ignores, path, is_dir)
+    if not _ignores or not _selection(path)[2]["gitignore"]:
+        return False
+    # only the ignore files of the folders above ``path`` can speak of it: looked up by
+    # folder, in the order they were added (testing each of the drop's ignore files for
+    # every path was quadratic)
+    at = sorted(i for base in ("", *_folders(path)) for i in _ignores_at.get(base, ()))
+    return bool(at) and is_ignored([_ignores[i] for i in at], path, is_dir)
 
 
 def _glob_sets():
