@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -264,7 +265,7 @@ def test_index_notes_symlinked_folders_it_did_not_follow_once_and_warns_of_real_
     os.symlink(root / "missing.md", root / "broken.md")
     r = rag("index", root)
     assert r.returncode == 0
-    assert r.stderr.count("warning:") == 1 and "warning: broken.md: broken symlink" in r.stderr
+    assert r.stderr.count("warning:") == 1 and "warning: broken.md: unreadable: broken symlink" in r.stderr
     assert ("note: 5 symlinked folders not followed, being a loop or indexed through another path: "
             "alias0, alias1, alias2 ...") in r.stderr
     assert "0 skipped, 1 unreadable, 5 linked folders not followed;" in r.stdout and "2 added" in r.stdout
@@ -1292,3 +1293,141 @@ def test_a_first_run_stopped_part_way_says_nothing_was_indexed(tmp_path):
     Engine.open(tmp_path / ".rag" / "index.db").close()
     r = rag("query", "-d", tmp_path, "-q", "retry backoff", "--no-auto-index")
     assert r.stdout == f"no results (the index is empty: no `rag index` run of {tmp_path} has finished; run it again)\n"
+
+
+PACK_QUESTIONS = {"ok": "how do retries back off", "weak": "header zebra quantum", "none": "zeppelin hangar"}
+
+
+def test_a_packed_context_is_known_by_its_text_however_it_was_written_and_after_rag_is_deleted(indexed):
+    """`.rag/outputs` names only the packs written under an index's folder, by name: a pack is
+    also known by its shape (every format, with or without the evidence warning, a batch,
+    a JSON pack edited and indented by hand), so deleting `.rag` does not index them; a
+    README that shows an example pack is indexed."""
+    packs = indexed / "packs"
+    packs.mkdir()
+    for fmt, ext in (("json", "json"), ("markdown", "md"), ("xml", "xml"), ("text", "txt")):
+        for name, q in PACK_QUESTIONS.items():
+            r = rag("pack", "-d", indexed, "-q", q, "-b", "300", "--format", fmt, "-o", packs / f"{name}.{ext}")
+            assert r.returncode == 0, r.stderr
+    (packs / "questions.txt").write_text("\n".join(PACK_QUESTIONS.values()) + "\n")
+    r = rag("pack", "-d", indexed, "--batch", packs / "questions.txt", "-o", packs / "batch.json")
+    assert r.returncode == 0 and len((packs / "batch.json").read_text().splitlines()) == 3, r.stderr
+    (packs / "questions.txt").unlink()
+    assert "> warning: the evidence packed is weak" in (packs / "weak.md").read_text()
+    assert (packs / "none.txt").read_text().startswith("warning: the packed context holds no evidence")
+    edited = json.loads((packs / "ok.json").read_text())
+    del edited["evidence"], edited["evidence_score"]
+    edited["snippets"][0]["text"] += " (checked)"
+    (indexed / "edited.json").write_text(json.dumps(edited, indent=4, sort_keys=True))  # (by hand: not listed)
+    example = (packs / "ok.txt").read_text()
+    (indexed / "docs" / "example.md").write_text(
+        "# What a pack looks like\n\nA pack of `rag pack --format text` reads so:\n\n```\n" + example
+        + "```\n\nAnd in JSON:\n\n```json\n" + (packs / "ok.json").read_text() + "\n```\n")
+    (indexed / "notes.txt").write_text("[draft] how retries back off\n\n300/400 tokens\n")  # (not a pack's first line)
+    shutil.rmtree(indexed / ".rag")
+    r = rag("index", indexed)
+    assert r.returncode == 0 and "10 added" in r.stdout, r.stdout
+    n = len(list(packs.iterdir())) + 1  # (and edited.json)
+    assert n == 14 and f"skipped ({n} packed contexts)" in r.stdout and r.stderr == "", r.stdout
+    hits = _paths(rag("query", "-d", indexed, "-q", "how do retries back off", "--json", "-k", "50"))
+    assert "docs/example.md" in hits and "notes.txt" in hits
+    assert not [h for h in hits if h.startswith("packs/") or h == "edited.json"], hits
+    # known by its text whatever its name: written as the user's own file, or moved
+    (packs / "ok.json").rename(indexed / "answer.txt")
+    r = rag("index", indexed)
+    assert "0 added" in r.stdout and "1 removed" not in r.stdout, r.stdout
+
+
+def test_a_pack_written_before_an_index_above_it_or_reached_through_a_link_is_not_indexed(tmp_path):
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    _tree(root, {"docs/i.md": "inside retry backoff text\n", "sub/child.md": "child retry backoff\n"})
+    _tree(outside, {"o.md": "outside retry backoff text\n"})
+    assert rag("index", root / "sub").returncode == 0
+    assert rag("index", outside).returncode == 0
+    # written under sub before root had an index; written outside, reached through a link
+    assert rag("pack", "-q", "retry backoff", "-d", root / "sub", "-o", root / "sub" / "ctx.md",
+               "--format", "markdown").returncode == 0
+    assert rag("pack", "-q", "retry backoff", "-d", outside, "-o", outside / "ctx.json").returncode == 0
+    (root / "ext").symlink_to(outside)
+    (root / "docs" / "latest.json").symlink_to(outside / "ctx.json")  # (another name: ctx.json is not under root)
+    r = rag("index", root)
+    assert r.returncode == 0 and "3 added" in r.stdout and "(3 packed contexts)" in r.stdout, r.stdout
+    assert _paths(rag("query", "-q", "retry backoff", "-d", root, "--json", "-k", "20")) == [
+        "docs/i.md", "ext/o.md", "sub/child.md"]
+
+
+def test_a_link_to_a_recorded_pack_under_another_name_is_not_indexed(indexed):
+    # a pack edited out of its shape is still left out while .rag/outputs lists it: so is a
+    # link to it, whatever the link's name
+    r = rag("pack", "-d", indexed, "-q", "retry backoff", "--format", "markdown", "-o", indexed / "ctx.md")
+    assert r.returncode == 0, r.stderr
+    with open(indexed / "ctx.md", "a") as f:
+        f.write("\nmy own retry backoff notes on it\n")
+    (indexed / "latest.md").symlink_to("ctx.md")
+    r = rag("index", indexed)
+    assert r.returncode == 0 and "0 added" in r.stdout, r.stdout
+    assert not {"ctx.md", "latest.md"} & set(_paths(rag("query", "-d", indexed, "-q", "retry backoff", "--json",
+                                                        "-k", "50")))
+
+
+def test_a_broken_link_to_a_folder_or_a_file_keeps_what_was_indexed_through_it(tmp_path):
+    """A link whose target is gone this time (a drive not mounted, a share away) is unreadable,
+    not deleted: the folder's link is named too, and a pack written through it stays listed.
+    A link the user removed takes its files out of the index."""
+    root, share = tmp_path / "root", tmp_path / "share"
+    _tree(root, {"own.md": "own notes\n"})
+    _tree(share, {"docs/a.md": "zeppelin hangar by the sea\n", "docs/sub/b.md": "zeppelin over the hills\n",
+                  "note.md": "a note on a zeppelin\n"})
+    (root / "docs").symlink_to(share / "docs")
+    (root / "note.md").symlink_to(share / "note.md")
+    r = rag("index", root)
+    assert "4 added" in r.stdout, r.stdout
+    assert rag("pack", "-d", root, "-q", "zeppelin", "-o", root / "docs" / "ctx.json").returncode == 0
+    assert (root / ".rag" / "outputs").read_text() == "docs/ctx.json\n"
+    share.rename(tmp_path / "away")
+    r = rag("index", root)
+    assert r.returncode == 0 and "0 removed" in r.stdout and "2 unreadable" in r.stdout, r.stdout
+    assert "warning: docs: unreadable: broken symlink" in r.stderr
+    assert "warning: note.md: unreadable: broken symlink" in r.stderr
+    found = ["docs/a.md", "docs/sub/b.md", "note.md"]
+    assert _paths(rag("query", "-d", root, "-q", "zeppelin", "--json", "--no-auto-index")) == found
+    assert (root / ".rag" / "outputs").read_text() == "docs/ctx.json\n"
+    (tmp_path / "away").rename(share)
+    r = rag("index", root)
+    assert "0 added" in r.stdout and "0 removed" in r.stdout and r.stderr == "", r
+    # the user's own choice: the links removed take their files out
+    share.rename(tmp_path / "away")
+    (root / "docs").unlink()
+    (root / "note.md").unlink()
+    r = rag("index", root)
+    assert "3 removed" in r.stdout and "unreadable" not in r.stdout and r.stderr == "", r
+    assert (root / ".rag" / "outputs").read_text() == ""
+
+
+def test_query_and_pack_from_inside_a_linked_folder_find_the_index_of_the_folder_that_links_it(tmp_path):
+    """mkdir mydocs && ln -s /usr/share/doc/foo mydocs/ && rag index mydocs: then from
+    mydocs/foo/sub (so the shell's $PWD names it) the index of mydocs is above, `--path .`
+    is that subfolder, and a pack written there is recorded as under mydocs."""
+    real, mine = tmp_path / "share" / "foo", tmp_path / "mydocs"
+    _tree(real, {"top.md": "zeppelin hangar on the roof\n", "sub/a.md": "zeppelin hangar by the sea\n",
+                 "sub/deep/b.md": "zeppelin hangar in the hills\n"})
+    mine.mkdir()
+    (mine / "foo").symlink_to(real)
+    assert "3 added" in rag("index", mine).stdout
+    here = mine / "foo" / "sub"  # (the physical folder is share/foo/sub, where no index is above)
+
+    def run(*args, pwd=here):
+        return subprocess.run([sys.executable, "-m", "ragweb", *map(str, args)], cwd=real / "sub",
+                              env={**os.environ, "PWD": str(pwd)}, capture_output=True, text=True, timeout=120)
+    r = run("query", "-q", "zeppelin hangar", "--json", "--no-auto-index")
+    assert f"note: using the index of {mine}" in r.stderr
+    assert _paths(r) == ["foo/sub/a.md", "foo/sub/deep/b.md", "foo/top.md"]
+    assert _paths(run("query", "-q", "zeppelin hangar", "--json", "--path", ".")) == [
+        "foo/sub/a.md", "foo/sub/deep/b.md"]
+    assert _paths(run("query", "-q", "zeppelin hangar", "--json", "--path", "./deep")) == ["foo/sub/deep/b.md"]
+    r = run("pack", "-q", "zeppelin hangar", "--format", "text", "-o", "ctx.txt")
+    assert r.returncode == 0 and (real / "sub" / "ctx.txt").is_file(), r.stderr
+    assert (mine / ".rag" / "outputs").read_text() == "foo/sub/ctx.txt\n"
+    # a $PWD that is not the current folder is not believed: no index above the real one
+    r = run("query", "-q", "zeppelin hangar", "--no-auto-index", pwd=mine)
+    assert r.returncode == 1 and "no index" in r.stderr, r.stderr

@@ -407,7 +407,7 @@ def test_symlinked_file_is_yielded_and_broken_symlink_reported(tmp_path):
     os.symlink("missing.md", tmp_path / "c.md")
     paths, problems = walk(tmp_path)
     assert paths == ["a.md", "b.md"]
-    assert problems == [("c.md", "broken symlink")]
+    assert problems == [("c.md", "unreadable: broken symlink")]
 
 
 def test_special_files_are_skipped_without_opening_and_named(tmp_path):
@@ -417,7 +417,7 @@ def test_special_files_are_skipped_without_opening_and_named(tmp_path):
     (tmp_path / "gone.md").symlink_to(tmp_path / "nowhere.md")
     paths, problems = walk(tmp_path)
     assert paths == ["a.md"]
-    assert sorted(problems) == [("big.txt", "not a regular file (a device)"), ("gone.md", "broken symlink"),
+    assert sorted(problems) == [("big.txt", "not a regular file (a device)"), ("gone.md", "unreadable: broken symlink"),
                                 ("pipe.md", "not a regular file (a named pipe)")]
 
 
@@ -820,6 +820,59 @@ def test_minified_reason_reads_scripts_styles_and_json_only():
         assert minified_reason(path, line) is None, path
     assert minified_reason("empty.js", "") is None
 
+
+PACK = {"query": "how do retries back off", "budget_tokens": 300, "used_tokens": 12, "evidence": "weak",
+        "evidence_score": 0.4, "snippets": [
+            {"path": "docs/a.md", "range": "L3-4", "why": "BM25 score: 2.1", "text": "Retries back off.\nTwice.",
+             "score": 2.1},
+            {"path": "src/[x]:L1-2.py", "range": "L1-1", "why": "", "text": "retry = 2", "score": 1.0}]}
+
+
+def test_a_packed_context_is_told_by_its_whole_shape_not_by_an_example_of_one():
+    import json
+
+    from ragweb.files import PACKED_REASON, decode_file
+    from ragweb.formats import render
+
+    def reason(name, text):
+        return decode_file(name, text.encode("utf-8"), 5_000_000).skipped
+
+    none = {**PACK, "evidence": "none", "evidence_score": 0.0, "used_tokens": 0, "snippets": []}
+    sure = {**PACK, "evidence": "sufficient", "evidence_score": 1.0}
+    for packed in (PACK, none, sure):
+        for fmt in ("json", "markdown", "xml", "text"):
+            assert reason("ctx.out", render(packed, fmt) + "\n") == PACKED_REASON, (fmt, packed["evidence"])
+    packs = [
+        json.dumps(PACK, indent=4, sort_keys=True),  # indented again, keys sorted (jq -S, json.tool)
+        json.dumps({k: v for k, v in PACK.items() if not k.startswith("evidence")}),  # edited by hand, one line
+        "\n".join(json.dumps({"id": n, **p}) for n, p in enumerate([PACK, none], 1))  # rag pack --batch
+        + '\n{"id": 3, "query": "the", "error": "the question has no words to search for"}\n',
+        '<?xml version="1.0" encoding="utf-8"?>\n' + render(PACK, "xml").replace("\n<", "\n  <"),  # (xmllint --format)
+        "\n\n" + render(PACK, "text") + "\n\n",
+    ]
+    for text in packs:
+        assert reason("ctx.json", text) == PACKED_REASON, text[:80]
+    text_pack = render(PACK, "text")
+    not_packs = [
+        # a README that shows one
+        "# The pack\n\nWhat `rag pack` writes:\n\n```\n" + text_pack + "\n```\n",
+        "# Context for: the talk\n\nSlides and notes.\n",
+        "Example:\n" + render(PACK, "markdown"),
+        render(PACK, "markdown") + "\n\nMy notes on it.\n",  # (edited out of its shape: .rag/outputs still names it)
+        "[draft] how retries back off\n\n300/400 tokens\n",
+        "warning: the disk is full\n\n3/4 tokens\n",
+        "[core]\nretries = 3\n",
+        json.dumps({"query": "q", "budget_tokens": 300, "used_tokens": 4}),  # no snippets
+        json.dumps({**PACK, "snippets": [{"path": "a", "range": "lines 1-2", "text": "x"}]}),
+        json.dumps([PACK]),
+        json.dumps(PACK) + "\n" + json.dumps({"id": 2, "name": "x"}),
+        json.dumps(PACK)[:-1],
+        "<context query=\"q\">\n<p>a talk</p>\n</context>\n",
+    ]
+    for text in not_packs:
+        assert reason("notes.md", text) is None, text[:80]
+    import gzip  # a compressed one: the text it compresses
+    assert decode_file("ctx.md.gz", gzip.compress(render(PACK, "markdown").encode()), 10_000).skipped == PACKED_REASON
 
 MOSTLY_ENGLISH = "Run `pip install foo`, then `foo --serve`. " + "The options are described below, with examples. " * 4
 

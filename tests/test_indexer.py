@@ -189,6 +189,47 @@ def test_a_file_an_older_decoder_read_otherwise_is_read_again_once(tmp_path):
     assert r.updated == 0 and r.unchanged == 4
 
 
+def test_a_pack_an_older_version_indexed_is_taken_out_once(sample_root):
+    """Before a pack was told by its text, one that `.rag/outputs` did not name (written before
+    the index was made, or `.rag` deleted since) was indexed; the next `rag index` reads the
+    indexed packs again, once, and takes them out (`DECODER_VERSION` 3)."""
+    from ragweb.files import DECODER_VERSION, PACKED_REASON
+    from ragweb.formats import render
+    from ragweb.indexer import scan_changes
+    index_root(sample_root, default_config())
+    eng = Engine.open(index_path(sample_root))
+    with eng.reading():
+        text = render(eng.pack("how do retries back off", budget=300), "markdown") + "\n"
+    eng.close()
+    (sample_root / "ctx.md").write_text(text)
+    os.utime(sample_root / "ctx.md", (time.time() - 3600, time.time() - 3600))  # (not "racy")
+
+    def as_older_version(decoder):
+        eng = Engine.open(index_path(sample_root))
+        st = (sample_root / "ctx.md").stat()
+        with eng.transaction():
+            eng.add_document("ctx.md", text, st.st_mtime, st.st_size)
+            eng.mark_skipped("ctx.md", st.st_mtime, st.st_size, None)
+            eng.set_decoded_by(decoder)
+        eng.close()
+
+    as_older_version(DECODER_VERSION)  # recorded as read by this version: left alone
+    r = index_root(sample_root, default_config())
+    assert r.removed == 0 and "ctx.md" in {p for p, *_ in search_paths(sample_root, "retries back off")}
+    as_older_version(2)
+    eng = Engine.open(index_path(sample_root))
+    assert [e.path for e in scan_changes(eng, sample_root, default_config(), decoding=True).reread] == ["ctx.md"]
+    eng.close()
+    r = index_root(sample_root, default_config())
+    assert r.removed == 1 and r.packed == 1 and "1 packed context)" in r.summary(), r.summary()
+    assert "ctx.md" not in {p for p, *_ in search_paths(sample_root, "retries back off")}
+    eng = Engine.open(index_path(sample_root))
+    assert eng.decoded_by() == DECODER_VERSION and eng.skipped_states()["ctx.md"][2] == PACKED_REASON
+    eng.close()
+    r = index_root(sample_root, default_config())  # once
+    assert r.removed == r.updated == r.added == 0 and r.packed == 0
+
+
 def test_second_run_skips_unchanged(sample_root):
     index_root(sample_root, default_config())
     r = index_root(sample_root, default_config())

@@ -153,7 +153,24 @@ def _index_above(args, root: Path) -> Path | None:
     from ragweb.indexer import index_path
     if index_path(root).is_file():
         return None
-    return next((folder for folder in root.resolve().parents if index_path(folder).is_file()), None)
+    # (the folders above it as the shell names them first: from inside a linked folder,
+    # `mydocs/docs/sub` where mydocs/docs links elsewhere, the index of mydocs is above)
+    above = [*Path(_logical_cwd()).parents] if root == Path(".") else []
+    return next((folder for folder in [*above, *root.resolve().parents] if index_path(folder).is_file()), None)
+
+
+def _logical_cwd() -> str:
+    """The current folder as the shell names it (``$PWD``, through the links it was reached
+    by) when that is this very folder, else its real path (`os.getcwd`)."""
+    here = os.getcwd()
+    pwd = os.environ.get("PWD")
+    if pwd and pwd != here and os.path.isabs(pwd):
+        try:
+            if os.path.samefile(pwd, here):
+                return os.path.normpath(pwd)
+        except OSError:
+            pass
+    return here
 
 
 def _config(args, root: Path) -> dict:
@@ -545,10 +562,11 @@ def _path_option(args, root: Path) -> None:
     value = args.path
     literal = value is not None and os.path.isabs(value) and os.path.lexists(value)  # (a path, not a glob)
     if value is not None and (value == "." or value.startswith("./")):
-        here, top = os.path.realpath("."), os.path.realpath(root)
-        if here != top and within(here, top):
-            # run from a folder inside the root (its index found above): "." is this folder
-            value = os.path.join(here, value)
+        for here, top in ((_logical_cwd(), os.path.abspath(root)), (os.path.realpath("."), os.path.realpath(root))):
+            if here != top and within(here, top):
+                # run from a folder inside the root (its index found above): "." is this folder
+                value = os.path.join(here, value)
+                break
     if value is None or not os.path.isabs(value):
         return
     for base, path in ((os.path.abspath(root), os.path.abspath(value)),
@@ -757,7 +775,10 @@ def _output_kept_if_interrupted(output: str):
 def _note_output(root: Path, output: str) -> None:
     """`indexer.note_pack_output`, with a note for each other index that could not record it."""
     from ragweb.indexer import note_pack_output
-    for folder in note_pack_output(root, output):
+    # (written from a folder reached through a link: the path through the link too, unless a
+    # ".." in it climbs out of the real folder, not the shell's)
+    where = output if ".." in Path(output).parts else os.path.join(_logical_cwd(), output)
+    for folder in note_pack_output(root, where):
         print(f"note: the index of {folder} could not record {output} as a packed context, so its next "
               "`rag index` may index it", file=sys.stderr)
 

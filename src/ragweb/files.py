@@ -59,6 +59,7 @@ class FileEntry:
     abspath: str
     size: int
     mtime: float
+    link: bool = False  # (a symbolic link to the file, whose name may not be its target's)
 
 
 @dataclass(frozen=True)
@@ -496,6 +497,9 @@ class LeftOut:
     ignored: int = 0        # files and folders .gitignore / .ragignore rules (or git's excludes) left out
     ignored_above: str = ""  # ... some by those of the git work tree above the root: its top
     case_only: list[str] = field(default_factory=list)  # files an includes glob takes in lower case (GUIDE.MD)
+    # symbolic links whose target is gone, other than those the globs take as files (a link to
+    # a folder, say): what the index holds under one is kept, as under an unreadable folder
+    dangling: list[str] = field(default_factory=list)
 
     def case_note(self, limit: int = 3) -> str:
         """A sentence on the files left out only for the case of their suffix ("" if none):
@@ -595,6 +599,20 @@ def iter_files(root: str | os.PathLike, includes: list[str], excludes: list[str]
                                         + NOT_FOLLOWED)
 
 
+BROKEN_LINK = "unreadable: broken symlink"
+"""The walk's problem for a symbolic link whose target is gone (a file's, or a folder's that
+the index holds files under: `LeftOut.dangling`): unreadable this time, so what was indexed
+through it is kept, as a share gone away keeps it."""
+
+
+def _dangling(entry: os.DirEntry) -> bool:
+    """Whether ``entry`` is a symbolic link whose target is gone (or cannot be reached)."""
+    try:
+        return entry.is_symlink() and not os.path.exists(entry.path)
+    except OSError:
+        return False
+
+
 def _has_entries(folder: str) -> bool:
     try:
         with os.scandir(folder) as it:
@@ -652,6 +670,9 @@ class _Walker:
                 continue
             if never_indexed(path + "/" if is_dir else path):
                 continue  # (rag's own files and git's, a nested root's too)
+            if (not is_dir and self.left_out is not None and _dangling(entry)
+                    and not (self.includes.matches_file(path) and not self.excludes.matches_file(path))):
+                self.left_out.dangling.append(path)  # (maybe a folder: its target is gone, so none can tell)
             if is_dir:
                 if not self.excludes.covers_dir(path):
                     yield from self._walk_dir(entry, path, ignores)
@@ -736,8 +757,8 @@ class _Walker:
             return None
         try:
             if not entry.is_file():  # sockets, fifos, devices: never opened
-                if entry.is_symlink() and not os.path.exists(entry.path):
-                    self.problems.append((path, "broken symlink"))
+                if _dangling(entry):  # (its target may be back next time: what was indexed stays)
+                    self.problems.append((path, BROKEN_LINK))
                 else:
                     # (a lasting state, unlike an unreadable file: what was indexed there goes)
                     self.problems.append((path, f"{NOT_REGULAR} ({special_kind(entry.path)})"))
@@ -748,7 +769,7 @@ class _Walker:
         except OSError as e:
             self.problems.append((path, f"unreadable: {e.strerror or e}"))
             return None
-        return FileEntry(path, entry.path, st.st_size, st.st_mtime)
+        return FileEntry(path, entry.path, st.st_size, st.st_mtime, entry.is_symlink())
 
     def _ignore_rules(self, abspath: str, rel: str, entries) -> list:
         names = {e.name for e in entries}
@@ -973,7 +994,7 @@ def read_text_file(abspath: str | os.PathLike, max_bytes: int) -> DecodeResult:
 def decode_file(path: str, data: bytes, max_bytes: int) -> DecodeResult:
     """A selected file's bytes as text, or why not (the CLI's and the page's one rule): a
     ``.gz`` file uncompressed first (at most ``max_bytes`` of it: a small file can hold
-    gigabytes), then `decode`, then `minified_reason`."""
+    gigabytes), then `decode`, then `packed_context_reason` and `minified_reason`."""
     if compressed(path):
         try:
             with gzip.GzipFile(fileobj=io.BytesIO(data)) as f:
@@ -985,8 +1006,86 @@ def decode_file(path: str, data: bytes, max_bytes: int) -> DecodeResult:
     result = decode(data)
     if result.text is None:
         return result
-    minified = minified_reason(path, result.text)
-    return DecodeResult(None, minified) if minified else result
+    reason = packed_context_reason(result.text) or minified_reason(path, result.text)
+    return DecodeResult(None, reason) if reason else result
+
+
+PACKED_REASON = "a packed context (rag pack output): it repeats the files it cites"
+"""Why a file that `rag pack` wrote is not indexed, whatever its name or place: indexed, its
+copies of the cited text would answer later questions in their stead (`packed_context_reason`)."""
+
+_PACK_RANGE_RE = re.compile(r"L\d+-\d+")
+_PACK_FOOTER_RE = re.compile(r"\d+/\d+ tokens")  # (`formats.render`'s last line)
+_PACK_WARNING_RE = re.compile(r"warning: the (?:packed context holds no evidence|evidence packed is weak)")
+_PACK_TEXT_HEAD_RE = re.compile(r"\[.+:L\d+-\d+\]")  # [path:L1-9]
+_PACK_MARKDOWN_HEAD_RE = re.compile(r"\[`.*`:L\d+-\d+\]")  # [`path`:L1-9]
+_PACK_XML_START_RE = re.compile(r"(?:<\?xml[^>]*\?>\s*)?<context query=(?:\"[^\"]*\"|'[^']*')>\s*"
+                                r"(?:<warning>|<snippet path=|<tokens>)")
+_PACK_XML_END_RE = re.compile(r"<tokens>\s*\d+/\d+ tokens\s*</tokens>\s*</context>\s*\Z")
+
+
+def packed_context_reason(text: str) -> str | None:
+    """`PACKED_REASON` for a text that is a packed context `rag pack` wrote, else None: told by
+    its shape, so a pack is known however it is named, linked or moved, and after `.rag` is
+    deleted (`.rag/outputs` names only the files written under an index's folder). Each
+    format's whole shape, from its first line to its last: JSON (one pack, reindented or
+    edited by hand as long as it stays one, or ``--batch``'s lines), Markdown (``# Context
+    for:`` ... ``N/M tokens``), XML (``<context query=`` ... ``<tokens>N/M tokens</tokens>``)
+    and text (``[path:Lx-y]`` or the evidence warning ... ``N/M tokens``); a file that only
+    shows one, as a README's example, is not one."""
+    head = text.lstrip()
+    if head.startswith("{"):
+        return PACKED_REASON if '"budget_tokens"' in head and _json_packs(head) else None
+    if head.startswith("<"):
+        return PACKED_REASON if _PACK_XML_START_RE.match(head) and _PACK_XML_END_RE.search(head[-400:]) else None
+    if not head.startswith(("# Context for: ", "[", "warning: ")):
+        return None
+    tail = head[-200:].rstrip()  # (slices: a big file is not copied whole)
+    last = tail[tail.rfind("\n") + 1:]
+    if not _PACK_FOOTER_RE.fullmatch(last) or ("\n" not in tail and len(head) > 200):
+        return None
+    lines = head[:65536].split("\n", 4)[:4]
+    first = lines[0]
+    after = next((line for line in lines[1:] if line), "")  # (the next line that holds words)
+    if first.startswith("# Context for: "):  # markdown: the warning quoted, a snippet or the footer next
+        fits = (after == last or _PACK_MARKDOWN_HEAD_RE.fullmatch(after)
+                or (after.startswith("> ") and _PACK_WARNING_RE.match(after, 2)))
+    elif _PACK_WARNING_RE.match(first):  # text with the evidence warning: a blank line, a snippet or the footer
+        fits = lines[1:2] == [""] and (after == last or _PACK_TEXT_HEAD_RE.fullmatch(after))
+    else:
+        fits = _PACK_TEXT_HEAD_RE.fullmatch(first)
+    return PACKED_REASON if fits else None
+
+
+def _json_packs(text: str) -> bool:
+    """Whether ``text`` is JSON of packed contexts: one, or `rag pack --batch`'s lines (each a
+    pack with its ``"id"``, or a question's ``{"id", "query", "error"}``), at least one a pack."""
+    import json  # (only for a file that starts as one: `rag index` of other files does not load it)
+    decoder, at, packs = json.JSONDecoder(), 0, 0
+    while True:
+        while at < len(text) and text[at] in " \t\n":
+            at += 1
+        if at == len(text):
+            return packs > 0
+        try:
+            value, at = decoder.raw_decode(text, at)
+        except ValueError:
+            return False
+        if not isinstance(value, dict):
+            return False
+        if _is_pack(value):
+            packs += 1
+        elif not ({"id", "query", "error"} <= value.keys() and isinstance(value["error"], str)):
+            return False
+
+
+def _is_pack(value: dict) -> bool:
+    snippets = value.get("snippets")
+    return (isinstance(value.get("query"), str) and isinstance(snippets, list)
+            and all(type(value.get(k)) is int for k in ("budget_tokens", "used_tokens"))
+            and all(isinstance(s, dict) and isinstance(s.get("path"), str) and isinstance(s.get("text"), str)
+                    and isinstance(s.get("range"), str) and _PACK_RANGE_RE.fullmatch(s["range"])
+                    for s in snippets))
 
 
 def minified_reason(path: str, text: str) -> str | None:
@@ -1051,10 +1150,12 @@ decodes it strictly into text that looks like its language (`_looks_like`), else
 (`LEGACY_REASON`): these encodings read each other's bytes, and a wrong guess is garbage in
 the index."""
 
-DECODER_VERSION = 2
-"""Raised when a file that is not UTF-8 may be read otherwise than before (2: Windows-1250
-told from Windows-1252; Greek, Hebrew, Arabic and Thai read; a mostly-ASCII file with
-Cyrillic, Greek or Hebrew read in its script). `rag index` reads such files again once."""
+DECODER_VERSION = 3
+"""Raised when a file may be read otherwise than before (2: Windows-1250 told from
+Windows-1252; Greek, Hebrew, Arabic and Thai read; a mostly-ASCII file with Cyrillic, Greek
+or Hebrew read in its script; 3: a packed context refused, `packed_context_reason`).
+`rag index` reads such files again once: those that are not UTF-8, and those whose indexed
+text is a packed context (an older version indexed a pack that `.rag/outputs` did not name)."""
 
 LEGACY_MIN_BYTES = 16  # ... and at least this many (a short note with a few accents is Western)
 LEGACY_REASON = ("not UTF-8, and it reads as none of the legacy encodings tried (Windows-1252, "

@@ -7,6 +7,7 @@ interrupted run leaves the previous index as it was.
 
 from __future__ import annotations
 
+import bisect
 import gc
 import hashlib
 import logging
@@ -26,8 +27,9 @@ from ragweb.analysis import Analyzer
 from ragweb.config import never_indexed
 from ragweb.engine import Engine
 from ragweb.errors import IndexReadOnlyError, Interrupted, RagError
-from ragweb.files import (DECODER_VERSION, LEGACY_REASON, NOT_REGULAR, AtomicWrite, FileEntry, LeftOut, compressed,
-                          is_left_out_note, is_link_note, iter_files, read_regular, read_text_file)
+from ragweb.files import (BROKEN_LINK, DECODER_VERSION, LEGACY_REASON, NOT_REGULAR, PACKED_REASON, AtomicWrite,
+                          FileEntry, LeftOut, compressed, is_left_out_note, is_link_note, iter_files,
+                          packed_context_reason, read_regular, read_text_file)
 
 INDEX_DIR = ".rag"
 INDEX_FILE = "index.db"
@@ -53,7 +55,9 @@ OUTPUTS_MAX_BYTES = 10_000_000
 def pack_outputs(root: str | Path) -> set[str]:
     """The paths (relative, ``/``-separated) of the files `rag pack -o` wrote under ``root``.
     They are not indexed: a packed context repeats the text of the files it cites, and
-    indexing it would make every later answer cite the copy."""
+    indexing it would make every later answer cite the copy. (A pack is also known by its
+    text, `files.packed_context_reason`; this list covers one being written, or edited out of
+    its shape.)"""
     path = Path(root) / INDEX_DIR / OUTPUTS_FILE
     try:
         text = read_regular(path, OUTPUTS_MAX_BYTES).decode("utf-8", errors="replace")
@@ -115,8 +119,9 @@ def _note_output(folder: Path, rel: str) -> None:
 
 
 def _output_files(root: str | Path, outputs: set[str]) -> dict[str, set[str]]:
-    """The real paths of the files `rag pack -o` wrote, by file name: the walk may reach one
-    by another path (a symlinked folder inside the root that leads to where it was written)."""
+    """The real paths of the files `rag pack -o` wrote, by the name of the real file: the walk
+    may reach one by another path (a symlinked folder inside the root that leads to where it
+    was written, a link to it under another name)."""
     found: dict[str, set[str]] = {}
     for rel in outputs:
         real = os.path.realpath(os.path.join(root, rel))
@@ -125,8 +130,10 @@ def _output_files(root: str | Path, outputs: set[str]) -> dict[str, set[str]]:
 
 
 def _is_output(entry: FileEntry, output_files: dict[str, set[str]]) -> bool:
-    reals = output_files.get(entry.path.rsplit("/", 1)[-1])
-    return bool(reals) and os.path.realpath(entry.abspath) in reals
+    if not (entry.link or entry.path.rsplit("/", 1)[-1] in output_files):  # (no path resolved for most files)
+        return False
+    real = os.path.realpath(entry.abspath)
+    return real in output_files.get(os.path.basename(real), ())
 
 
 @dataclass
@@ -163,11 +170,14 @@ def scan_changes(engine: Engine, root: str | Path, config: dict,
 
     With ``decoding`` (what `rag index` asks; a query does not pay for these reads): when an
     older decoder read the index (`Engine.decoded_by`), an unchanged file that is not UTF-8
-    is decoded again, and listed in ``reread`` when its text is not the stored one; and a
-    file whose time and size are unchanged but whose time is close to the last run's scan
-    (`RACY_SECONDS`) has its text compared, and is listed in ``changed`` when it differs."""
+    is decoded again, and listed in ``reread`` when its text is not the stored one, as is
+    one whose stored text is a packed context (`_indexed_packs`); and a file whose time and
+    size are unchanged but whose time is close to the last run's scan (`RACY_SECONDS`) has
+    its text compared, and is listed in ``changed`` when it differs."""
     ix = config["index"]
-    beyond = engine.paths_beyond_ascii() if decoding and engine.decoded_by() < DECODER_VERSION else set()
+    older = decoding and engine.decoded_by() < DECODER_VERSION
+    beyond = engine.paths_beyond_ascii() if older else set()
+    packs = _indexed_packs(engine) if older else set()
     if use_gitignore is None:
         use_gitignore = ix["gitignore"]
     states = engine.file_states()
@@ -191,7 +201,7 @@ def scan_changes(engine: Engine, root: str | Path, config: dict,
               # (the limit may have moved; a .gz file's is on its uncompressed size, which
               # only reading it again tells)
               and (same_limit if compressed(entry.path) else _too_large(old[2]) == (entry.size > ix["max_file_bytes"]))):
-            if entry.path in beyond and _reads_otherwise(entry, old[2], ix["max_file_bytes"]):
+            if entry.path in packs or (entry.path in beyond and _reads_otherwise(entry, old[2], ix["max_file_bytes"])):
                 out.reread.append(entry)
             elif (racy_since is not None and entry.mtime >= racy_since
                     and (_text_differs(entry, old[2], ix["max_file_bytes"]) if entry.path in states
@@ -201,8 +211,15 @@ def scan_changes(engine: Engine, root: str | Path, config: dict,
                 out.unchanged.append(entry)
         else:
             out.changed.append(entry)
+    # A symlink whose target is gone, the index holding files under it: a folder's link (a
+    # share, a drive that is not there this time), unreadable like the folder itself.
+    indexed = sorted({*states, *skipped, *outputs}) if out.left_out.dangling else []
+    for link in out.left_out.dangling:
+        at = bisect.bisect_left(indexed, link + "/")
+        if at < len(indexed) and indexed[at].startswith(link + "/"):
+            out.problems.append((link, BROKEN_LINK))
     # A file or folder that is there but could not be read this time (permissions, a
-    # network share gone away) keeps what was indexed of it: the next run tries again.
+    # network share gone away, a broken link) keeps what was indexed of it: the next run tries again.
     unreadable = [path for path, message in out.problems if message.startswith("unreadable")]
 
     def kept(p: str) -> bool:
@@ -211,6 +228,12 @@ def scan_changes(engine: Engine, root: str | Path, config: dict,
     out.gone_skipped = sorted(p for p in skipped if p not in seen and not kept(p))
     out.gone_outputs = sorted(p for p in outputs if not os.path.lexists(os.path.join(root, p)) and not kept(p))
     return out
+
+
+def _indexed_packs(engine: Engine) -> set[str]:
+    """Paths of the indexed files whose text is a packed context (`files.packed_context_reason`),
+    which a version before `DECODER_VERSION` 3 indexed when `.rag/outputs` did not name them."""
+    return {p for p, t in engine.conn.execute("SELECT path, text FROM files") if packed_context_reason(t)}
 
 
 def _reads_otherwise(entry: FileEntry, sha: str, max_bytes: int) -> bool:
@@ -268,6 +291,7 @@ class IndexReport:
     too_large: int = 0
     too_large_paths: list[str] = field(default_factory=list)  # (the first few, for the CLI's note)
     minified: int = 0
+    packed: int = 0  # packed contexts (`files.PACKED_REASON`)
     chunks: int = 0
     total_chunks: int = 0
     files: int = 0
@@ -290,9 +314,10 @@ class IndexReport:
 
     def summary(self) -> str:
         """One line: what the run did, why files were skipped, what it could not read."""
-        skipped = self.unchanged + self.binary + self.too_large + self.minified
+        skipped = self.unchanged + self.binary + self.too_large + self.minified + self.packed
         why = [f"{n} {reason}" for n, reason in ((self.unchanged, "unchanged"), (self.binary, "binary"),
-                                                  (self.too_large, "too large"), (self.minified, "minified")) if n]
+                                                  (self.too_large, "too large"), (self.minified, "minified"),
+                                                  (self.packed, "packed context" + "s" * (self.packed != 1))) if n]
         parts = [f"{self.added} added", f"{self.updated} updated", f"{self.removed} removed",
                  f"{skipped} skipped" + (f" ({', '.join(why)})" if why else "")]
         links = len(self.links_not_followed)
@@ -673,13 +698,15 @@ def _index_one(engine: Engine, entry: FileEntry, old, outcome: tuple, report: In
                 report.too_large_paths.append(entry.path)
         elif reason.startswith("minified"):
             report.minified += 1
+        elif reason == PACKED_REASON:
+            report.packed += 1
         else:
             report.problems.append((entry.path, reason))
         if reason.startswith("unreadable"):
             return  # (what was indexed of it stays until it can be read again: tried every run)
         if engine.remove_document(entry.path):  # indexed before: what is there now cannot be
             report.removed += 1
-        if reason == "binary" or reason.startswith(("too large", "minified", "not UTF-8", "damaged")):
+        if reason in ("binary", PACKED_REASON) or reason.startswith(("too large", "minified", "not UTF-8", "damaged")):
             # Remembered, so later runs and queries do not see it as new until it changes
             # (an unreadable file is tried again every time; a file in a legacy encoding or a
             # damaged one is warned about once, as a problem).
