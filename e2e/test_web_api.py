@@ -134,7 +134,9 @@ def test_pack_options_lean_whole_and_path(app, sample_docs):
     assert app.call("(q) => ragPack(q, 600, {topK: NaN})", q)["error"] == "options.topK must be a finite number, got NaN"
     assert app.call("(q) => ragPack(q, 600, {topK: 2n})", q)["error"] == "options.topK must be a number, got a BigInt"
     circle = app.call("(q) => { const o = {lean: true}; o.self = o; return ragPack(q, 600, o); }", q)
-    assert circle["error"].startswith("options must be plain data like {lean: true}: ")
+    assert circle["error"] == "options.self must be true or false, a string or a number, got an object"
+    throws = app.call("(q) => ragPack(q, 600, {get lean() { throw new Error('no'); }})", q)
+    assert throws["error"] == "options must be plain data like {lean: true}: no"
 
 
 def test_an_html_page_is_searched_and_packed_by_its_visible_text(app):
@@ -172,13 +174,28 @@ def test_an_html_page_is_searched_and_packed_by_its_visible_text(app):
     ("() => ragPack('', 100)", "query must not be empty"),
     ("() => ragPack('zebra', 0)", "budget must be between 1 and"),
     ("() => ragPack('zebra', 'big')", "budget must be a number"),
-    ("() => ragPack('zebra', 100, 'lean')", "options must be an object"),
-    ("() => ragPack('zebra', 100, [true])", "options must be an object"),
+    ("() => ragPack('zebra', 100, 'lean')", "options must be a plain object like {lean: true}, got a string"),
+    ("() => ragPack('zebra', 100, [true])", "options must be a plain object like {lean: true}, got an array"),
     ("() => ragPack('zebra', 100, {leen: true})", "unknown key 'leen'"),
     ("() => ragPack('zebra', 100, {compact: 'no'})", "options.compact must be true or false"),
     ("() => ragRemove()", "filename must be a string"),
     ("() => ragRemove(['a'])", "filename must be a string"),
     ("() => ragIndex('notes/a\\ud800.md', 'x')", "is not valid Unicode: it holds a lone surrogate (U+D800)"),
+    # (JSON dropped these without a word: the pack ran without the option)
+    ("() => ragPack('zebra', 100, {lean: Symbol()})", "options.lean must be true or false, a string or a number, got a symbol"),
+    ("() => ragPack('zebra', 100, {lean: () => true})", "options.lean must be true or false, a string or a number, got a function"),
+    ("() => ragPack('zebra', 100, new Map([['lean', true]]))", "options must be a plain object like {lean: true}, got a Map"),
+    ("() => ragPack('zebra', 100, new Date(0))", "options must be a plain object like {lean: true}, got a Date"),
+    ("() => ragPack('zebra', 100, Object.create({lean: true}))", "options must be a plain object"),
+    ("() => ragPack('zebra', 100, {lean: {a: NaN}})", "options.lean must be true or false, a string or a number, got an object"),
+    ("() => ragPack('zebra', 100, {path: [Infinity]})", "options.path must be true or false, a string or a number, got an array"),
+    ("() => ragPack('zebra', 100, {topK: Infinity})", "options.topK must be a finite number, got Infinity"),
+    ("() => ragQuery('zebra', Infinity)", "got the number Infinity"),  # (not Python's "inf")
+    ("() => ragPack('zebra', -Infinity)", "got the number -Infinity"),
+    ("() => ragIndex('x'.repeat(5000), 'a zebra')", "the file name is 5,000 characters long, more than 4,096"),
+    ("() => ragIndex('docs/' + 'x'.repeat(300) + '.md', 'a zebra')", "has a part of more than 255 bytes"),
+    ("() => ragQuery('zebra '.repeat(20000))", "query is too long: 120,000 characters > 100,000"),
+    ("() => ragPack('zebra '.repeat(20000), 100)", "query is too long: 120,000 characters > 100,000"),
 ])
 def test_bad_arguments_return_error(app, expr, needle):
     app.index("zebra.md", "a zebra\n")
@@ -186,6 +203,19 @@ def test_bad_arguments_return_error(app, expr, needle):
     assert set(out) == {"error"}, out
     assert needle in out["error"]
     assert app.stats()["files"] == ["zebra.md"]  # nothing changed
+
+
+def test_the_status_line_follows_changes_made_through_the_api(app):
+    status = app.page.locator("#status")
+    assert app.index("notes/t.txt", "then world\n")["success"]
+    assert status.inner_text() == "Indexed notes/t.txt (through ragIndex)."
+    assert app.call("(f) => ragRemove(f)", "notes/t.txt")["removed"]
+    assert status.inner_text() == "Removed notes/t.txt (through ragRemove)."
+    assert app.call("(f) => ragRemove(f)", "notes/t.txt")["removed"] is False
+    assert status.inner_text() == "Removed notes/t.txt (through ragRemove)."  # (nothing changed)
+    app.index("a.md", "a zebra\n")
+    assert app.call("() => ragClear()")["success"]
+    assert status.inner_text() == "Index cleared (through ragClear)."
 
 
 def test_errors_never_throw_into_caller(app):

@@ -267,3 +267,6 @@ def test_a_wheel_the_server_cannot_give_is_named_and_ragready_rejects(launch_per
     reason = page.evaluate("window.ragReady.then(() => 'resolved', (e) => String(e && e.message))")
     assert reason == f"could not load the Python wheel {wheel}: {why}"
     expect(page.locator("body")).to_contain_text(f"The engine failed to load: could not load the Python wheel {wheel}")
+    # every call says why, ragFlush too (not "still loading", which will never end)
+    for call in ("Promise.resolve(ragStats())", "ragFlush()"):
+        assert json.loads(page.evaluate(call))["error"] == f"not ready: {reason}", call

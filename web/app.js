@@ -516,6 +516,7 @@
         noteApiChange(path, 'replaced by ragIndex');
         markChanged();
         dropPackQuoting(path);
+        apiStatus(`Indexed ${shownPath(path)} (through ragIndex).`);
       }
       return out;
     });
@@ -538,19 +539,26 @@
         return errorJson(`budget must be a number, got ${typeName(budget)}`);
       }
       if (options !== undefined && options !== null &&
-          (typeof options !== 'object' || Array.isArray(options))) {
-        return errorJson(`options must be an object like {lean: true}, got ${typeName(options)}`);
+          (typeof options !== 'object' || Array.isArray(options) ||
+           ![Object.prototype, null].includes(Object.getPrototypeOf(options)))) {
+        // (a Map, a Date or a class's object: JSON would drop what it holds without a word)
+        return errorJson(`options must be a plain object like {lean: true}, got ${typeName(options)}`);
       }
       let text;
-      try {  // (JSON would turn NaN into null and a circle into a TypeError's many lines)
-        text = options == null ? undefined : JSON.stringify(options, (key, v) => {
-          if (typeof v === 'number' && !Number.isFinite(v)) throw new Error(`options.${key} must be a finite number, got ${v}`);
-          if (typeof v === 'bigint') throw new Error(`options.${key} must be a number, got a BigInt`);
-          return v;
-        });
-      } catch (e) {
-        const why = String(e && e.message ? e.message : e).split('\n')[0];
-        return errorJson(why.startsWith('options.') ? why : `options must be plain data like {lean: true}: ${why}`);
+      try {
+        const plain = {};  // (each value checked here: JSON drops a function or a Symbol, and writes NaN as null)
+        for (const key of Object.keys(options ?? {})) {
+          const v = options[key];
+          if (typeof v === 'number' && !Number.isFinite(v)) return errorJson(`options.${key} must be a finite number, got ${v}`);
+          if (typeof v === 'bigint') return errorJson(`options.${key} must be a number, got a BigInt`);
+          if (v !== null && v !== undefined && !['boolean', 'string', 'number'].includes(typeof v)) {
+            return errorJson(`options.${key} must be true or false, a string or a number, got ${typeName(v)}`);
+          }
+          plain[key] = v;
+        }
+        text = options == null ? undefined : JSON.stringify(plain);
+      } catch (e) {  // (a getter that throws)
+        return errorJson(`options must be plain data like {lean: true}: ${String(e && e.message ? e.message : e).split('\n')[0]}`);
       }
       return state.facade.pack(query, budget ?? undefined, text);
     });
@@ -562,7 +570,11 @@
       const out = state.facade.remove(filename);
       const res = isSuccess(out) ? JSON.parse(out) : null;
       if (res) noteApiChange(res.filename, 'removed by ragRemove');  // (not indexed yet: a drop may still add it)
-      if (res && res.removed) { markChanged(); dropPackQuoting(res.filename); }
+      if (res && res.removed) {
+        markChanged();
+        dropPackQuoting(res.filename);
+        apiStatus(`Removed ${shownPath(res.filename)} (through ragRemove).`);
+      }
       return out;
     });
   }
@@ -574,6 +586,7 @@
         state.clears += 1;
         markChanged();
         resetPack();  // (it quoted files that are gone)
+        apiStatus('Index cleared (through ragClear).');
       }
       return out;
     });
@@ -584,14 +597,25 @@
   }
 
   function ragFlush() {
-    if (!state.ready) return Promise.resolve(errorJson(NOT_READY));
+    if (!state.ready) return Promise.resolve(errorJson(state.bootError ? `not ready: ${state.bootError}` : NOT_READY));
     return flush().catch((e) => errorJson(String(e && e.message ? e.message : e)));
+  }
+
+  // The status line after a change made through the API, so that it does not go on stating
+  // what an earlier drop or the boot said (a drop under way keeps its own).
+  function apiStatus(message) {
+    if (!state.busy && !state.indexing) setStatus(message);
   }
 
   function typeName(v) {
     if (v === null) return 'null';
     if (Array.isArray(v)) return 'an array';
-    return typeof v === 'undefined' ? 'nothing' : `${/^[aeiou]/.test(typeof v) ? 'an' : 'a'} ${typeof v}`;
+    let name = typeof v;
+    if (name === 'object' && ![Object.prototype, null].includes(Object.getPrototypeOf(v))) {
+      const made = Object.getPrototypeOf(v).constructor;  // (a Map, a Date: name it)
+      if (typeof made === 'function' && /^\w+$/.test(made.name)) name = made.name;
+    }
+    return name === 'undefined' ? 'nothing' : `${/^[aeiouAEIOU]/.test(name) ? 'an' : 'a'} ${name}`;
   }
 
   Object.assign(window, { ragIndex, ragQuery, ragPack, ragRemove, ragClear, ragStats, ragFlush });

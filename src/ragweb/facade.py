@@ -148,6 +148,8 @@ def _describe(value) -> str:
         return f"the string {value[:40]!r}"
     if isinstance(value, bool):  # (as JavaScript writes them)
         return "true" if value else "false"
+    if isinstance(value, float) and not math.isfinite(value):  # (as JavaScript writes them)
+        return f"the number {'NaN' if value != value else 'Infinity' if value > 0 else '-Infinity'}"
     if isinstance(value, (int, float)):
         return f"the number {value!r}"
     if isinstance(value, dict):
@@ -169,6 +171,20 @@ def _need_str(value, name: str, allow_empty: bool = False) -> str:
 _LONE_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
 
+MAX_PATH_CHARS = 4096  # a file name's length at most (Linux's PATH_MAX) ...
+MAX_NAME_BYTES = 255  # ... and each of its parts' in UTF-8 (a file system's NAME_MAX)
+MAX_QUESTION_CHARS = 100_000  # a question's length at most: it is answered on the page's thread
+
+
+def _question(q) -> str:
+    """A question given to ragQuery or ragPack: text, not empty, not over `MAX_QUESTION_CHARS`."""
+    q = _need_str(q, "query")
+    if len(q) > MAX_QUESTION_CHARS:
+        raise RagError(f"query is too long: {len(q):,} characters > {MAX_QUESTION_CHARS:,} (a question is "
+                       "answered on the page's thread; ask with the words that matter)")
+    return q
+
+
 def _clean_path(filename: str, folder: bool = False) -> str:
     """Normalise a page-side file name into the relative path stored in the index (with
     ``folder``, a folder's: "" is the top)."""
@@ -181,6 +197,9 @@ def _clean_path(filename: str, folder: bool = False) -> str:
     from ragweb.files import NAME_BREAK_RE
     if NAME_BREAK_RE.search(filename):  # (as `rag index`: a citation path:Ls-e is one line)
         raise RagError(f"the file name {filename!r} holds a line break or another control character")
+    if len(filename) > MAX_PATH_CHARS:  # (a text given as the name: its every question would carry it)
+        raise RagError(f"the file name is {len(filename):,} characters long, more than {MAX_PATH_CHARS:,}: "
+                       "is it the file's text? ragIndex(filename, content) takes the name first")
     parts: list[str] = []
     for part in filename.split("/"):  # (a backslash is a character of a name, as in `rag index`)
         if part == "..":
@@ -189,6 +208,9 @@ def _clean_path(filename: str, folder: bool = False) -> str:
                                "give a path inside it, as docs/guide.md")
             parts.pop()
         elif part not in ("", "."):
+            if len(part.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES:
+                raise RagError(f"the file name {filename[:60]!r}... has a part of more than {MAX_NAME_BYTES} "
+                               "bytes, which no file system holds")
             parts.append(part)
     if not folder and (not parts or filename.endswith("/")):
         raise RagError(f"the file name {filename!r} names no file (a folder, or nothing): "
@@ -401,7 +423,7 @@ def index_text(filename, content) -> str:
 @_guard
 def query(q, top_k=None) -> str:
     """ragQuery: the top hits, ``{"query", "results": [{path, startLine, endLine, score, text}]}``."""
-    q = _need_str(q, "query")
+    q = _question(q)
     k = _as_int(top_k, "topK", DEFAULT_TOP_K, 1, MAX_TOP_K)
     hits = _need_engine().search(q, top_k=k)
     return _json({"query": q, "results": [_hit_json(h) for h in hits]})
@@ -452,7 +474,7 @@ def pack(q, budget=None, options=None) -> str:
     --lean`), ``compact`` (false: whole chunks only, `--no-compact`), ``path`` (a glob the
     paths must match, `--path`), ``topK`` (candidates searched, `--top-k`).
     """
-    q = _need_str(q, "query")
+    q = _question(q)
     default_budget = _config_now()["pack"]["token_budget"]
     b = _as_int(budget, "budget", default_budget, 1, 10_000_000)
     return _json(_need_engine().pack(q, budget=b, **_pack_options(options)))
@@ -780,7 +802,7 @@ def search_ui(q, top_k=None) -> str:
     `formats.shown` shows them) plus ``heading`` and ``marks`` ([start, end] offsets into
     ``text`` of the words that matched the question), and ``indexEmpty`` (no text is
     indexed: no question can have results)."""
-    q = _need_str(q, "query")
+    q = _question(q)
     k = _as_int(top_k, "topK", 10, 1, MAX_TOP_K)
     eng = _need_engine()
     out = []
