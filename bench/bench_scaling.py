@@ -217,11 +217,25 @@ def page_drop_ignores(n: int) -> float:
     return best_of(work)
 
 
+def alternating_ignores(n: int) -> float:
+    """walk: F files under a .gitignore of F rules alternating `*.xI` and `!keepI.md`,
+    F = n / 250 (each rule was a run of its own, tested one by one for every path)."""
+    count = n // 250
+    root = Path(tempfile.mkdtemp(prefix="ragscale-"))
+    try:
+        (root / ".gitignore").write_text("".join(f"*.x{i}\n!keep{i}.md\n" for i in range(count // 2)))
+        for i in range(count):
+            (root / f"f{i}.md").write_text("x\n")
+        return best_of(lambda _: sum(1 for _ in iter_files(root, ["**/*.md"], [])))
+    finally:
+        shutil.rmtree(root)
+
+
 # (family, how many times the base size it runs at: enough work that the times are not noise)
 FAMILIES = [(html_headers, 1), (long_paragraphs, 1), (comment_openers, 8), (long_question, 8),
             (ignore_rules, 4), (big_markdown, 2), (flush_each, 1), (one_line_page, 4), (menu_words, 4),
             (tag_attributes, 1), (unclosed_buttons, 2), (prefix_words, 1), (cjk_question, 2), (tied_files, 4), (outside_links, 4),
-            (digit_run_question, 1), (page_drop_ignores, 4)]
+            (digit_run_question, 1), (page_drop_ignores, 4), (alternating_ignores, 4)]
 
 
 def main() -> int:

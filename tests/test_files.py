@@ -1129,3 +1129,28 @@ def test_a_utf16_gitignore_is_not_read_as_git_does_not_and_says_so(tmp_path):
     assert sorted(paths) == _git_keeps(tmp_path) == [".gitignore", "a.md", "b.log"]
     assert problems == [(".gitignore", "unreadable ignore file: UTF-16 text, from which git reads no usable "
                                        "rule either (not read; save it as UTF-8)")]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_alternating_ignore_rules_select_as_git_selects(tmp_path, seed):
+    """Rules that alternate between leaving out and keeping (`*.x3` / `!keep3.md`), of every
+    kind -- plain names, name endings, folders, wildcards -- are decided as git decides them
+    (they are tested by look-ups and runs of one regex, not one rule at a time)."""
+    import subprocess
+    rnd = random.Random(seed)
+    names = [f"{stem}{i}{ext}" for i in range(6) for stem in ("keep", "f", "note") for ext in (".md", ".x1", ".log")]
+    folders = ["", "a/", "a/b/", "build/", "c/"]
+    kinds = [lambda: rnd.choice(names), lambda: f"*{rnd.choice(['.md', '.x1', '.log', '1.md', 'p2.log'])}",
+             lambda: rnd.choice(["build/", "b/", "a/b/", "c"]), lambda: f"{rnd.choice(['k', 'f', 'n'])}*{rnd.randrange(6)}.md",
+             lambda: f"a/*{rnd.choice(['.md', '.log'])}"]
+    rules = [("!" if i % 2 else "") + rnd.choice(kinds)() for i in range(60)]
+    (tmp_path / ".gitignore").write_text("\n".join(rules) + "\n")
+    for folder in folders:
+        (tmp_path / folder).mkdir(parents=True, exist_ok=True)
+        for name in rnd.sample(names, 12):
+            (tmp_path / folder / name).write_text("x\n")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    git = subprocess.run(["git", "-C", str(tmp_path), "ls-files", "--others", "--exclude-standard"],
+                         capture_output=True, text=True, check=True).stdout.split()
+    ours = paths_of(tmp_path, includes=["**/*"], excludes=[])
+    assert sorted(p for p in ours if p != ".gitignore") == sorted(p for p in git if p != ".gitignore")

@@ -445,28 +445,48 @@ def _union(rules: list[Rule]) -> re.Pattern | None:
 
 
 class Rules(list):
-    """The rules of one ignore file, in order, with `groups`: each run of rules of the same
-    kind (negated or not, folders only or not) as one regex, so a path is tested against a
-    file of thousands of rules in a few regex calls, not one per rule."""
+    """The rules of one ignore file, in order, with `deciders`: a path is tested against a
+    file of thousands of rules in a few look-ups and regex calls, not one per rule."""
 
     @functools.cached_property
-    def groups(self) -> list[tuple[bool, bool, frozenset, re.Pattern | None]]:
-        """(negate, dir_only, the plain names among the run's rules, the others in one
-        regex or None), in the rules' order. A plain name (``npm-debug.log``: no wildcard,
-        no slash) matches a path whose last part it is: a set look-up."""
-        out: list[tuple[bool, bool, list[Rule]]] = []
-        for rule in self:
-            if out and out[-1][:2] == (rule.negate, rule.dir_only):
-                out[-1][2].append(rule)
-            else:
-                out.append((rule.negate, rule.dir_only, [rule]))
-        groups = []
-        for negate, dir_only, run in out:
-            names = {n for n in map(_plain_name_of, run) if n is not None}
-            rest = [r for r in run if _plain_name_of(r) is None]
-            groups.append((negate, dir_only, frozenset(names),
-                           (rest[0].regex if len(rest) == 1 else _union(rest)) if rest else None))
-        return groups
+    def deciders(self) -> tuple:
+        """For files and for folders: (plain name -> index of the last rule naming it, a
+        name's ending (``*.log``) -> index of the last rule of it, the lengths of those
+        endings, and the runs of the other rules, last first, as (first index, last index,
+        negate, one regex)). A path's verdict is then a few look-ups and the regexes of the
+        runs after the last look-up that matched: a file of thousands of alternating
+        ``*.x`` / ``!name`` rules was one test per run of rules for every path."""
+        out = []
+        for is_dir in (False, True):
+            names: dict[str, int] = {}
+            ends: dict[str, int] = {}
+            runs: list[list] = []  # [first, last, negate, rules]
+            for k, rule in enumerate(self):
+                if rule.dir_only and not is_dir:
+                    continue
+                if (n := _plain_name_of(rule)) is not None:
+                    names[n] = k
+                elif (e := _name_ending_of(rule)) is not None:
+                    ends[e] = k
+                elif runs and runs[-1][1] == k - 1 and runs[-1][2] == rule.negate:
+                    runs[-1][1] = k
+                    runs[-1][3].append(rule)
+                else:
+                    runs.append([k, k, rule.negate, [rule]])
+            out.append((names, ends, sorted({len(e) for e in ends}),
+                        [(a, b, neg, rs[0].regex if len(rs) == 1 else _union(rs)) for a, b, neg, rs in reversed(runs)]))
+        return tuple(out)
+
+
+def _name_ending_of(rule: Rule) -> str | None:
+    """The ending of the names an unanchored rule ``*ending`` (one star, then no wildcard)
+    matches as a path's last part, or None."""
+    source = rule.regex.pattern
+    if not source.startswith(_ANY_FOLDER + _STAR):
+        return None
+    escaped = source[len(_ANY_FOLDER) + len(_STAR):]
+    name = re.sub(r"\\(.)", r"\1", escaped, flags=re.S)
+    return name if name and "/" not in name and re.escape(name) == escaped else None
 
 
 def _plain_name_of(rule: Rule) -> str | None:
@@ -807,11 +827,21 @@ def ignore_verdict(ignores: list[tuple[str, list[Rule]]], path: str, is_dir: boo
             continue
         sub = path[len(base) + 1:] if base else path
         # the last rule that matches decides: the last run of rules holding one
-        groups = rules.groups if isinstance(rules, Rules) else Rules(rules).groups
+        rules = rules if isinstance(rules, Rules) else Rules(rules)
+        names, ends, lengths, runs = rules.deciders[is_dir]
         name = sub[sub.rfind("/") + 1:]
-        for negate, dir_only, names, regex in reversed(groups):
-            if (is_dir or not dir_only) and (name in names or (regex is not None and regex.fullmatch(sub))):
+        best = names.get(name, -1)
+        for n in lengths:
+            if n > len(name):
+                break
+            best = max(best, ends.get(name[len(name) - n:], -1))
+        for first, last, negate, regex in runs:
+            if last < best:
+                break
+            if regex.fullmatch(sub):
                 return not negate
+        if best >= 0:
+            return not rules[best].negate
     return None
 
 
