@@ -716,14 +716,19 @@ def test_a_file_or_folder_that_cannot_be_read_this_time_keeps_what_was_indexed(s
     assert r.updated == 1 and search_paths(sample_root, "walruses")[0][0] == "docs/configuration.md"
 
 
-def test_a_run_beside_an_open_reader_leaves_sqlites_log_empty(tmp_path):
+def _indexed_pages(tmp_path, n: int, words: int):
+    """A folder ``docs`` of ``n`` pages of ``words`` words each, indexed: (root, config, index file)."""
     root = tmp_path / "docs"
     root.mkdir()
-    for i in range(60):
-        (root / f"f{i}.md").write_text(f"# Page {i}\n\n" + " ".join(f"word{i}x{j}" for j in range(300)) + "\n")
+    for i in range(n):
+        (root / f"f{i}.md").write_text(f"# Page {i}\n\n" + " ".join(f"word{i}x{j}" for j in range(words)) + "\n")
     cfg = default_config()
     index_root(root, cfg)
-    db = index_path(root)
+    return root, cfg, index_path(root)
+
+
+def test_a_run_beside_an_open_reader_leaves_sqlites_log_empty(tmp_path):
+    root, cfg, db = _indexed_pages(tmp_path, 60, 300)
     wal = db.with_name(db.name + "-wal")
     reader = Engine.open(db, cfg, create=False)  # (a `rag pack --batch` between two questions)
     try:
@@ -739,13 +744,7 @@ def test_a_run_beside_an_open_reader_leaves_sqlites_log_empty(tmp_path):
 
 
 def test_a_run_that_frees_most_of_the_index_gives_the_space_back(tmp_path):
-    root = tmp_path / "docs"
-    root.mkdir()
-    for i in range(120):
-        (root / f"f{i}.md").write_text(f"# Page {i}\n\n" + " ".join(f"word{i}x{j}" for j in range(400)) + "\n")
-    cfg = default_config()
-    index_root(root, cfg)
-    db = index_path(root)
+    root, cfg, db = _indexed_pages(tmp_path, 120, 400)
     full = db.stat().st_size
     for i in range(10, 120):
         (root / f"f{i}.md").unlink()
