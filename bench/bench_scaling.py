@@ -246,7 +246,7 @@ def main() -> int:
     sizes = [base, 2 * base, 4 * base]
     print(f"cost per doubling of the input (target <= {TARGET}); sizes {', '.join(f'{s:,}' for s in sizes)} "
           "characters, times a family's scale")
-    print(f"  {'family':<18} {'n s':>7} {'2n s':>7} {'4n s':>7} {'x/doubling':>11}  verdict")
+    print(f"  {'family':<20} {'n s':>7} {'2n s':>7} {'4n s':>7} {'x/doubling':>11}  verdict")
     failed = 0
     for family, scale in FAMILIES:
         times = [family(s * scale) for s in sizes]
@@ -254,7 +254,7 @@ def main() -> int:
         per_doubling = (times[-1] / times[0]) ** (1 / (len(times) - 1)) if times[0] > 0 else float("inf")
         ok = per_doubling <= TARGET
         failed += not ok
-        print(f"  {family.__name__:<18} {times[0]:>7.2f} {times[1]:>7.2f} {times[2]:>7.2f} {per_doubling:>11.2f}  "
+        print(f"  {family.__name__:<20} {times[0]:>7.2f} {times[1]:>7.2f} {times[2]:>7.2f} {per_doubling:>11.2f}  "
               f"{'PASS' if ok else 'FAIL'}  ({family.__doc__.strip()})")
     print(f"{len(FAMILIES) - failed} of {len(FAMILIES)} grow linearly")
     return 0
