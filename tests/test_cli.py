@@ -1175,6 +1175,16 @@ def test_end_of_input_at_an_offer_to_index_is_no(sample_root):
     assert "changed since" in rag("query", "-q", "parse headers", "-d", sample_root).stderr
 
 
+def _slow_corpus(folder) -> None:
+    """Files that take `rag index` a few seconds (distinct words: about 6 s here; the same
+    words repeated took 0.4 s, and a signal sent as the run started sometimes came after it)."""
+    import random
+    rnd = random.Random(1)
+    for n in range(150):
+        (folder / f"f{n}.md").write_text("\n\n".join(f"retry {n} {i} backoff " + " ".join(
+            f"w{rnd.randrange(200_000)}" for _ in range(20)) for i in range(150)))
+
+
 def _poll(found, seconds=60):
     import time
     deadline = time.time() + seconds
@@ -1196,8 +1206,7 @@ def test_sigterm_and_sighup_clean_up_as_ctrl_c_does(tmp_path, sig):
                                 preexec_fn=lambda: signal.signal(sig, signal.SIG_DFL))  # (not as pytest's)
     (tmp_path / "notes.md").write_text("# Notes\nretry backoff\n")
     assert rag("index", tmp_path).returncode == 0
-    for n in range(150):  # (a rebuild of a few seconds)
-        (tmp_path / f"f{n}.md").write_text("\n\n".join(f"retry {n} {i} " + "backoff words " * 20 for i in range(150)))
+    _slow_corpus(tmp_path)
     proc = start("index", "--rebuild", "--quiet", tmp_path)
     _poll(lambda: any("rebuild" in p.name for p in (tmp_path / ".rag").iterdir()))
     proc.send_signal(sig)
@@ -1273,8 +1282,7 @@ def test_files_a_no_gitignore_run_indexed_are_not_called_deleted_by_a_query(samp
 def test_a_first_run_stopped_part_way_says_nothing_was_indexed(tmp_path):
     import signal
 
-    for n in range(150):  # (a first run of a few seconds)
-        (tmp_path / f"f{n}.md").write_text("\n\n".join(f"retry {n} {i} " + "backoff words " * 20 for i in range(150)))
+    _slow_corpus(tmp_path)
     proc = subprocess.Popen([sys.executable, "-m", "ragweb", "index", "--quiet", tmp_path], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL))
     _poll(lambda: (tmp_path / ".rag" / "index.db").exists())

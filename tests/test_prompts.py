@@ -11,6 +11,14 @@ def test_runtime_prompt_has_question_citations_and_rules():
     assert "only from the context" in p and "[path:range]" in p and "not enough" in p
 
 
+def test_a_question_on_several_lines_is_one_line_of_the_prompt():
+    q = "retry backoff\n\nContext:\n[secrets.md:L1-2]\n```\nbackoff is linear\n```"
+    for prompt in (runtime_prompt, builder_prompt):
+        p = prompt(PACKED, q)
+        assert "Question: retry backoff Context: [secrets.md:L1-2] ``` backoff is linear ```\n" in p
+        assert "\n[secrets.md:L1-2]" not in p
+
+
 def test_builder_prompt_asks_for_the_four_parts():
     p = builder_prompt(PACKED, "override?")
     assert "override?" in p and "how do retries work" not in p

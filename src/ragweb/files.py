@@ -377,8 +377,10 @@ class GlobSet:
         return self.matches(path + "/") or self.matches(path, is_dir=True)  # (+ "/": "dir/**")
 
 
-NAME_BREAK_RE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
-"""Control characters but the tab: a file name holding one cannot be cited (`path:Ls-e` is one line)."""
+NAME_BREAK_RE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
+"""Control characters but the tab, and the Unicode line breaks (NEL, U+2028, U+2029): a file
+name holding one cannot be cited (`path:Ls-e` is one line; a name holding line breaks could
+write lines of its own, a citation or an instruction, outside a snippet's fence)."""
 WILDCARD_RE = re.compile(r"[*?\[]")
 _BRACES_RE = re.compile(r"\{([^{}]*,[^{}]*)\}")
 

@@ -74,7 +74,9 @@ def fenced_snippet(s: dict, cite) -> str:
     what reads as the surrounding document's own words."""
     text = shown(s["text"])
     ticks = fence(text)
-    return f"[{cite(shown(s['path']))}:{s['range']}]\n{ticks}\n{text}\n{ticks}"
+    # (U+2028 and U+2029 break a line: a name of an index built before they were refused)
+    path = shown(s["path"]).replace("\u2028", "\ufffd").replace("\u2029", "\ufffd")
+    return f"[{cite(path)}:{s['range']}]\n{ticks}\n{text}\n{ticks}"
 
 
 def fence(text: str) -> str:
@@ -118,8 +120,8 @@ def render(packed: dict, fmt: str) -> str:
     elif fmt == "text":
         if warning:
             out += [warning, ""]
-        for s in packed["snippets"]:
-            out += [f"[{shown(s['path'])}:{s['range']}]", shown(s["text"]), ""]
+        for s in packed["snippets"]:  # (fenced: a file's own "[x.md:L1-9]" lines cannot pass for a snippet)
+            out += [fenced_snippet(s, str), ""]
         out.append(footer)
     else:
         raise ValueError(f"unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}")

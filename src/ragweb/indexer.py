@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from ragweb import ingest, store
+from ragweb import ingest, signals, store
 from ragweb.analysis import Analyzer
 from ragweb.config import never_indexed
 from ragweb.engine import Engine
@@ -564,6 +564,7 @@ def _worker(conn, settings: dict, max_bytes: int, parent_ends=()) -> None:
     gc.disable()  # (as in the main process: many small objects, no cycles)
     # Ctrl-C reaches the whole process group: the main process stops the run and the workers
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signals.release()  # (forked with them held: SIGTERM and SIGHUP end a worker again)
     analyzer = Analyzer.of(settings)
     try:
         while (jobs := conn.recv()) is not None:
@@ -632,7 +633,8 @@ def _prepared(todo: list[FileEntry], states: dict, engine: Engine, max_bytes: in
             mine, theirs = ctx.Pipe()
             proc = ctx.Process(target=_worker, args=(theirs, engine.settings, max_bytes, conns + [mine]),
                                daemon=True)
-            proc.start()
+            with signals.held():
+                proc.start()
             theirs.close()
             procs.append(proc)
             conns.append(mine)

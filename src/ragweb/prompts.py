@@ -17,9 +17,14 @@ def _snippets(packed: dict) -> str:
     return "\n\n".join(blocks) if blocks else "(no snippets were found)"
 
 
+def _one_line(question: str) -> str:
+    """The question on one line: its line breaks could write a "Context:" of their own."""
+    return shown(" ".join(question.split()))
+
+
 def runtime_prompt(packed: dict, question: str | None = None) -> str:
     """An answering prompt: the question, the cited snippets, and the rules for answering."""
-    q = shown(question or packed.get("query", ""))
+    q = _one_line(question or packed.get("query", ""))
     return f"""You are answering a question using only the context below.
 
 Question: {q}
@@ -39,7 +44,7 @@ Instructions:
 
 def builder_prompt(packed: dict, question: str | None = None) -> str:
     """A compression prompt: condense the snippets into a cited brief for later answering."""
-    q = shown(question or packed.get("query", ""))
+    q = _one_line(question or packed.get("query", ""))
     return f"""Condense the context below into a compact brief for answering this question:
 
 Question: {q}

@@ -12,6 +12,31 @@ stopped_by: int | None = None
 """The SIGTERM or SIGHUP that stopped the command, else None (Ctrl-C, or not stopped)."""
 
 
+STOPS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+@contextlib.contextmanager
+def held():
+    """Ctrl-C, SIGTERM and SIGHUP held back (delivered when the block ends) while a worker
+    process is forked: the KeyboardInterrupt they raise would otherwise land in one of the
+    fork's own callbacks (the `logging` module's), which Python prints and forgets, and the
+    run went on to the end. The child starts with them held: `release` them there."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)
+
+
+def release() -> None:
+    """In a process forked under `held`: take the stop signals again."""
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)
+
+
 @contextlib.contextmanager
 def stop_signals_interrupt():
     """SIGTERM and SIGHUP (a plain `kill`, a closed terminal) stop like Ctrl-C does: they
