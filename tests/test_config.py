@@ -488,3 +488,17 @@ def test_a_glob_of_too_many_brace_alternatives_is_refused_up_front():
     bomb = "**/" + "{a,b}" * 30 + ".md"  # (a billion globs: expanding them ate gigabytes)
     assert "stand for more than 1000 globs" in error_of(f"index:\n  includes: ['{bomb}']\n")
     assert glob_problem("**/" + "{a,b}" * 9 + ".md") is None  # (512)
+
+
+def test_without_pyyaml_a_config_file_is_a_clear_error_and_none_is_fine(tmp_path):
+    import subprocess
+    import sys
+    (tmp_path / "a.md").write_text("# A\nThe zeppelin hangar.\n")
+    run = ("import sys; sys.modules['yaml'] = None  # (as with a --no-deps install)\n"
+           "from ragweb.cli import main; sys.exit(main(sys.argv[1:]))")
+    r = subprocess.run([sys.executable, "-c", run, "index", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr  # (no rag.yaml: PyYAML is not needed)
+    (tmp_path / "rag.yaml").write_text("index:\n  chunk_tokens: 256\n")
+    r = subprocess.run([sys.executable, "-c", run, "index", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    assert "rag.yaml is read (and the config shown) with PyYAML, which is not installed: pip install pyyaml" in r.stderr

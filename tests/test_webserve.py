@@ -134,3 +134,22 @@ def test_a_busy_port_is_said_before_the_site_is_built(server, tmp_path):
                               pyodide_dir=str(tmp_path / "no-pyodide"), wheels_dir=str(tmp_path / "wheels"))
     with pytest.raises(RagError, match="try another --port"):
         webbuild.run(args)
+
+
+def test_a_wheel_carries_the_page_and_the_sample_so_rag_web_works_when_installed(tmp_path):
+    """`pip install .` and a wheel left out web/ and sample/ (the package-data globs matched
+    nothing), so `rag web` failed outside a checkout; setup.py copies them in."""
+    import subprocess
+    import sys
+    import zipfile
+    repo = webbuild.project_root()
+    r = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp_path), str(repo)],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    (wheel,) = tmp_path.glob("ragweb-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for name in webbuild.PAGE_FILES:
+        assert f"ragweb/web/{name}" in names, name
+    sample = {p.relative_to(repo / "sample").as_posix() for p in (repo / "sample").rglob("*") if p.is_file()}
+    assert {n.removeprefix("ragweb/sample/") for n in names if n.startswith("ragweb/sample/")} == sample
+    assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]

@@ -22,7 +22,11 @@ yaml = None  # PyYAML, imported by `_need_yaml` when a config file is read or sh
 def _need_yaml() -> None:
     global yaml  # (its import costs ~15 ms a `rag` run and ~25 ms of the page's boot)
     if yaml is None:
-        import yaml as module
+        try:
+            import yaml as module
+        except ImportError:  # (a --no-deps install: a clear error, not a traceback)
+            raise ConfigError("rag.yaml is read (and the config shown) with PyYAML, which is not installed: "
+                              "pip install pyyaml") from None
         yaml = module
 
 DEFAULT_INCLUDES = [

@@ -181,9 +181,18 @@ def _record_hash(data: bytes) -> str:
     return f"sha256={digest}"
 
 
-def ragweb_version() -> str:
-    """The ragweb version: installed metadata, else pyproject.toml of the checkout, else 0.0.0."""
+def _checkout_package() -> Path | None:
+    """The checkout whose package this running ragweb is (an editable install, or run from
+    ``src/``), else None: an installed copy run from inside a checkout is not that checkout's
+    code, so its version and dependencies are its own metadata's."""
     root = project_root()
+    return root if root and _PACKAGE_DIR.is_relative_to(root.resolve()) else None
+
+
+def ragweb_version() -> str:
+    """The ragweb version: pyproject.toml of the checkout this package is, else the installed
+    metadata, else 0.0.0."""
+    root = _checkout_package()
     if root and (root / "pyproject.toml").is_file():
         match = re.search(r'(?m)^version\s*=\s*"([^"]+)"', (root / "pyproject.toml").read_text("utf-8"))
         if match:
@@ -196,12 +205,12 @@ def ragweb_version() -> str:
 
 
 def _dependencies() -> list[str]:
-    root = project_root()
+    root = _checkout_package()
     if root and (root / "pyproject.toml").is_file():
         match = re.search(r'(?m)^dependencies\s*=\s*\[([^\]]*)\]', (root / "pyproject.toml").read_text("utf-8"))
         if match:
             return re.findall(r'"([^"]+)"', match.group(1))
-    return ["snowballstemmer>=2.2", "pyyaml>=6"]
+    return ["snowballstemmer>=3.1", "pyyaml>=6"]
 
 
 def build_ragweb_wheel(out_dir: str | os.PathLike) -> Path:
@@ -275,12 +284,22 @@ def _pip(args: list[str], env: dict | None = None) -> None:
         raise RagError(f"pip failed ({' '.join(args[:2])}): {proc.stdout.strip()[-2000:]}")
 
 
+def _wheel_cache() -> Path:
+    """The default cache of third-party wheels: the checkout's ``build/wheels``, else (an
+    installed ragweb) the user's cache folder, not the current one."""
+    root = project_root()
+    if root:
+        return root / "build" / "wheels"
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(cache) / "ragweb" / "wheels"
+
+
 def third_party_wheels(wheels_dir: str | os.PathLike | None = None) -> list[Path]:
     """The pure wheels of ragweb's dependencies, fetched once with pip into ``wheels_dir``.
 
-    Default cache: ``build/wheels/`` of the checkout (or of the current directory).
+    Default cache: `_wheel_cache`.
     """
-    folder = Path(wheels_dir) if wheels_dir else _base_dir() / "build" / "wheels"
+    folder = Path(wheels_dir) if wheels_dir else _wheel_cache()
     folder.mkdir(parents=True, exist_ok=True)
     snowball = _find_wheel(folder, "snowballstemmer", SNOWBALL_VERSION)
     if snowball is None:
@@ -800,7 +819,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pyodide-dir", metavar="DIR",
                         help="folder of the npm package `pyodide` (default: node_modules/pyodide)")
     parser.add_argument("--wheels-dir", metavar="DIR",
-                        help="cache folder for the snowballstemmer and pyyaml wheels (default: build/wheels)")
+                        help="cache folder for the snowballstemmer and pyyaml wheels (default: build/wheels of the checkout, else ~/.cache/ragweb/wheels)")
 
 
 def run(args: argparse.Namespace) -> int:
