@@ -142,8 +142,12 @@ def test_a_wheel_carries_the_page_and_the_sample_so_rag_web_works_when_installed
     import subprocess
     import sys
     import zipfile
+    import shutil
     repo = webbuild.project_root()
-    r = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp_path), str(repo)],
+    src = tmp_path / "src"  # (a clean copy: a checkout's build/ may hold an earlier build's files)
+    shutil.copytree(repo, src, ignore=shutil.ignore_patterns(".git", ".venv", "node_modules", "build", "dist", "site",
+                                                          "bench", "*.egg-info", "__pycache__", ".rag*"))
+    r = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp_path), str(src)],
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     (wheel,) = tmp_path.glob("ragweb-*.whl")
