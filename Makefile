@@ -5,11 +5,18 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PORT   ?= 8000
 
-.PHONY: setup browser-deps site serve test test-unit bench bench-browser bench-docs bench-scaling eval clean
+.PHONY: setup system-deps browser-deps site serve test test-unit bench bench-browser bench-docs bench-scaling eval clean
 
 setup: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml
+# What a bare Debian lacks for the two commands: venv's ensurepip, and npm (Pyodide comes from npm).
+system-deps:
+	@need=""; \
+	$(PYTHON) -c 'import ensurepip, venv' 2>/dev/null || need="$$need python3-venv"; \
+	command -v npm >/dev/null 2>&1 || need="$$need npm"; \
+	if [ -n "$$need" ]; then apt-get update && apt-get install -y $$need; fi
+
+$(VENV)/.installed: pyproject.toml | system-deps
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test]'
@@ -22,7 +29,7 @@ $(VENV)/.installed: pyproject.toml
 browser-deps:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update && apt-get install -y chromium; }
 
-node_modules/.installed: package.json
+node_modules/.installed: package.json | system-deps
 	npm install --no-audit --no-fund
 	touch $@
 
