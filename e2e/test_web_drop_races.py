@@ -241,9 +241,21 @@ def test_a_drop_that_fails_part_way_does_not_stay_under_way(app):
     assert page.locator("#progress-text").inner_text() == "Indexing failed."
     assert page.evaluate("document.getElementById('progress-bar').hasAttribute('value')")
     # the sample's files cannot be fetched: the status line no longer says they are
-    page.route("**/sample/**", lambda route: route.fulfill(status=404, body="gone"))
+    n = page.evaluate("fetch('./manifest.json').then((r) => r.json()).then((m) => m.sample.length)")
+    gone = []
+
+    def refuse(route):
+        route.fulfill(status=404, body="gone")
+        gone.append(route.request.url)
+    page.route("**/sample/**", refuse)
     try:
         page.evaluate("window.ragweb.trySample()")
+        # (the page gives up at the first 404: the others are still on their way, and a
+        # route taken away under them went to the next handler too, "already handled")
+        for _ in range(600):
+            if len(gone) >= n:
+                break
+            page.wait_for_timeout(50)
     finally:
         page.unroute("**/sample/**")
     assert banner(page).startswith("Indexing failed: sample/") and banner(page).endswith(": HTTP 404")
