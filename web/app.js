@@ -1003,8 +1003,9 @@
                     errors: [], skippedList: [], tooLarge: [], superseded: [], full: null, stopped: null,
                     left: 0, indexed: new Set() };
     ({ items, repeated: tally.repeated } = lastOfEachPath(items));
-    const earlier = sameName ? indexedUnder(items) : null;
-    const earlierLoose = sameName ? indexedLoose(items) : [];
+    const had = sameName ? indexedFiles() : [];  // (one look at the index's files for both)
+    const earlier = indexedUnder(items, had);
+    const earlierLoose = indexedLoose(items, had);
     $('progress').classList.add('busy');
     state.indexing = true;  // the file list and stats refresh once at the end, not per file
     state.lastSave = performance.now();  // (a drop's first save while it runs: DROP_SAVE_MS in)
@@ -1141,28 +1142,31 @@
     return out;
   }
 
-  // The files already indexed under the top folders of `items` (a folder dropped again, or
+  // The files among `files` (indexed already) under the top folders of `items` (a folder dropped again, or
   // another folder of the same name): {folder: [paths]}, only folders that have some.
-  function indexedUnder(items) {
+  function indexedUnder(items, files) {
     const tops = new Set(items.filter((it) => it.path.includes('/')).map((it) => it.path.split('/')[0]));
     if (!tops.size) return null;
-    const st = JSON.parse(state.facade.stats());
-    if (st.error) return null;
     const out = {};
-    for (const path of st.files) {
+    for (const path of files) {
       const top = path.split('/')[0];
       if (path.includes('/') && tops.has(top)) (out[top] ||= []).push(path);
     }
     return Object.keys(out).length ? out : null;
   }
 
-  // The loose files (no folder) of `items` whose paths are indexed already: [paths].
-  function indexedLoose(items) {
+  // The loose files (no folder) of `items` whose paths are among `files`, indexed already: [paths].
+  function indexedLoose(items, files) {
     const loose = items.filter((it) => !it.path.includes('/'));
     if (!loose.length) return [];
-    const st = JSON.parse(state.facade.stats());
-    const had = new Set(st.error ? [] : st.files);
+    const had = new Set(files);
     return loose.map((it) => it.path).filter((p) => had.has(p));
+  }
+
+  // The paths of the indexed files ([] when the engine cannot say).
+  function indexedFiles() {
+    const st = JSON.parse(state.facade.stats());
+    return st.error ? [] : st.files;
   }
 
   // Items of one drop that share a path (two loose files of one name, say from a file

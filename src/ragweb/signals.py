@@ -1,5 +1,5 @@
-"""SIGTERM and SIGHUP stop a `rag` command the way Ctrl-C does (shared by `ragweb.cli` and
-`ragweb.webbuild`)."""
+"""How a `rag` command is stopped: SIGTERM and SIGHUP the way Ctrl-C does (shared by
+`ragweb.cli` and `ragweb.webbuild`), and the three held while `rag index` forks a worker."""
 
 from __future__ import annotations
 
