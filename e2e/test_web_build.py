@@ -301,8 +301,9 @@ def _default_signals() -> None:
         signal.signal(sig, signal.SIG_DFL)
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
-def test_a_signal_during_the_build_cleans_up(tmp_path, sig):
+@pytest.mark.parametrize("sig, entry", [(signal.SIGTERM, "ragweb web"), (signal.SIGINT, "ragweb web"),
+                                        (signal.SIGHUP, "ragweb web"), (signal.SIGTERM, "ragweb.webbuild")])
+def test_a_signal_during_the_build_cleans_up(tmp_path, sig, entry):
     wheels = _cold_wheels(tmp_path)
     _fake_program(tmp_path / "bin", "node", f'echo $$ > "{tmp_path}/node.pid.tmp"; '
                                             f'mv "{tmp_path}/node.pid.tmp" "{tmp_path}/node.pid"; exec sleep 30')
@@ -311,7 +312,7 @@ def test_a_signal_during_the_build_cleans_up(tmp_path, sig):
     env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "TMPDIR": str(systmp),
            "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}"}
     out = tmp_path / "out" / "site"
-    proc = subprocess.Popen([sys.executable, "-m", "ragweb", "web", "--build", str(out), "--wheels-dir", str(wheels)],
+    proc = subprocess.Popen([sys.executable, "-m", *entry.split(), "--build", str(out), "--wheels-dir", str(wheels)],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=_default_signals)
     deadline = time.monotonic() + 60

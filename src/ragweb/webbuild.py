@@ -41,6 +41,7 @@ from http import HTTPStatus
 from pathlib import Path, PurePosixPath
 
 from ragweb.errors import Interrupted, RagError, UsageError
+from ragweb import signals
 from ragweb.signals import stop_signals_interrupt
 
 PYODIDE_VERSION = "314.0.7"
@@ -867,7 +868,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt as exc:
         print("\n" + getattr(exc, "message", "interrupted"), file=sys.stderr)
-        return 130
+        return 128 + (signals.stopped_by or 2)  # (as `rag web` reports it: SIGINT 130, SIGTERM 143)
 
 
 if __name__ == "__main__":
