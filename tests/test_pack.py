@@ -740,6 +740,17 @@ def test_a_path_glob_that_matches_no_indexed_file_or_is_empty_is_an_error(sample
     assert sample_engine.files_matching("docs/**") and sample_engine.pack("retry backoff", 300, path_glob="docs/**")["snippets"]
 
 
+def test_a_path_glob_that_misses_names_the_nearest_indexed_path_and_why(sample_engine):
+    # (the error ragPack's `path` option gives, as `rag query --path` does)
+    for glob, says in (("Docs/Configuration.md", ", such as docs/configuration.md (paths are case-sensitive)"),
+                       ("docs\\configuration.md", ", such as docs/configuration.md (with '/' between folders)"),
+                       ("/configuration.md", "'**/configuration.md' takes one at any depth"),
+                       ("docs/configuraton.md", ", such as docs/configuration.md")):
+        with pytest.raises(UsageError, match=re.escape(says)):
+            sample_engine.pack("retry backoff", 300, path_glob=glob)
+    assert Engine.memory().path_glob_hint("x/**") == ""
+
+
 def test_a_pasted_log_lines_timestamp_and_process_id_do_not_count_against_the_evidence():
     eng = Engine.memory()
     eng.add_document("timeouts.md", "# Statement timeouts\n\nThe server logs ERROR: canceling statement due to "

@@ -583,27 +583,7 @@ def _check_path_matches(args, engine, root: Path) -> None:
     answer every question with nothing), with how paths are written."""
     if args.path is None or engine.files_matching(args.path):
         return
-    import difflib
-    with engine.reading():
-        paths = [row[0] for row in engine.conn.execute("SELECT path FROM files ORDER BY path LIMIT 100000")]
-    wanted = args.path.replace("\\", "/").removeprefix("./").lstrip("/")
-    # the indexed path most like it: by its name (one comparison per distinct name), then,
-    # among the paths of that name, by the whole path
-    keys = {p: p.rsplit("/", 1)[-1] for p in paths}
-    names: dict[str, list[str]] = {}
-    for p in paths:
-        names.setdefault(keys[p].lower(), []).append(p)
-    base = wanted.rsplit("/", 1)[-1]
-    close = difflib.get_close_matches(base.lower(), list(names), n=1, cutoff=0.6)
-    close = difflib.get_close_matches(wanted, names[close[0]], n=1, cutoff=0) if close else []
-    like = f", such as {close[0] if close else paths[0]}" if paths else ""
-    target = (close[0] if "/" in wanted else keys[close[0]]) if close else None  # (what the glob is held to)
-    if "\\" in args.path:
-        like += " (with '/' between folders)"
-    elif target and target != wanted and target.lower() == wanted.lower():
-        like += " (paths are case-sensitive)"
-    elif target == wanted and "/" in args.path and "/" not in wanted:
-        like += f" (a glob from '/' or './' names the folder's own file: '**/{wanted}' takes one at any depth)"
+    like = engine.path_glob_hint(args.path)
     raise UsageError(f"--path {args.path!r} matches no indexed file: it is matched against the paths of "
                      f"the index of {root}, relative to that folder{like}")
 

@@ -842,8 +842,37 @@ class Engine:
     def _files_matching(self, path_glob: str) -> set[int]:
         allowed = set(self._matching(path_glob))
         if not allowed:
-            raise UsageError(f"no indexed file matches the path glob {path_glob!r}")
+            raise UsageError(f"no indexed file matches the path glob {path_glob!r}{self.path_glob_hint(path_glob)}")
         return allowed
+
+    def path_glob_hint(self, path_glob: str) -> str:
+        """For a path glob that matches no indexed file: ", such as P" naming the indexed
+        path most like it, and why it missed when that shows (case, a backslash, anchoring);
+        "" for an empty index."""
+        import difflib
+        with self.reading():
+            paths = [row[0] for row in self.conn.execute("SELECT path FROM files ORDER BY path LIMIT 100000")]
+        if not paths:
+            return ""
+        wanted = path_glob.replace("\\", "/").removeprefix("./").lstrip("/")
+        # the indexed path most like it: by its name (one comparison per distinct name), then,
+        # among the paths of that name, by the whole path
+        keys = {p: p.rsplit("/", 1)[-1] for p in paths}
+        names: dict[str, list[str]] = {}
+        for p in paths:
+            names.setdefault(keys[p].lower(), []).append(p)
+        base = wanted.rsplit("/", 1)[-1]
+        close = difflib.get_close_matches(base.lower(), list(names), n=1, cutoff=0.6)
+        close = difflib.get_close_matches(wanted, names[close[0]], n=1, cutoff=0) if close else []
+        like = f", such as {close[0] if close else paths[0]}"
+        target = (close[0] if "/" in wanted else keys[close[0]]) if close else None  # (what the glob is held to)
+        if "\\" in path_glob:
+            like += " (with '/' between folders)"
+        elif target and target != wanted and target.lower() == wanted.lower():
+            like += " (paths are case-sensitive)"
+        elif target == wanted and "/" in path_glob and "/" not in wanted:
+            like += f" (a glob from '/' or './' names the folder's own file: '**/{wanted}' takes one at any depth)"
+        return like
 
     def search(self, query: str, top_k: int | None = None, mmr: bool = True,
                path_glob: str | None = None, pool: int | None = None,
