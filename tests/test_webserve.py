@@ -157,3 +157,31 @@ def test_a_wheel_carries_the_page_and_the_sample_so_rag_web_works_when_installed
     sample = {p.relative_to(repo / "sample").as_posix() for p in (repo / "sample").rglob("*") if p.is_file()}
     assert {n.removeprefix("ragweb/sample/") for n in names if n.startswith("ragweb/sample/")} == sample
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
+
+
+def test_the_sdist_carries_what_make_test_and_make_bench_need(tmp_path):
+    """The sdist held only the unit tests' own files (setuptools' default): no e2e/, bench/,
+    tests/conftest.py or .ci/run, so its tests and benchmarks could not run. Every file git
+    tracks is in it now, except git's and GitHub's own."""
+    import subprocess
+    import sys
+    import tarfile
+    import shutil
+    repo = webbuild.project_root()
+    tracked = subprocess.run(["git", "-C", str(repo), "ls-files", "-z"], capture_output=True, text=True, check=True)
+    files = {f for f in tracked.stdout.split("\0") if f and (repo / f).is_file()}
+    src = tmp_path / "src"  # (a clean copy of what git tracks, plus benchmark output that must stay out)
+    for f in files:
+        (src / f).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(repo / f, src / f)
+    (src / "bench" / "out").mkdir(parents=True, exist_ok=True)
+    (src / "bench" / "out" / "native.json").write_text("{}")
+    r = subprocess.run([sys.executable, "-m", "build", "--sdist", "-o", str(tmp_path / "dist"), str(src)],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    (sdist,) = (tmp_path / "dist").glob("ragweb-*.tar.gz")
+    with tarfile.open(sdist) as tar:
+        names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n and tar.getmember(n).isfile()}
+    expected = {f for f in files if not f.startswith((".github/", ".gitignore"))}
+    assert expected - names == set()
+    assert not [n for n in names if n.startswith("bench/out/") or "__pycache__" in n]
