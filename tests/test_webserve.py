@@ -107,13 +107,46 @@ def test_a_busy_port_says_try_another_port(site, server):
         webbuild.make_server(site, port=server.server_address[1])
 
 
-@pytest.mark.parametrize("host, warned", [("127.0.0.1", False), ("localhost", False), ("0.0.0.0", True)])
+@pytest.mark.parametrize("host, warned", [("127.0.0.1", False), ("localhost", False), ("0.0.0.0", True),
+                                          ("::1", False), ("::", True)])
 def test_serving_beyond_this_computer_warns(site, monkeypatch, capsys, host, warned):
+    if ":" in host and (why := _no_ipv6()):
+        pytest.skip(why)
     monkeypatch.setattr(http.server.ThreadingHTTPServer, "serve_forever", lambda self, *a: None)
     webbuild.serve(site, 0, host)
     out, err = capsys.readouterr()
-    assert out.startswith(f"Serving ragweb at http://{host}:")
+    assert out.startswith(f"Serving ragweb at http://{f'[{host}]' if ':' in host else host}:")
     assert ("reachable from the network" in err) == warned, err
+
+
+def _no_ipv6() -> str:
+    """Why this machine cannot serve on IPv6's loopback (a container without IPv6), or ''."""
+    try:
+        with socket.socket(socket.AF_INET6) as s:
+            s.bind(("::1", 0))
+        return ""
+    except OSError as e:
+        return f"no IPv6 loopback here: {e}"
+
+
+@pytest.mark.parametrize("host", ["::1", "[::1]"])
+def test_an_ipv6_host_is_served_and_its_url_bracketed(site, host):
+    # (an IPv6 address failed: the server was IPv4 only, "Address family for hostname not supported")
+    if why := _no_ipv6():
+        pytest.skip(why)
+    import urllib.request
+    server = webbuild.make_server(site, port=0, host=host)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        assert server.socket.family == socket.AF_INET6
+        url = f"http://{webbuild._url_host(host)}:{server.server_address[1]}/index.html"
+        assert url.startswith("http://[::1]:")
+        with urllib.request.urlopen(url, timeout=10) as r:
+            assert r.status == 200
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def test_the_checkout_is_found_from_a_deleted_current_folder(tmp_path):

@@ -31,6 +31,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -767,20 +768,30 @@ class _Server(http.server.ThreadingHTTPServer):
             super().handle_error(request, client_address)
 
 
+class _Server6(_Server):
+    address_family = socket.AF_INET6
+
+
+def _url_host(host: str) -> str:
+    """``host`` as a URL writes it: an IPv6 address in brackets."""
+    return f"[{host.strip('[]')}]" if ":" in host else host
+
+
 def make_server(site_dir: str | os.PathLike, port: int = 8000,
                 host: str = "127.0.0.1") -> http.server.ThreadingHTTPServer:
     """An HTTP server for ``site_dir`` (not started); ``port=0`` picks a free port."""
     handler = functools.partial(_Handler, directory=str(site_dir))
     if not mimetypes.inited:
         mimetypes.init()  # now, not lazily at a request that may find no file descriptor free
+    server_class = _Server6 if ":" in host else _Server  # (an IPv6 address: `--host ::1`, `--host ::`)
     try:
-        return _Server((host, port), handler)
+        return server_class((host.strip("[]"), port), handler)
     except OSError as exc:
         if exc.errno in (errno.EADDRINUSE, errno.EACCES):
             hint = "try another --port" + (" (ports below 1024 need privileges)" if exc.errno == errno.EACCES else "")
         else:
             hint = "--host must be a name or address of this computer, such as 127.0.0.1"
-        raise RagError(f"cannot listen on {host}:{port}: {exc.strerror or exc}; {hint}") from None
+        raise RagError(f"cannot listen on {_url_host(host)}:{port}: {exc.strerror or exc}; {hint}") from None
 
 
 def _is_loopback(address: str) -> bool:
@@ -797,7 +808,8 @@ def serve(site_dir: str | os.PathLike, port: int = 8000, host: str = "127.0.0.1"
     server = server or make_server(site_dir, port, host)
     with stop_signals_interrupt():
         try:
-            print(f"Serving ragweb at http://{host}:{server.server_address[1]}/  (Ctrl-C to stop)", flush=True)
+            print(f"Serving ragweb at http://{_url_host(host)}:{server.server_address[1]}/  (Ctrl-C to stop)",
+                  flush=True)
             if not _is_loopback(server.server_address[0]):
                 print(f"warning: --host {host} makes the site reachable from the network, not only from "
                       "this computer (the default --host 127.0.0.1 keeps it local)", file=sys.stderr, flush=True)
