@@ -252,6 +252,24 @@ def test_a_failed_npm_install_is_a_clear_error(tmp_path, monkeypatch):
         webbuild.find_pyodide()
 
 
+def test_npm_install_with_no_network_gives_up_soon(tmp_path, monkeypatch):
+    # Real npm, a registry that refuses connections and an empty cache: npm's own retries
+    # took 70 s here before the error (2 min 21 s on a machine with no network at all).
+    root = tmp_path / "checkout"
+    root.mkdir()
+    for name in ("package.json", "package-lock.json"):
+        shutil.copy2(REPO / name, root / name)
+    monkeypatch.setattr(webbuild, "project_root", lambda: root)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("RAGWEB_PYODIDE_DIR", raising=False)
+    monkeypatch.setenv("npm_config_registry", "http://127.0.0.1:9/")
+    monkeypatch.setenv("npm_config_cache", str(tmp_path / "npm-cache"))
+    start = time.monotonic()
+    with pytest.raises(RagError, match=r"`npm install` failed in .*checkout"):
+        webbuild.find_pyodide()
+    assert time.monotonic() - start < 40
+
+
 def _cold_wheels(tmp_path: Path) -> Path:
     """A copy of the third-party wheels without a bytecode cache: the build runs node."""
     cold = tmp_path / "wheels"

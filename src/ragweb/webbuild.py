@@ -157,7 +157,9 @@ def _named_pyodide(folder: Path, named_by: str) -> Path:
 def _npm_install(root: Path) -> None:
     print(f"Pyodide not found: running npm install in {root}", file=sys.stderr)
     try:
-        subprocess.run(["npm", "install", "--no-audit", "--no-fund"], cwd=root, check=True)
+        # (one retry, after at most 10 s: with no network npm's defaults retried for over a minute)
+        subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--fetch-retries=1",
+                        "--fetch-retry-maxtimeout=10000"], cwd=root, check=True)
     except subprocess.CalledProcessError as exc:
         raise RagError(f"`npm install` failed in {root} (exit status {exc.returncode}; its output is above); "
                        "fix that and run it again, or pass --pyodide-dir") from None
