@@ -23,7 +23,7 @@ from itertools import chain
 
 import snowballstemmer
 
-from ragweb.errors import ConfigError
+from ragweb.errors import ConfigError, RagError
 
 WORD_RE = re.compile(r"\w+")
 
@@ -148,6 +148,31 @@ def _same(text: str) -> str:
     return text
 
 
+def _stemmer_version() -> str:
+    """The installed snowballstemmer's version ('' when its metadata cannot be read)."""
+    try:
+        from importlib.metadata import version
+        return version("snowballstemmer")
+    except Exception:  # (no metadata: a copied-in module)
+        return ""
+
+
+STEMMER_VERSION = _stemmer_version()
+"""Recorded with an index (`ragweb.engine.analysis_settings`): another release stems some
+words otherwise (2.2 stemmed "added" as "ad", 3.1 as "add"), so an index's terms are only
+those of the question's stemmer when both were made by the same version."""
+
+MIN_STEMMER = (3, 1)
+"""The oldest snowballstemmer ragweb runs with (2.2 lacked seven of the listed languages)."""
+
+
+def _check_stemmer_version() -> None:
+    numbers = re.match(r"(\d+)\.(\d+)", STEMMER_VERSION)
+    if numbers and tuple(map(int, numbers.groups())) < MIN_STEMMER:
+        raise RagError(f"ragweb needs snowballstemmer {'.'.join(map(str, MIN_STEMMER))} or later, and this Python "
+                       f"has {STEMMER_VERSION}: run `pip install -U snowballstemmer`")
+
+
 def snowball_languages() -> list[str]:
     """Languages the Snowball stemmer knows (valid values of ``index.language``)."""
     return sorted(snowballstemmer.algorithms())
@@ -182,6 +207,7 @@ class Analyzer:
                     f"index.language: unknown Snowball language {algorithm!r}; "
                     f"choose one of: {', '.join(snowball_languages())}"
                 )
+            _check_stemmer_version()
             self._stem = snowballstemmer.stemmer(algorithm).stemWord
         self._stop = STOPWORDS if language == "english" else frozenset()
         self._memo: dict[str, tuple[str, ...]] = {}
@@ -199,7 +225,8 @@ class Analyzer:
     @classmethod
     def of(cls, settings: dict) -> "Analyzer":
         """The analyzer of an index's analysis ``settings`` (`Engine.settings`)."""
-        return cls(settings["stemming"], settings["language"], settings.get("short_terms", False),
+        # ("dotted": the name "short_terms" had in an index of one early version)
+        return cls(settings["stemming"], settings["language"], settings.get("short_terms", settings.get("dotted", False)),
                    settings.get("unicode") == UNICODE_FORM, settings.get("words") == WORD_FORM)
 
     def synonyms(self, groups=()) -> dict[str, frozenset]:

@@ -359,8 +359,9 @@ def _embedding_state(engine, embedder) -> str:
 def _open_for_reading(args, root: Path, cfg: dict):
     """The engine for ROOT, after checking it exists and is up to date (offering to re-index)."""
     from ragweb import store
-    from ragweb.engine import OLDER_VERSION, Engine
+    from ragweb.engine import OLDER_VERSION, OTHER_STEMMER, Engine
     from ragweb.errors import IndexBusyError
+    from ragweb.files import DECODER_VERSION
     from ragweb.indexer import check_index_place, index_path, scan_changes
     path = index_path(root)
     check_index_place(path)
@@ -415,9 +416,12 @@ def _open_for_reading(args, root: Path, cfg: dict):
             sys.stderr.write(f"note: {total - have} of {total} chunks have no embedding yet; run "
                              f"`rag index {shown_root}` (vector search sees only the others)\n")
     change = engine.settings_change()
-    if change == OLDER_VERSION:
+    if change == OLDER_VERSION or (not change and engine.n_chunks and engine.decoded_by() < DECODER_VERSION):
         sys.stderr.write("note: the index was built by an older version of ragweb, which reads some files "
                          "otherwise; run `rag index` to rebuild it (queries use its reading until then)\n")
+    elif change.startswith(OTHER_STEMMER):
+        sys.stderr.write(f"note: the index's words were {change} (this Python's), which stems some words "
+                         "otherwise; run `rag index` to rebuild it (until then some words may not be found)\n")
     elif change:
         sys.stderr.write("note: the config's index settings differ from the index's; "
                          "run `rag index` to rebuild (queries use the index's settings)\n")

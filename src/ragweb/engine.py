@@ -102,8 +102,9 @@ class Hit:
         return out
 
 
-VERSION_SETTINGS = ("markup", "short_terms", "unicode", "words")  # analysis settings a new version changes, not the config
+VERSION_SETTINGS = ("markup", "short_terms", "unicode", "words", "stemmer")  # analysis settings a new version changes, not the config
 OLDER_VERSION = "built by an older version"     # `Engine.settings_change` when only those differ
+OTHER_STEMMER = "stemmed by snowballstemmer"    # ... when only the stemmer's version differs: "... 2.2.0, not 3.1.1"
 
 
 def analysis_settings(config: dict) -> dict:
@@ -112,7 +113,8 @@ def analysis_settings(config: dict) -> dict:
     return {"stemming": ix["stemming"], "language": ix["language"],
             "chunk_tokens": ix["chunk_tokens"], "chunk_overlap": ix["chunk_overlap"],
             "markup": MARKUP_VERSION, "short_terms": True, "unicode": analysis.UNICODE_FORM,
-            "words": analysis.WORD_FORM}
+            "words": analysis.WORD_FORM,
+            "stemmer": analysis.STEMMER_VERSION if ix["stemming"] is not False else None}
 
 
 def _identity(path, immutable: bool = False) -> tuple[int, ...] | None:
@@ -352,12 +354,17 @@ class Engine:
 
     def settings_change(self) -> str:
         """Why the index's analysis settings are not the config's ('' when they are): "the
-        config changed them" or, when only `VERSION_SETTINGS` differ, `OLDER_VERSION`."""
+        config changed them" or, when only `VERSION_SETTINGS` differ, `OLDER_VERSION`, or,
+        when only the stemmer's version does, `OTHER_STEMMER` and the two versions."""
         if not self.settings_changed:
             return ""
         wanted = analysis_settings(self.config)
         keys = {k for k in set(wanted) | set(self.settings) if wanted.get(k) != self.settings.get(k)}
-        return OLDER_VERSION if keys <= set(VERSION_SETTINGS) else "analysis settings changed"
+        if keys == {"stemmer"} and self.settings.get("stemmer"):
+            return f"{OTHER_STEMMER} {self.settings['stemmer']}, not {wanted['stemmer'] or 'a version that does not say'}"
+        # (a key this version no longer has: an early version's name for a setting)
+        return OLDER_VERSION if keys <= set(VERSION_SETTINGS) | (set(self.settings) - set(wanted)) \
+            else "analysis settings changed"
 
     def reset(self, config: dict | None = None) -> None:
         """Drop every document (and adopt the analysis settings of ``config``)."""
