@@ -131,6 +131,7 @@ weren won wouldn
 """.split())
 
 UNICODE_FORM = "nfkc"  # the form of text whose words are read (`nfkc`), as an index's settings record it
+FOLD_FORM = "fold1"  # how a word's letters are folded (`Analyzer.folds`), as an index's settings record it
 SPAN_MEMO = 20_000  # sentences and lines whose terms an analyzer remembers (about 10 MB at most)
 
 
@@ -190,8 +191,9 @@ class Analyzer:
     engine's own counting) reads them in it too."""
 
     def __init__(self, stemming: bool | str = True, language: str = "english", short_terms: bool = True,
-                 unicode_forms: bool = True, word_marks: bool = True):
+                 unicode_forms: bool = True, word_marks: bool = True, folds: bool = True):
         self.stemming = stemming
+        self.folds = folds
         self.language = language
         self.short_terms = short_terms
         self.unicode_forms = unicode_forms
@@ -227,7 +229,8 @@ class Analyzer:
         """The analyzer of an index's analysis ``settings`` (`Engine.settings`)."""
         # ("dotted": the name "short_terms" had in an index of one early version)
         return cls(settings["stemming"], settings["language"], settings.get("short_terms", settings.get("dotted", False)),
-                   settings.get("unicode") == UNICODE_FORM, settings.get("words") == WORD_FORM)
+                   settings.get("unicode") == UNICODE_FORM, settings.get("words") == WORD_FORM,
+                   settings.get("folds") == FOLD_FORM)
 
     def synonyms(self, groups=()) -> dict[str, frozenset]:
         """Term -> the other terms of its groups, in this analyzer's terms: the `SYNONYMS`
@@ -244,7 +247,8 @@ class Analyzer:
         """The settings that define the terms; stored in the index so queries match it."""
         return {"stemming": self.stemming, "language": self.language, "short_terms": self.short_terms,
                 **({"unicode": UNICODE_FORM} if self.unicode_forms else {}),
-                **({"words": WORD_FORM} if self.word_marks else {})}
+                **({"words": WORD_FORM} if self.word_marks else {}),
+                **({"folds": FOLD_FORM} if self.folds else {})}
 
     def _term(self, word: str) -> str | None:
         if len(word) < 2 or word in self._stop:

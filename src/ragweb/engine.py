@@ -102,7 +102,7 @@ class Hit:
         return out
 
 
-VERSION_SETTINGS = ("markup", "short_terms", "unicode", "words", "stemmer")  # analysis settings a new version changes, not the config
+VERSION_SETTINGS = ("markup", "short_terms", "unicode", "words", "folds", "stemmer")  # analysis settings a new version changes, not the config
 OLDER_VERSION = "built by an older version"     # `Engine.settings_change` when only those differ
 OTHER_STEMMER = "stemmed by snowballstemmer"    # ... when only the stemmer's version differs: "... 2.2.0, not 3.1.1"
 
@@ -113,7 +113,7 @@ def analysis_settings(config: dict) -> dict:
     return {"stemming": ix["stemming"], "language": ix["language"],
             "chunk_tokens": ix["chunk_tokens"], "chunk_overlap": ix["chunk_overlap"],
             "markup": MARKUP_VERSION, "short_terms": True, "unicode": analysis.UNICODE_FORM,
-            "words": analysis.WORD_FORM,
+            "words": analysis.WORD_FORM, "folds": analysis.FOLD_FORM,
             "stemmer": analysis.STEMMER_VERSION if ix["stemming"] is not False else None}
 
 
