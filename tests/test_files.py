@@ -155,6 +155,27 @@ def test_braces_stand_for_each_of_their_words():
     assert globs.matches_file("a/b.md") and globs.matches_file("c.txt") and not globs.matches_file("d.py")
 
 
+def test_a_glob_and_a_name_written_in_other_unicode_forms_match(tmp_path):
+    # macOS writes "é" in a name as "e" and a combining accent (NFD), a keyboard as one
+    # character (NFC): an exclude typed in rag.yaml let a folder of private notes be indexed
+    import unicodedata
+    nfd, nfc = (unicodedata.normalize(f, "privé") for f in ("NFD", "NFC"))
+    assert nfd != nfc
+    for glob, name in ((f"{nfc}/**", nfd), (f"{nfd}/**", nfc), (f"**/{nfc}/*.md", nfd)):
+        assert GlobSet([glob]).matches_file(f"{name}/notes.md"), (glob, name)
+        assert GlobSet([glob.removesuffix("/**")]).matches_file(f"{name}/notes.md")
+    assert GlobSet([nfc + "/"]).covers_dir(nfd)
+    (tmp_path / nfd).mkdir()
+    (tmp_path / nfd / "notes.md").write_text("secret")
+    (tmp_path / "kept.md").write_text("kept")
+    found = [e.path for e in iter_files(tmp_path, DEFAULT_INCLUDES, DEFAULT_EXCLUDES + [f"{nfc}/**"])]
+    assert found == ["kept.md"]
+    from ragweb.engine import Engine  # (`rag query --path` and ragPack's path option)
+    eng = Engine.memory()
+    eng.add_document(unicodedata.normalize("NFD", "café.md"), "# Menu\n\nespresso\n")
+    assert eng.files_matching(unicodedata.normalize("NFC", "café.md"))
+
+
 def test_globset_matches_any_pattern():
     globs = GlobSet(["*.md", "src/**/*.py"])
     assert globs.matches("a/b.md") and globs.matches("src/x/y.py") and globs.matches("src/y.py")

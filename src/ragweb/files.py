@@ -29,6 +29,7 @@ import os
 import re
 import shlex
 import stat
+import unicodedata
 import zlib
 from collections import Counter
 from dataclasses import dataclass, field
@@ -320,6 +321,11 @@ _SUFFIX_GLOB_RE = re.compile(r"\*\*/\*([^*?\[\]\\/\s!#]+)")
 _FOLDER_GLOB_RE = re.compile(r"\*\*/([^*?\[\]\\/\s!#]+)/\*\*")
 
 
+def _composed(text: str) -> str:
+    """``text`` in Unicode's composed form (NFC); ASCII text as it is, at no cost."""
+    return text if text.isascii() else unicodedata.normalize("NFC", text)
+
+
 class GlobSet:
     """Config globs (includes or excludes) compiled into one regex per kind; the globs that
     only name an ending (``**/*.md``) or a folder (``**/build/**``) are tested as strings,
@@ -327,7 +333,7 @@ class GlobSet:
 
     def __init__(self, patterns: list[str]):
         suffixes, folders, rest = [], [], []
-        patterns = [q for p in patterns for q in expand_braces(_strip_dot(p))]
+        patterns = [q for p in patterns for q in expand_braces(_strip_dot(_composed(p)))]
         # A folder named as such ("docs/") or plainly ("docs", "src/lib", no wildcard) stands
         # for everything in it, as in a .gitignore
         trees = [parse_rule(p, allow_negation=False) for p in patterns
@@ -346,7 +352,9 @@ class GlobSet:
         self._dirs = _union([r for r in rules if r.dir_only])
 
     def matches(self, path: str, is_dir: bool = False) -> bool:
-        """True when a glob matches the relative '/'-separated `path`."""
+        """True when a glob matches the relative '/'-separated `path` (both read in one
+        Unicode form: macOS writes "é" of a name as "e" and an accent, a keyboard as one)."""
+        path = _composed(path)
         if self._suffixes and path.endswith(self._suffixes):
             return True
         if self._folders:
@@ -361,6 +369,7 @@ class GlobSet:
         """True when a glob matches the file ``path`` or, for a compressed document, the name
         of the document (`plain_name`): ``**/*.md`` takes ``config.md.gz``; or names a folder
         it is in (``docs/``, ``docs``)."""
+        path = _composed(path)
         plain = plain_name(path)
         if self.matches(path) or (plain != path and self.matches(plain)):
             return True
