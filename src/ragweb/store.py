@@ -8,6 +8,7 @@ Posting blobs are little-endian int32 triples ``(chunk_id, tf, chunk_len)``.
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import sys
 import zlib
@@ -53,6 +54,9 @@ CREATE TABLE postings(
 CREATE TABLE dead(chunk INTEGER PRIMARY KEY);
 CREATE TABLE skipped(path TEXT PRIMARY KEY, mtime REAL NOT NULL, size INTEGER NOT NULL, reason TEXT NOT NULL);
 """
+
+TABLES = tuple(re.findall(r"CREATE TABLE (\w+)", SCHEMA))
+"""The tables every index of `FORMAT_VERSION` holds."""
 
 # An HTML page's shown text (`ragweb.markup.show_html`), kept so that showing a hit does not
 # read the whole page again: zlib-compressed UTF-8 (about an eighth of the page's size),
@@ -185,6 +189,11 @@ def check_format(conn: sqlite3.Connection, where: str, deep: bool = False) -> bo
             f"{where} has index format version {version}, this ragweb reads version "
             f"{FORMAT_VERSION}; rebuild it with `rag index --rebuild`"
         )
+    tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if missing := sorted(set(TABLES) - tables):
+        # (`skipped` came without a new format version: an index of the versions before it)
+        raise IndexCorruptError(f"{where} was written by an early version of ragweb (it has no "
+                                f"{missing[0]!r} table); rebuild it with `rag index --rebuild`")
     if not deep:
         return True
     try:
