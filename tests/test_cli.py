@@ -266,9 +266,9 @@ def test_index_notes_symlinked_folders_it_did_not_follow_once_and_warns_of_real_
     r = rag("index", root)
     assert r.returncode == 0
     assert r.stderr.count("warning:") == 1 and "warning: broken.md: unreadable: broken symlink" in r.stderr
-    assert ("note: 5 symlinked folders not followed, being a loop or indexed through another path: "
+    assert ("note: 5 symlinks not followed, being a loop or a second way to what is indexed: "
             "alias0, alias1, alias2 ...") in r.stderr
-    assert "0 skipped, 1 unreadable, 5 linked folders not followed;" in r.stdout and "2 added" in r.stdout
+    assert "0 skipped, 1 unreadable, 5 symlinks not followed;" in r.stdout and "2 added" in r.stdout
     # a link to a folder the config leaves out: its files are not indexed anywhere, and it says so
     (root / "build" / "html").mkdir(parents=True)
     (root / "build" / "html" / "guide.md").write_text("# Guide\nGenerated.\n")
@@ -277,7 +277,16 @@ def test_index_notes_symlinked_folders_it_did_not_follow_once_and_warns_of_real_
     assert ("note: site: symlink to build/html, a folder inside the tree that nothing is indexed from (excluded, "
             "ignored, or no file the includes take), so the link is not followed and its files are not indexed"
             ) in r.stderr
-    assert "indexed through another path: alias0, alias1, alias2 ..." in r.stderr and "site ..." not in r.stderr
+    assert "a second way to what is indexed: alias0, alias1, alias2 ..." in r.stderr and "site ..." not in r.stderr
+    # a link to a file: the file is indexed once, at its own place; a link to a file left out
+    # is said, as the folder's is (the file linked to was indexed twice, once by each name)
+    os.symlink(root / "other" / "README.md", root / "OTHER.md")
+    os.symlink(root / "build" / "html" / "guide.md", root / "guide.md")
+    r = rag("index", root)
+    assert r.returncode == 0 and "0 added" in r.stdout, r.stdout
+    assert "note: guide.md: symlink to build/html/guide.md, a file inside the tree that is not indexed (excluded, " \
+           "ignored, or no include takes it), so the link is not followed\n" in r.stderr, r.stderr
+    assert "note: 6 symlinks not followed" in r.stderr and "OTHER.md" in r.stderr
 
 
 def test_index_names_the_files_too_large_to_index_and_the_key_that_allows_them(tmp_path):

@@ -424,13 +424,27 @@ def test_a_folder_inside_a_git_work_tree_follows_the_ignore_files_above_it(tmp_p
     assert "secret.md" in paths_of(tmp_path / "docs", includes=["**/*.md"])
 
 
-def test_symlinked_file_is_yielded_and_broken_symlink_reported(tmp_path):
-    make(tmp_path, {"a.md": "hello"})
-    os.symlink("a.md", tmp_path / "b.md")
-    os.symlink("missing.md", tmp_path / "c.md")
-    paths, problems = walk(tmp_path)
-    assert paths == ["a.md", "b.md"]
-    assert problems == [("c.md", "unreadable: broken symlink")]
+def test_symlinked_file_is_yielded_once_and_broken_symlink_reported(tmp_path):
+    # A link to a file outside the tree is the way to it; one to a file inside the tree was
+    # a second copy of that file in the index (its chunks twice, cited under either name).
+    outside = tmp_path / "outside"
+    make(outside, {"shared.md": "shared"})
+    root = tmp_path / "root"
+    make(root, {"a.md": "hello", "z/deep.md": "deep", "secret/key.md": "k"})
+    os.symlink("a.md", root / "b.md")
+    os.symlink("missing.md", root / "c.md")
+    os.symlink("z/deep.md", root / "docs.md")  # (sorted before its target)
+    os.symlink(outside / "shared.md", root / "shared.md")
+    os.symlink("secret/key.md", root / "key.md")
+    paths, problems = walk(root, excludes=["secret/**"])
+    assert paths == ["a.md", "shared.md", "z/deep.md"]
+    assert sorted(problems) == [
+        ("b.md", "symlink to a.md, a file indexed at its own place; not followed"),
+        ("c.md", "unreadable: broken symlink"),
+        ("docs.md", "symlink to z/deep.md, a file indexed at its own place; not followed"),
+        ("key.md", "symlink to secret/key.md, a file inside the tree that is not indexed (excluded, ignored, "
+                   "or no include takes it); not followed")]
+    assert all(is_link_note(m) for p, m in problems if p != "c.md")
 
 
 def test_special_files_are_skipped_without_opening_and_named(tmp_path):
@@ -1033,8 +1047,10 @@ def test_a_symlinked_gitignore_is_not_read_as_git_does_not(tmp_path):
     make(tmp_path, {"shared-ignore": "*.log\n", "a.log": "x\n", "b.md": "y\n"})
     (tmp_path / ".gitignore").symlink_to("shared-ignore")
     paths, problems = walk(tmp_path)
-    assert sorted(paths) == _git_keeps(tmp_path) == [".gitignore", "a.log", "b.md", "shared-ignore"]
-    assert problems == [(".gitignore", "unreadable ignore file: a symbolic link, which git does not follow there (not read)")]
+    assert _git_keeps(tmp_path) == [".gitignore", "a.log", "b.md", "shared-ignore"]
+    assert sorted(paths) == ["a.log", "b.md", "shared-ignore"]  # (the link is a second copy of shared-ignore)
+    assert problems == [(".gitignore", "unreadable ignore file: a symbolic link, which git does not follow there (not read)"),
+                        (".gitignore", "symlink to shared-ignore, a file indexed at its own place; not followed")]
 
 
 def test_a_linked_worktree_reads_its_repositorys_excludes(tmp_path):

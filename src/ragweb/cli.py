@@ -289,17 +289,19 @@ def _run_index(root: Path, cfg: dict, rebuild=False, use_gitignore=None, quiet=F
         print(f"warning: {path}: {message}", file=sys.stderr)
     if len(problems) > 20:
         print(f"warning: ... and {len(problems) - 20} more", file=sys.stderr)
-    from ragweb.files import NOT_FOLLOWED, UNINDEXED_TARGET
-    lost = [(path, message) for path, message in report.problems if message.endswith(UNINDEXED_TARGET + NOT_FOLLOWED)]
+    from ragweb.files import NOT_FOLLOWED, UNINDEXED_FILE, UNINDEXED_TARGET
+    lost = [(path, message) for path, message in report.problems
+            if message.endswith((UNINDEXED_TARGET + NOT_FOLLOWED, UNINDEXED_FILE + NOT_FOLLOWED))]
     lost_paths = {path for path, _ in lost}
     links = [path for path in report.links_not_followed if path not in lost_paths]
-    if links:  # (a folder reached twice is indexed once: nothing to fix, one line says so)
-        print(f"note: {len(links)} symlinked folder{'' if len(links) == 1 else 's'} not followed, being a loop or "
-              f"indexed through another path: {', '.join(links[:3])}{' ...' if len(links) > 3 else ''}",
+    if links:  # (a folder reached twice, a file linked to, is indexed once: nothing to fix, one line says so)
+        print(f"note: {len(links)} symlink{'' if len(links) == 1 else 's'} not followed, being a loop or a second "
+              f"way to what is indexed: {', '.join(links[:3])}{' ...' if len(links) > 3 else ''}",
               file=sys.stderr)
     for path, message in lost[:5]:  # (its files are not in the index: say so, and why)
-        print(f"note: {path}: {message.removesuffix(NOT_FOLLOWED)}, so the link is not followed and its files are "
-              "not indexed", file=sys.stderr)
+        print(f"note: {path}: {message.removesuffix(NOT_FOLLOWED)}, so the link is not followed"
+              + (" and its files are not indexed" if message.endswith(UNINDEXED_TARGET + NOT_FOLLOWED) else ""),
+              file=sys.stderr)
     print(f"indexed {root}: {report.summary()}", file=out or sys.stdout)
     if report.too_large:  # text the includes asked for, left out whole: say which, and the key
         more = " ..." if report.too_large > len(report.too_large_paths) else ""

@@ -581,8 +581,14 @@ UNINDEXED_TARGET = "that nothing is indexed from (excluded, ignored, or no file 
 tree, gave the index no file: then the link's files are left out, not indexed elsewhere."""
 
 
+UNINDEXED_FILE = "a file inside the tree that is not indexed (excluded, ignored, or no include takes it)"
+"""How the walk's note on a link to a file inside the tree ends when that file is not
+indexed: then neither is the link (one to a file that is indexed is a second copy of it)."""
+
+
 def is_link_note(message: str) -> bool:
-    """Whether a problem `iter_files` reported is only a symlinked folder not followed."""
+    """Whether a problem `iter_files` reported is only a symlink not followed (to a folder, or
+    to a file inside the tree)."""
     return message.endswith(NOT_FOLLOWED)
 
 
@@ -628,6 +634,12 @@ def iter_files(root: str | os.PathLike, includes: list[str], excludes: list[str]
         if (at == len(paths) or not paths[at].startswith(rel + "/")) and _has_entries(os.path.join(root_path, rel)):
             walker.problems[i] = (link, f"symlink to {rel}, a folder inside the tree {UNINDEXED_TARGET}"
                                         + NOT_FOLLOWED)
+    # Likewise a link to a file inside the tree: the file is indexed at its own place (the
+    # link was a second copy of it), or, when it is not, neither is the link.
+    for i, link, rel in walker.inside_file_links:
+        at = bisect.bisect_left(paths, rel)
+        if at == len(paths) or paths[at] != rel:
+            walker.problems[i] = (link, f"symlink to {rel}, {UNINDEXED_FILE}" + NOT_FOLLOWED)
 
 
 BROKEN_LINK = "unreadable: broken symlink"
@@ -666,6 +678,7 @@ class _Walker:
         self.chain = [self.root_real]  # real paths of the directories being walked
         self.linked: dict[str, str] = {}  # real path outside the tree -> path that linked it
         self.inside_links: list[tuple[int, str, str]] = []  # (its problem's index, link, target), inside the tree
+        self.inside_file_links: list[tuple[int, str, str]] = []  # the same, of links to files
         # the ignore files of the git work tree above the root, which git applies here too
         self.above_prefix, self.above = ignores_above(self.root_real) if use_gitignore else ("", [])
         self.above_top = self.root_real[:len(self.root_real) - len(self.above_prefix) - 1] if self.above else ""
@@ -799,6 +812,11 @@ class _Walker:
                 raise PermissionError(13, "Permission denied")
         except OSError as e:
             self.problems.append((path, f"unreadable: {e.strerror or e}"))
+            return None
+        if entry.is_symlink() and within(real := os.path.realpath(entry.path), self.root_real):
+            rel = os.path.relpath(real, self.root_real).replace(os.sep, "/")
+            self.inside_file_links.append((len(self.problems), path, rel))
+            self.problems.append((path, f"symlink to {rel}, a file indexed at its own place" + NOT_FOLLOWED))
             return None
         return FileEntry(path, entry.path, st.st_size, st.st_mtime, entry.is_symlink())
 

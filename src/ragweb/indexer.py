@@ -309,7 +309,8 @@ class IndexReport:
 
     @property
     def links_not_followed(self) -> list[str]:
-        """Symlinked folders the walk left out (loops, folders reached another way): nothing lost."""
+        """Symlinks the walk left out (loops, folders reached another way, links to files
+        inside the tree): nothing lost, unless what they link to is not indexed either."""
         return [path for path, message in self.problems if is_link_note(message)]
 
     def summary(self) -> str:
@@ -330,7 +331,7 @@ class IndexReport:
         if left_out:
             parts.append(f"{left_out} left out for {'its' if left_out == 1 else 'their'} name or depth")
         if links:
-            parts.append(f"{links} linked folder{'' if links == 1 else 's'} not followed")
+            parts.append(f"{links} symlink{'' if links == 1 else 's'} not followed")
         text = ", ".join(parts)
         return (f"{text}; {self.chunks} chunks written, {self.total_chunks} in index; "
                 f"{self.seconds:.2f} s")
