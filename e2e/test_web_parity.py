@@ -126,3 +126,37 @@ def test_cli_and_browser_select_the_same_files(app, tmp_path):
     assert [f.removeprefix("tree/") for f in browser["files"]] == native["files"]
     assert browser["totalChunks"] == native["totalChunks"]
     assert "keep.tmp.md" in native["files"] and "sub/root-only.md" in native["files"]
+
+
+FOLDER_DOCS = {  # (a question word in the folder's name lifted every hit by the same boost,
+                 # which changed MMR's balance and so the top 5; "releases/" weighed all as a change log)
+    "n0.md": "# Note 0\n\nrequest server header call hour expiry refresh token token header server metric minute.\n",
+    "n1.md": "# Note 1\n\nhour metric new returns token token metric returns refresh metric request returns expiry "
+             "secret minute token refresh refresh retry returns.\n",
+    "n2.md": "# Note 2\n\nrequest call client expiry hour token.\n",
+    "n3.md": "# Note 3\n\nreturns request hour secret metric server request request limit limit refresh new logging.\n",
+    "n4.md": "# Note 4\n\nretry refresh logging client hour client expiry request expiry request new call.\n",
+    "n5.md": "# About\n\nThe acme service.\n",
+}
+
+
+@pytest.mark.parametrize("folder", ["acme", "releases"])
+def test_a_dropped_folders_name_weighs_as_rag_index_of_that_folder_does(app, tmp_path, folder):
+    root = tmp_path / folder
+    root.mkdir()
+    for name, text in FOLDER_DOCS.items():
+        (root / name).write_text(text)
+    rag("index", str(root))
+    app.page.set_input_files("#pick-folder", str(root))
+    app.wait("JSON.parse(ragStats()).totalDocs === 6")
+    app.page.evaluate("window.ragweb.idle()")
+    for q in ("acme token refresh", "refresh token expiry"):
+        native = json.loads(rag("query", "-d", str(root), "-q", q, "--json", "-k", "5"))
+        browser = app.query(q, 5)
+        assert [(r["path"].removeprefix(f"{folder}/"), r["score"]) for r in browser["results"]] == \
+            [(r["path"], r["score"]) for r in native["results"]], q
+        native = json.loads(rag("pack", "-d", str(root), "-q", q, "-b", "60"))
+        browser = app.pack(q, 60)
+        assert [(s["path"].removeprefix(f"{folder}/"), s["range"]) for s in browser["snippets"]] == \
+            [(s["path"], s["range"]) for s in native["snippets"]], q
+        assert (browser["evidence"], browser["evidence_score"]) == (native["evidence"], native["evidence_score"]), q

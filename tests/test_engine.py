@@ -771,3 +771,26 @@ def test_a_file_whose_path_names_the_question_is_kept_among_thousands_of_tied_st
     assert 301 > engine_mod.TIES_KEPT * engine_mod.Engine.memory().config["retrieve"]["top_k"]  # (the cap is reached)
     hits = eng.search("retry deprecated alias", top_k=5, mmr=False)
     assert "retry.md" in [h.path for h in hits]
+
+
+def test_a_dropped_folders_name_does_not_weigh_in_ranking_or_the_evidence():
+    # The page stores a dropped folder's files as "acme/n1.md", `rag index acme` as "n1.md":
+    # the folder's name, a question word, lifted every hit (and "releases/" made every file a
+    # change log) on the page only. `add_roots` names such folders.
+    docs = {"n1.md": "# One\n\nrefresh the token before expiry\n", "n2.md": "# Two\n\ntoken request\n",
+            "about.md": "# About\n\nThe acme service.\n"}
+    native, page = Engine.memory(), Engine.memory()
+    for name, text in docs.items():
+        native.add_document(name, text)
+        page.add_document("acme/" + name, text)
+    page.add_roots(["acme"])
+    native.flush()
+    page.flush()
+    for q in ("acme token refresh", "token"):
+        assert [(h.path, h.score) for h in native.search(q, top_k=5)] == \
+               [(h.path.removeprefix("acme/"), h.score) for h in page.search(q, top_k=5)], q
+        a, b = native.pack(q, 60), page.pack(q, 60)
+        assert (a["evidence"], a["evidence_score"]) == (b["evidence"], b["evidence_score"]), q
+    assert Engine.from_bytes(page.to_bytes()).weighed_path("acme/n1.md") == "n1.md"  # (kept with the index)
+    page.clear()
+    assert page.weighed_path("acme/n1.md") == "acme/n1.md"

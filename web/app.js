@@ -1040,6 +1040,10 @@
   async function indexLoop(items, tally, show, ticket) {
     let lastYield = performance.now();
     const stop = (i, why) => { tally[why] = tally[why] || true; tally.left = items.length - i; };
+    // the folders dropped: their names do not weigh in ranking, as `rag index FOLDER` stores
+    // its paths without the folder's name (a loose file's path has no '/')
+    const roots = [...new Set(items.filter((it) => it.path.includes('/')).map((it) => it.path.split('/')[0]))];
+    if (roots.length) state.facade.roots_add(JSON.stringify(roots));
     if (state.clears !== ticket.clears) stop(0, 'cleared');  // (while its folders were read)
     for (let i = 0; i < items.length && !tally.cleared; i++) {
       const item = items[i];

@@ -199,6 +199,27 @@ class Engine:
     def close(self) -> None:
         self.conn.close()
 
+    def weighed_path(self, path: str) -> str:
+        """The part of a stored path whose words weigh in ranking and in the evidence (a
+        question word in it, a change log's or an index page's name): the path itself, or,
+        below a folder dropped on the page (`add_roots`), the path below that folder, so
+        its name ("acme", "releases") does not lift or lower all of its files, as `rag
+        index` of that folder would not."""
+        if self._roots and "/" in path:
+            top, rest = path.split("/", 1)
+            if top in self._roots:
+                return rest
+        return path
+
+    def add_roots(self, names) -> None:
+        """Record folders dropped on the page, whose files' paths start with the folder's
+        name (``proj/notes.md``, where `rag index proj` stores ``notes.md``): `weighed_path`."""
+        new = set(names) - self._roots
+        if new:
+            self._roots |= new
+            self._set_meta("roots", sorted(self._roots))
+            self._paths.clear()
+
     # --- state ------------------------------------------------------------------------
     def _meta(self, key: str, default=None):
         row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
@@ -238,6 +259,7 @@ class Engine:
         self._raw_ids: dict[str, tuple[int, ...]] = {}  # raw word -> term ids
         self._next_term = 0
         self._paths: dict[str, tuple[frozenset, bool, bool]] = {}  # path -> (its terms, `changelog_path`, `aggregate_path`)
+        self._roots: set[str] = set(self._meta("roots", ()))  # folders dropped on the page: `weighed_path`
         self._outlines: dict[int, Outline] = {}  # file id -> its outline (compaction reads it per pack)
         self._views: dict[int, list] = {}        # file id -> an HTML page's view, shown and visible lines, <pre> lines (each made when asked for)
         self._shown: dict[int, str] = {}         # file id -> an HTML page's shown text
@@ -998,8 +1020,9 @@ class Engine:
             weights, the boost)."""
             known = self._paths.get(path)
             if known is None:
-                known = self._paths[path] = (frozenset(self.analyzer.term_counts(path)), changelog_path(path),
-                                             aggregate_path(path))
+                named = self.weighed_path(path)
+                known = self._paths[path] = (frozenset(self.analyzer.term_counts(named)), changelog_path(named),
+                                             aggregate_path(named))
             pterms, is_log, is_aggregate = known
             boost = boost_w * sum(v for t, v in idfs.items() if t in pterms) if boost_w and idfs else 0.0
             if mode == "bm25":

@@ -512,7 +512,7 @@ def assess_evidence(engine, query: str, snippets: list[Snippet], lean: bool = Fa
         n_f, df_f = stats[fid]
         weights = evidence_file_weights(engine, query, qterms, idf, n_f, df_f)
         total = sum(weights.values())
-        found = cp.text_terms(engine.analyzer, paths[fid], weights)
+        found = cp.text_terms(engine.analyzer, engine.weighed_path(paths[fid]), weights)
         for text in parts:
             found |= cp.text_terms(engine.analyzer, text, weights)
         if total > 0:
