@@ -179,3 +179,92 @@ def test_a_pointed_word_is_marked_whole_where_it_matched():
     from ragweb.facade import _marks
     an, text = Analyzer(), "He said שָׁלוֹם today"
     assert _marks(an, text, set(an.query_terms("שלום"))) == [[8, 8 + len("שָׁלוֹם")]]
+
+
+def test_turkish_dotted_capital_i_is_an_i():
+    """"İ".lower() is "i" and a combining dot, which the word kept: "İndirme" was not "indirme"."""
+    tr = Analyzer(language="turkish")
+    assert set(tr.query_terms("indirme")) <= set(tr.terms("İndirme tamamlandıktan sonra"))
+    an = Analyzer()
+    assert an.terms("İstanbul") == an.terms("Istanbul") == an.terms("i\u0307stanbul") == ["istanbul"]
+
+
+@pytest.mark.parametrize("document, question, language", [
+    ("Set the pass\u200bword with the vault tool.", "password", "english"),        # zero-width space
+    ("Die Konfigu\u00adrations\u00addatei liegt hier.", "Konfigurationsdatei", "german"),  # soft hyphen
+    ("the data\u2060base and the file\ufeffsystem", "database filesystem", "english"),  # word joiners
+    ("هذه قاعـــدة البيانات", "قاعدة", "english"),                                   # tatweel
+    ("من می\u200cخواهم بروم", "میخواهم", "english"),                                  # ZWNJ
+    ("من میخواهم بروم", "می\u200cخواهم", "english"),
+])
+def test_invisible_characters_inside_a_word_are_left_out(document, question, language):
+    an = Analyzer(language=language)
+    wanted = set(an.query_terms(question))
+    assert wanted and wanted <= set(an.terms(document)) and wanted <= an.span_terms(document)[0]
+    assert wanted <= set(an.term_counts(document))
+
+
+def test_a_word_with_an_invisible_character_is_marked_whole_in_the_original_text():
+    from ragweb.cli import _highlighter
+    from ragweb.facade import _marks
+    an, text = Analyzer(), "Set the pass\u200bword now"
+    assert _marks(an, text, set(an.query_terms("password"))) == [[8, 8 + len("pass\u200bword")]]
+    assert _highlighter(an.query_terms("password"), an)(text) == "Set the \x1b[1;33mpass\u200bword\x1b[0m now"
+
+
+def test_a_soft_hyphen_of_an_html_page_is_no_break_in_the_word():
+    from ragweb.engine import Engine
+    eng = Engine.memory()
+    eng.add_document("hilfe.html", "<html><body><h1>Hilfe</h1><p>Die Konfigu&shy;rations&shy;datei liegt "
+                                   "im Home-Verzeichnis.</p></body></html>\n")
+    eng.add_document("other.md", "# Other\n\nDie Datei wird beim Start gelesen, nicht die Konfiguration.\n")
+    eng.flush()
+    hits = eng.search("Konfigurationsdatei")
+    assert hits[0].path == "hilfe.html" and hits[0].terms == Analyzer().query_terms("Konfigurationsdatei")
+
+
+def test_letters_are_case_folded():
+    an = Analyzer()
+    assert an.terms("Straße") == an.terms("strasse") == an.terms("STRASSE")
+    assert an.terms("ΣΟΦΟΣ") == an.terms("σοφος") == an.terms("σοφοσ")
+    assert an.terms("ASCII Words stay") == ["ascii", "word", "stay"]
+
+
+def test_rare_cjk_ideographs_and_iteration_marks_are_kept():
+    an = Analyzer()
+    assert an.terms("時々") == ["時々"]
+    assert "人々" in an.terms("人々の生活") and "〆切" in an.terms("〆切") and "〇年" in an.terms("二〇年")
+    assert set(an.query_terms("𠮷野家")) == {"𠮷野", "野家"} and "𠮷野" in an.terms("吉野家と𠮷野家")
+    assert analysis.is_cjk_char("𠮷") and analysis.is_cjk_char("々")
+
+
+@pytest.mark.parametrize("document, question", [
+    ("ภาษาไทยไม่มีการเว้นวรรค การค้นหาข้อมูลในฐานข้อมูลควรทำงานได้ดี", "ค้นหา"),   # Thai
+    ("ภาษาไทยไม่มีการเว้นวรรค การค้นหาข้อมูลในฐานข้อมูลควรทำงานได้ดี", "ฐานข้อมูล"),
+    ("ພາສາລາວບໍ່ມີການຍະຫວ່າງລະຫວ່າງຄໍາ", "ພາສາລາວ"),                               # Lao
+    ("ភាសាខ្មែរមិនមានដកឃ្លារវាងពាក្យទេ", "ភាសាខ្មែរ"),                                  # Khmer
+    ("မြန်မာဘာသာစကားသည်စကားလုံးများကြားတွင်နေရာလွတ်မရှိပါ", "ဘာသာစကား"),          # Myanmar
+])
+def test_a_script_without_spaces_is_read_as_bigrams_of_clusters(document, question):
+    """Thai was cut at each vowel sign and tone mark: "ค้นหา" gave one piece, "นหา", which the
+    document, cut elsewhere, did not hold."""
+    an = Analyzer()
+    wanted = set(an.query_terms(question))
+    assert len(wanted) >= 2 and wanted <= set(an.terms(document)) and wanted <= set(an.term_counts(document))
+    assert an.terms("๒๕๖๗") == ["๒๕๖๗"]  # a number stays a word
+
+
+def test_an_index_built_before_folding_is_read_as_it_was_built():
+    old = Analyzer.of({"stemming": False, "language": "english", "short_terms": True, "unicode": "nfkc",
+                       "words": "marks"})
+    new = Analyzer(stemming=False)
+    assert not old.folds and "folds" not in old.settings and new.settings["folds"] == analysis.FOLD_FORM
+    for text, before, after in [("İstanbul", ["i\u0307stanbul"], ["istanbul"]),
+                                ("Straße", ["straße"], ["strasse"]),
+                                ("pass\u200bword", ["pass", "word"], ["password"]),
+                                ("قاعـــدة", ["قاعـــدة"], ["قاعدة"]),
+                                ("時々", ["時"], ["時々"]),
+                                ("𠮷野家", ["野家"], ["𠮷野", "野家"]),
+                                ("ค้นหา", ["นหา"], ["ค้น", "นห", "หา"])]:
+        assert old.terms(text) == before and old.term_counts(text) == dict.fromkeys(before, 1), text
+        assert new.terms(text) == after, text

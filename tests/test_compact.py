@@ -158,6 +158,42 @@ def test_abbreviation_and_lowercase_do_not_end_a_sentence():
     assert "Must be an integer, e.g. 3 or more." in texts
 
 
+@pytest.mark.parametrize("sentences", [
+    ["数据库的备份每天凌晨三点自动运行。", "你知道吗？", "「对。」", "好！", "然后我们回家"],  # no space after them
+    ["バックアップは毎晩実行されます。", "本当ですか？"],
+    ["डेटाबेस का बैकअप हर रात चलता है।", "उसे किताब।", "यह ठीक है॥", "और"],  # a danda after any word
+    ["هل يعمل النسخ الاحتياطي؟", "نعم"],
+    ["یہ ٹھیک ہے۔", "ہاں"],
+    ["ሰላም ነው።", "እንዴት"],
+    ["Բարեւ ձեզ։", "Ինչպես"],
+])
+def test_sentences_end_at_the_full_stops_of_other_scripts(sentences):
+    """Only ". ! ?" ended a sentence: a Chinese or Hindi paragraph was one unit, and a small
+    budget packed nothing of it."""
+    sep = "" if sentences[0][0] in "数バ" else " "
+    lines, units = units_of("# Doc\n\n" + sep.join(sentences) + "\nsecond line" + sep + sentences[0] + "\n")
+    assert [u.text for u in units[1:]] == sentences[:-1] + [sentences[-1] + "\nsecond line" + sep + sentences[0]]
+    assert all(u.text == exact(lines, u) for u in units)
+
+
+def test_a_small_budget_packs_the_answer_sentence_of_a_chinese_or_hindi_page():
+    from ragweb.engine import Engine
+    from test_pack import check_pack
+    zh = ["今天天气很好，我们去公园散步。", "他喜欢读书和写字，也喜欢画画。", "这个城市有很多历史建筑和博物馆。"]
+    hi = ["आज मौसम अच्छा है और हम पार्क में टहलते हैं।", "उसे पढ़ना और लिखना पसंद है।", "इस शहर में कई ऐतिहासिक इमारतें हैं।"]
+    for pool, sep, answer, question in (
+            (zh, "", "数据库的备份每天凌晨三点自动运行。", "数据库备份什么时候运行"),
+            (hi, " ", "डेटाबेस का बैकअप हर रात तीन बजे चलता है।", "डेटाबेस बैकअप कब चलता है")):
+        sentences = [pool[i % 3] for i in range(40)]
+        sentences[23] = answer
+        eng = Engine.memory()
+        eng.add_document("doc.md", "# Doc\n\n" + sep.join(sentences) + "\n")
+        eng.flush()
+        packed = eng.pack(question, 60)
+        check_pack(eng, packed, 60)
+        assert any(answer in s["text"] for s in packed["snippets"]), packed["snippets"]
+
+
 def test_hard_line_break_splits_and_list_items_are_separate():
     lines, units = units_of(DOC)
     texts = [u.text for u in units]
@@ -446,6 +482,7 @@ LINE = st.one_of(
     st.just("| a | b |"), st.just("- item one. Item two!"), st.just("  - nested e.g. this"),
     st.just("\\"), st.just("    indented code"),
     st.just("====="), st.just("---"), st.just("~~~~~~~~~~~~"), st.just("^^^^^^^^^^^^^^^^"), st.just("Sub"),
+    st.just("你好。我们走！「对。」然后？"), st.just("यह है। वह॥ ठीक؟ نعم"),
     st.text(st.sampled_from(list("ab c.!?`\\-*#|\t")), max_size=60),
     st.lists(st.sampled_from(["word", "Next.", "end?", "i.e.", "x", "  ", "U.S.", "42.", "`c`."]),
              max_size=15).map(" ".join),

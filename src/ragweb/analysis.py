@@ -1,9 +1,11 @@
 """Tokens for search: the same analysis at index time and at query time.
 
-A text is split into word runs (letters, digits, ``_``). Each run is lowercased; code
-identifiers also yield their parts (``parseHeaders`` and ``parse_headers`` give ``parse``
-and ``headers`` as well as the whole word); CJK runs become overlapping character
-bigrams; words shorter than 2 characters and stopwords are dropped; the rest is stemmed
+A text is split into word runs (letters, digits, ``_``, combining marks). Each run is
+lowercased (case-folded: "Straße" is "strasse"; an invisible joiner or soft hyphen inside it
+is left out); code identifiers also yield their parts (``parseHeaders`` and ``parse_headers``
+give ``parse`` and ``headers`` as well as the whole word); CJK runs become overlapping
+character bigrams, and runs of Thai, Lao, Myanmar or Khmer, written without spaces, bigrams of
+their clusters; words shorter than 2 characters and stopwords are dropped; the rest is stemmed
 with Snowball when enabled. Each distinct raw word is analysed once and memoised, which
 is what makes pure-Python analysis fast (the stemmer dominates otherwise).
 
@@ -31,7 +33,8 @@ WORD_RE = re.compile(r"\w+")
 # The combining marks (Unicode 14's categories Mn, Mc, Me: written out, so that the CLI and the
 # page, whose Python may know another Unicode version, read words alike), but those of the
 # scripts written without spaces between words (Thai, Lao, Tibetan, Myanmar, Khmer: a run of
-# their text is not a word, and a mark in it is where `\\w+` has always split it)
+# their text is not a word, and a mark in it is where `\\w+` has always split it; `Analyzer.folds`
+# reads their runs whole, `_SPACELESS_MARKS`)
 _MARK_RANGES = """
 0300-036F 0483-0489 0591-05BD 05BF 05C1-05C2 05C4-05C5 05C7 0610-061A 064B-065F 0670
 06D6-06DC 06DF-06E4 06E7-06E8 06EA-06ED 0711 0730-074A 07A6-07B0 07EB-07F3 07FD 0816-0819
@@ -82,17 +85,46 @@ _MARKS = "".join(re.escape(chr(a)) + (f"-{re.escape(chr(b))}" if b != a else "")
 # letters, too short to be terms: Hindi text had no words); a decomposed "café"
 MARKED_WORD_RE = re.compile(f"\\w+(?:[{_MARKS}]+\\w*)*")
 WORD_FORM = "marks"  # how words are found (`MARKED_WORD_RE`), as an index's settings record it
-# A word as written, where a caller marks the words of the original text
-SHOWN_WORD_RE = MARKED_WORD_RE
+# The combining marks of the scripts written without spaces (Thai, Lao, Myanmar, Khmer; Unicode 14)
+_SPACELESS_MARKS = ("\u0e31\u0e34-\u0e3a\u0e47-\u0e4e\u0eb1\u0eb4-\u0ebc\u0ec8-\u0ecd\u102b-\u103e\u1056-\u1059"
+                    "\u105e-\u1060\u1062-\u1064\u1067-\u106d\u1071-\u1074\u1082-\u108d\u108f\u109a-\u109d"
+                    "\u17b4-\u17d3\u17dd\ua9e5\uaa7b-\uaa7d")
+# Invisible characters inside a word that are no part of it: the soft hyphen (HTML's &shy;),
+# zero-width space, ZWNJ and ZWJ (Persian "می‌خواهم"), word joiner, zero-width no-break space
+_JOINERS = "\u00ad\u200b-\u200d\u2060\ufeff"
+# A word as `Analyzer.folds` reads it: `MARKED_WORD_RE`'s, through the invisible joiners too, and
+# a run of a script written without spaces whole, its marks and all (cut into clusters later)
+FOLDED_WORD_RE = re.compile(f"\\w+(?:[{_MARKS}{_SPACELESS_MARKS}{_JOINERS}]+\\w*)*")
+# A word as written, where a caller marks the words of the original text (the widest form: an
+# analyzer's `word_terms` of it are those of the words it reads there)
+SHOWN_WORD_RE = FOLDED_WORD_RE
 # Marks a writer may leave out, which a word is read without: Hebrew points and cantillation,
 # Arabic vowel marks ("שָׁלוֹם" is "שלום", as most text writes it)
 _OPTIONAL_MARKS = {c: None for a, b in _mark_ranges() for c in range(max(a, 0x0591), min(b, 0x06FE) + 1)}
+# What `Analyzer.folds` deletes from a word: those marks, the joiners and the Arabic tatweel,
+# which stretches a letter ("قاعـــدة"); and a test for whether a word holds any (cheaper than
+# translating every word: most hold none)
+_FOLD_DELETES = {**_OPTIONAL_MARKS, **dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff\u0640"))}
+_FOLD_DELETES_RE = re.compile("[%s]" % "".join(re.escape(chr(c)) for c in sorted(_FOLD_DELETES)))
 
 
 def marked_words(text: str) -> list[str]:
     """The words of ``text`` with their combining marks (`MARKED_WORD_RE`): `WORD_RE`'s for
     ASCII text, which has none, at half the cost."""
     return WORD_RE.findall(text) if text.isascii() else MARKED_WORD_RE.findall(text)
+
+
+def folded_words(text: str) -> list[str]:
+    """The words of ``text`` as `Analyzer.folds` reads them (`FOLDED_WORD_RE`; `WORD_RE`'s for
+    ASCII text)."""
+    return WORD_RE.findall(text) if text.isascii() else FOLDED_WORD_RE.findall(text)
+
+
+def _fold(word: str) -> str:
+    """``word`` case-folded ("Straße" is "strasse"), a dotted capital I (Turkish "İ", which
+    folds to "i" and a combining dot) as "i"."""
+    word = word.casefold()
+    return word.replace("i\u0307", "i") if "\u0307" in word else word
 # Terms that words alone miss, their parts being too short to be terms: a dotted number --
 # a version, an address, a decimal ("0.2.5", "127.0.0.1", "0.5") -- and a one-letter
 # command-line option ("-g", "-D")
@@ -114,6 +146,16 @@ _NEEDS_SPLIT_RE = re.compile(r"_|[a-z][A-Z]|[A-Za-z][0-9]|[0-9][A-Za-z]|[A-Z]{2}
 _CJK_RE = re.compile(
     "[\u3040-\u30ff\u3100-\u312f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f]+"
 )
+# `Analyzer.folds`: CJK with the iteration marks "々" "〆" "〇" and the ideographs beyond the
+# BMP (Extension B to G: "𠮷"), which `_CJK_RE` left as one-character words, dropped; and runs
+# of Thai, Lao, Myanmar and Khmer letters and marks (digits left out: a number stays a word)
+_CJK_CHARS = ("\u3005-\u3007\u3040-\u30ff\u3100-\u312f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+              "\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f")
+_RUNS_RE = re.compile(f"([{_CJK_CHARS}]+)|([\u0e00-\u0e4f\u0e5a-\u0ecf\u0eda-\u0eff\u1000-\u103f\u104a-\u108f"
+                      f"\u109a-\u109f\u1780-\u17df\u17ea-\u17ff\ua9e0-\ua9ef\ua9fa-\ua9ff\uaa60-\uaa7f]+)")
+_CJK_CHAR_RE = re.compile(f"[{_CJK_CHARS}]")
+# A letter of those scripts with the marks that follow it (a vowel sign, a tone mark)
+_CLUSTER_RE = re.compile(f".[{_SPACELESS_MARKS}]*", re.S)
 
 # (the last lines: what a contraction leaves once its apostrophe splits it, "don't" -> "don"; as
 # terms they matched every "you don't need ..." sentence)
@@ -185,7 +227,13 @@ class Analyzer:
     (`number_and_option_terms`; an index built before they were has none, and its questions are
     analysed as it was); ``unicode_forms``: whether text is read in its `nfkc` form (an index
     built before it was is read as it was built); ``word_marks``: whether a word holds its
-    combining marks (`MARKED_WORD_RE`; likewise).
+    combining marks (`MARKED_WORD_RE`; likewise); ``folds``: whether a word's letters are
+    folded (likewise): case-folded, not lowercased ("Straße" is "strasse", Turkish "İndirme"
+    "indirme"), read through the invisible characters inside it, which it is read without
+    (`FOLDED_WORD_RE`: a soft hyphen, a zero-width space or joiner, the Arabic tatweel), CJK
+    with its iteration marks and the ideographs beyond the BMP, and a run of Thai, Lao,
+    Myanmar or Khmer, which has no spaces between words, as bigrams of clusters (a letter
+    with its marks), as a CJK run is bigrams of characters.
 
     `normal` is the form a text's words are read in: a caller that finds words itself (the
     engine's own counting) reads them in it too."""
@@ -199,7 +247,9 @@ class Analyzer:
         self.unicode_forms = unicode_forms
         self.normal = nfkc if unicode_forms else _same
         self.word_marks = word_marks
-        self.words = marked_words if word_marks else WORD_RE.findall
+        self.words = (folded_words if folds else marked_words) if word_marks else WORD_RE.findall
+        self._runs = _RUNS_RE if folds else _CJK_RE  # (`_CJK_RE` has no groups: its runs are CJK)
+        self._lower = _fold if folds else str.lower  # (for a word that is not ASCII)
         if stemming is False:
             self._stem = None
         else:
@@ -262,30 +312,41 @@ class Analyzer:
         return stem
 
     def _analyze_word(self, raw: str) -> tuple[str, ...]:
+        if raw.isascii():  # (the usual case: no CJK, nothing to fold)
+            return self._word_terms(raw, str.lower)
+        if self.folds and _FOLD_DELETES_RE.search(raw):
+            raw = raw.translate(_FOLD_DELETES)
+        if not self._runs.search(raw):
+            if self.word_marks and not self.folds:  # (folding has deleted them)
+                raw = raw.translate(_OPTIONAL_MARKS)
+            return self._word_terms(raw, self._lower)
+        # Split into CJK runs (bigrams of characters), runs of a script without spaces (bigrams
+        # of clusters) and the rest (analysed as words).
         terms: list[str] = []
-        if _CJK_RE.search(raw):
-            # Split into CJK runs (bigrams) and the rest (analysed as words).
-            pos = 0
-            for m in _CJK_RE.finditer(raw):
-                if m.start() > pos:
-                    terms.extend(self._analyze_word(raw[pos:m.start()]))
-                run = m.group()
-                if len(run) == 1:
-                    terms.append(run)
-                else:
-                    terms.extend(run[i:i + 2] for i in range(len(run) - 1))
-                pos = m.end()
-            if pos < len(raw):
-                terms.extend(self._analyze_word(raw[pos:]))
-            return tuple(terms)
-        if self.word_marks and not raw.isascii():
-            raw = raw.translate(_OPTIONAL_MARKS)
-        whole = self._term(raw.lower().strip("_"))
+        pos = 0
+        for m in self._runs.finditer(raw):
+            if m.start() > pos:
+                terms.extend(self._analyze_word(raw[pos:m.start()]))
+            run = m.group()
+            units = _CLUSTER_RE.findall(run) if m.lastindex == 2 else run
+            if len(units) == 1:
+                terms.append(run)
+            else:
+                terms.extend(units[i] + units[i + 1] for i in range(len(units) - 1))
+            pos = m.end()
+        if pos < len(raw):
+            terms.extend(self._analyze_word(raw[pos:]))
+        return tuple(terms)
+
+    def _word_terms(self, raw: str, lower) -> tuple[str, ...]:
+        """The terms of a word that holds no run (``lower``: how its letters are lowercased)."""
+        terms: list[str] = []
+        whole = self._term(lower(raw).strip("_"))
         if whole:
             terms.append(whole)
         if _NEEDS_SPLIT_RE.search(raw):
             for part in _PART_RE.findall(raw):
-                t = self._term(part.lower())
+                t = self._term(lower(part))
                 if t and t != whole:
                     terms.append(t)
         return tuple(terms)
@@ -422,7 +483,7 @@ def related_candidates(qterms) -> set[str]:
 def is_cjk_char(term: str) -> bool:
     """True for a term that is one CJK character: a question's one-character word, which the
     index holds only where it stood alone (a run of two or more became its bigrams)."""
-    return len(term) == 1 and _CJK_RE.match(term) is not None
+    return len(term) == 1 and _CJK_CHAR_RE.match(term) is not None
 
 
 def related_terms(qterms, vocab, longer=None, synonyms=None, ending=None) -> dict[str, dict[str, float]]:

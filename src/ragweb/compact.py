@@ -116,8 +116,12 @@ UNSEEN_WEIGHT = 0.1          # evidence: a question term the judged file lacks, 
 UNSEEN_ENTITY_WEIGHT = 3.0   # ... when it is a name, number or identifier (`entity_words`) the whole index lacks
 
 # A sentence ends at . ! or ? (plus closing quotes/brackets/emphasis, and in an HTML page's
-# view the blanked markup of closing tags: "here.</code> Next") followed by whitespace.
-_SENT_END_RE = re.compile(r"[.!?][\"')\]*_`%s]*(?=\s)" % FILL)
+# view the blanked markup of closing tags: "here.</code> Next") followed by whitespace; so it
+# does at the full stops of other scripts: the Devanagari danda "।" "॥", the Arabic question
+# mark "؟", the Urdu "۔", the Ethiopic "።", the Armenian "։"; and at the full-width "。" "！" "？"
+# of CJK text (and its closing brackets) with no whitespace after it, as none follows there.
+_SENT_END_RE = re.compile(r"[.!?\u0589\u061f\u06d4\u0964\u0965\u1362][\"')\]*_`%s]*(?=\s)"
+                          r"|[\u3002\uff01\uff1f][\"')\]*_`\u300d\u300f\uff09\u3015\u3011\u300b\u3009%s]*" % (FILL, FILL))
 # A list item that is only a link to a heading of the page: a table of contents entry.
 _ITEM_START = frozenset("-*+0123456789")
 _TOC_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[^\]]*\]\(#[^)]*\)\s*$")
@@ -196,13 +200,14 @@ def _sentence_spans(text: str) -> list[tuple[int, int]]:
     n = len(text)
     for m in _SENT_END_RE.finditer(text):
         end = m.end()
-        # not after an abbreviation or a single letter ("e.g.", "U.S.")
+        # not after an abbreviation or a single letter ("e.g.", "U.S."; another script's full
+        # stop ends a sentence after any word: "对。", "किताब।", whose last letter follows a mark)
         j = m.start()
         k = j
         while k > 0 and (text[k - 1].isalnum() or text[k - 1] == "."):
             k -= 1
         word = text[k:j].lower()
-        if word in _ABBREV or len(word) == 1:
+        if (word in _ABBREV or len(word) == 1) and text[j] in ".!?":
             continue
         nxt = end
         while nxt < n and text[nxt].isspace():
