@@ -1,3 +1,4 @@
+import json
 import math
 import sqlite3
 from collections import Counter
@@ -5,11 +6,12 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from ragweb import analysis
 from ragweb import engine as engine_mod
 from ragweb import store
 from ragweb.chunking import chunk_lines, is_markdown, split_lines
 from ragweb.config import default_config
-from ragweb.engine import Engine
+from ragweb.engine import MARKUP_VERSION, Engine
 from ragweb.errors import EmptyQueryError, IndexCorruptError, UsageError
 from ragweb.store import FORMAT_VERSION
 
@@ -794,3 +796,49 @@ def test_a_dropped_folders_name_does_not_weigh_in_ranking_or_the_evidence():
     assert Engine.from_bytes(page.to_bytes()).weighed_path("acme/n1.md") == "n1.md"  # (kept with the index)
     page.clear()
     assert page.weighed_path("acme/n1.md") == "acme/n1.md"
+
+
+FINGERPRINT_DOCS = {
+    "guide.md": "---\ntitle: Guide\n---\n# Install\n\nRun `pip install ragweb` (v0.2.5, -g).\n\n## Use\n\n"
+                "- one item\n- two items, e.g. this\n\n```python\ndef parseHeaders(raw):\n    return raw\n```\n\n"
+                + "A long paragraph line that goes on. " * 120 + "\n\n| a | b |\n|---|---|\n| 1 | 2 |\n",
+    "page.html": "<html><head><title>T</title><script>x=1</script></head><body><h1>Page</h1><p>Text with "
+                 "<code>ninja</code> and &para; marks.</p><dl><dt>term</dt><dd>its meaning</dd></dl>"
+                 "<pre>line one\nline two</pre><button>copy</button></body></html>\n",
+    "api.rst": "API\n===\n\n.. function:: spam(eggs)\n\n   Spam the eggs.\n\nNotes\n-----\n\nSee :func:`spam`.\n",
+    "tool.py": "import os\n\n\nclass Walker:\n    \"\"\"Walk.\"\"\"\n\n    def walk(self, top):\n"
+               "        return os.walk(top)\n" * 30,
+    "intl.txt": "İstanbul Straße pass\u200bword 数据库的备份每天运行。時々 ค้นหาข้อมูล हिन्दी café cafe\u0301\n",
+    "notes.txt": ("word " * 2000 + "\n") * 3,
+}
+
+FINGERPRINTS = {  # (MARKUP_VERSION, WORD_FORM, UNICODE_FORM, FOLD_FORM) -> the chunks' and terms' sha256
+    (15, "marks", "nfkc", "fold1"): "111d95c932fc8e0c10010aa57b662a4fe7191c0013c2faa9cd3cca8118f18a47",
+}
+
+
+def _chunks_fingerprint() -> str:
+    import hashlib
+    config = default_config()
+    config["index"]["stemming"] = False  # (the stemmer's own version is recorded apart)
+    eng = Engine.memory(config)
+    for path, text in FINGERPRINT_DOCS.items():
+        eng.add_document(path, text)
+    eng.flush()
+    names = dict(eng.conn.execute("SELECT id, term FROM terms"))
+    rows = eng.conn.execute("SELECT f.path, c.start_line, c.end_line, c.col_start, c.col_end, c.char_start, "
+                            "c.char_end, c.heading, c.len, c.terms FROM chunks c JOIN files f ON f.id = c.file_id "
+                            "ORDER BY f.path, c.start_line, c.char_start").fetchall()
+    out = [[*row[:-1], sorted(names[t] for t in store.blob_to_ints(row[-1]))] for row in rows]
+    return hashlib.sha256(json.dumps(out, ensure_ascii=False).encode()).hexdigest()
+
+
+def test_a_change_to_chunks_or_terms_comes_with_a_new_version():
+    """How a fixed corpus is chunked and which terms it gets, by the versions an index records.
+    A change to reading, chunking or analysis without a new version left the indexes built
+    before it in the old shape for good (a line over the budget only by its newline kept its
+    columns): raise the version the change belongs to (`engine.MARKUP_VERSION`, or the
+    analysis's `WORD_FORM`, `UNICODE_FORM`, `FOLD_FORM`) and record the new fingerprint."""
+    key = (MARKUP_VERSION, analysis.WORD_FORM, analysis.UNICODE_FORM, analysis.FOLD_FORM)
+    assert key in FINGERPRINTS, f"new versions {key}: add their fingerprint {_chunks_fingerprint()}"
+    assert _chunks_fingerprint() == FINGERPRINTS[key], "chunks or terms changed: raise a version (see the docstring)"
