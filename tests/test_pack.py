@@ -67,7 +67,12 @@ def check_pack(eng, packed, budget):
     for s in packed["snippets"]:
         assert {"path", "range", "why", "text"} <= s.keys()
         lines = split_lines(eng.file_text(s["path"]))
-        text, span = claimed_text(lines, s)
+        if s.get("visible"):  # an HTML page's: the visible text of those lines of its shown text
+            from ragweb.markup import readable, show_html, visible
+            shown, span = claimed_text(split_lines(show_html(eng.file_text(s["path"]))), s)
+            text = readable(visible(shown))
+        else:
+            text, span = claimed_text(lines, s)
         assert s["text"] == text
         assert s["text"].strip()
         spans.setdefault(s["path"], []).append(span)
@@ -780,3 +785,36 @@ def test_a_long_run_of_lines_with_no_sentence_end_is_packed_a_line_at_a_time():
         check_pack(eng, packed, 400)
         assert any("Zebulon Quixote" in s["text"] for s in packed["snippets"]), (lean, packed["snippets"])
         assert packed["evidence"] == "sufficient"
+
+
+def _page_docs():
+    """An HTML page of one-line paragraphs and a Markdown file with a line over 4 x
+    chunk_tokens: where compaction's cost of joining units was not what the pack counts."""
+    paras = [f"<p>The client timeout default is {i} seconds. Retry number {i} backs off. Other text {i} "
+             f"about the proxy.</p>" for i in range(12)]
+    long = "The index is rebuilt if the parser changes!! " + " ".join(
+        f"Filler sentence number {i} says nothing useful." for i in range(45))
+    return {"page.html": "<html><body><h1>Client</h1>\n" + "\n".join(paras) + "\n</body></html>\n",
+            "one.html": "<p>Retry number 0 backs off. Retry number 1 backs off. Retry number 2 backs off.</p>\n",
+            "notes.md": "About the parser\n" + long + "\nThe end.\n"}
+
+
+@pytest.mark.parametrize("question, lean", [("client timeout default", False), ("retry backs off", False),
+                                            ("the index parser", False), ("retry backs off", True)])
+def test_compaction_costs_what_the_pack_counts_at_every_budget(question, lean):
+    # An HTML gap of blanks cost nothing (its visible text is an empty line) though the joined
+    # snippet holds it, and an over-long line's pieces were costed apart from the line before
+    # them: the selection ran over, and the pack's hard limit dropped its last snippet -- at
+    # some budgets the best, or every one ("0/19 tokens", "no evidence"); lean ran over its share.
+    eng = Engine.memory()
+    for path, text in _page_docs().items():
+        eng.add_document(path, text)
+    eng.flush()
+    hits = eng.search(question, top_k=20)
+    for budget in range(1, 260):
+        limit = pack_mod.lean_budget(budget) if lean else budget
+        snippets = pack_mod.compact_hits(eng, question, hits, budget, lean)
+        assert sum(s.tokens for s in snippets) <= limit, (budget, [(s.path, s.start, s.col_start, s.tokens) for s in snippets])
+        packed = eng.pack(question, budget, lean=lean)
+        check_pack(eng, packed, budget)
+        assert packed["used_tokens"] <= limit

@@ -738,9 +738,13 @@ def select_units(units: list[Unit], budget: int, lines_of: dict,
             shown = shown_of.get(u.file)
             if shown is not None:
                 lens[i] = visible_length(shown, u.start, u.col_start, u.end, u.col_end)
-                if link[i] is not None:
-                    v = units[i + 1]
-                    link[i] = visible_length(shown, u.end, u.col_end, v.start, v.col_start)
+        for i, u in enumerate(units):
+            shown = shown_of.get(u.file)
+            if shown is not None and link[i] is not None:
+                # (what joining adds to the two units' visible text: the gap's own visible
+                # text is not it, a gap of blanks alone being an empty line there)
+                v = units[i + 1]
+                link[i] = max(0, visible_length(shown, u.start, u.col_start, v.end, v.col_end) - lens[i] - lens[i + 1])
     run_end: dict[int, int] = {}     # first unit index of a run -> last unit index
     run_start: dict[int, int] = {}   # last unit index -> first
     run_len: dict[int, int] = {}     # first unit index -> characters

@@ -358,6 +358,10 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
                 u.prior = piece.score / best if piece is not None else max(line_prior[u.start - 1:u.end])
                 u.file_prior = file_prior[fid]
                 units.append(u)
+    # each file's units in document order (an over-long line's pieces were added after its
+    # regions): selection costs a run of neighbours in this list as `join_runs` joins them
+    file_order = {fid: i for i, fid in enumerate(by_file)}
+    units.sort(key=lambda u: (file_order[u.file], u.key))
     limit = lean_budget(budget) if lean else budget
     out_lines = packed_lines(engine, top)
     why = score_why(engine)
@@ -560,8 +564,10 @@ def pack_context(engine, query: str, budget: int | None = None, top_k: int | Non
     else:
         snippets = select_whole(hits, lean_budget(budget) if lean else budget, engine)
     used = sum(s.tokens for s in snippets)
-    while used > budget:  # cannot happen (selection counts exactly); the budget is a hard limit
-        used -= snippets.pop().tokens
+    limit = lean_budget(budget) if lean else budget
+    while used > limit:  # cannot happen (selection counts exactly); a hard limit all the same,
+        weakest = min(range(len(snippets)), key=lambda i: snippets[i].score)  # (the weakest goes)
+        used -= snippets.pop(weakest).tokens
     for s in snippets:
         s.visible = engine.reads_html(s.path)
     level, score = assess_evidence(engine, query, snippets, lean)
