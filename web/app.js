@@ -1001,11 +1001,14 @@
     const text = $('progress-text');
     const tally = { files: 0, chunks: 0, bytes: 0, done: 0, partial: 0, partialBytes: 0, skipped: 0,
                     errors: [], skippedList: [], tooLarge: [], superseded: [], full: null, stopped: null,
-                    left: 0, indexed: new Set() };
+                    left: 0, indexed: new Set(), removed: [], unread: [], caseOnly: [] };
+    const pruned = items.pruned || [];  // (folders the walk did not enter: excluded or ignored)
     ({ items, repeated: tally.repeated } = lastOfEachPath(items));
-    const had = sameName ? indexedFiles() : [];  // (one look at the index's files for both)
-    const earlier = indexedUnder(items, had);
-    const earlierLoose = indexedLoose(items, had);
+    const had = indexedFiles();  // (one look at the index's files for all three)
+    // the files indexed before the drop: one that the drop holds and now skips is removed (indexLoop)
+    tally.had = new Set(had);
+    const earlier = sameName ? indexedUnder(items, had) : null;
+    const earlierLoose = sameName ? indexedLoose(items, had) : [];
     $('progress').classList.add('busy');
     state.indexing = true;  // the file list and stats refresh once at the end, not per file
     state.lastSave = performance.now();  // (a drop's first save while it runs: DROP_SAVE_MS in)
@@ -1020,17 +1023,19 @@
       const failed = tally.errors.length + (tally.stopped || tally.full ? tally.left : 0);
       text.textContent = `${head} ${num(tally.files)} of ${num(items.length)} files, ${formatBytes(bytes)}` +
         (tally.skipped ? `, ${num(tally.skipped)} skipped` : '') +
+        (tally.removed.length ? `, ${num(tally.removed.length)} removed` : '') +
         (failed ? `, ${num(failed)} failed` : '') + (done ? '.' : `…${queuedNote()}`);
     };
     show(false);
     try {
+      if (state.clears === ticket.clears) removePruned(pruned, tally, ticket);
       await indexLoop(items, tally, show, ticket);
     } finally {
       state.indexing = false;
       $('progress').classList.remove('busy');
     }
     show(true);
-    if (earlier) tally.sameName = sameNameReport(earlier, tally, ticket);
+    if (earlier) tally.sameName = sameNameReport(earlier, tally, ticket, items);
     tally.replacedLoose = earlierLoose.filter((p) => tally.indexed.has(p) && !changedSince(p, ticket));
     refreshUi();
     rerunSearch();
@@ -1067,6 +1072,7 @@
         const later = () => changedSince(path, ticket);
         if (check.skip) {
           out = JSON.stringify({ skipped: check.skip, filename: path });
+          if (check.caseOnly) tally.caseOnly.push({ path, glob: check.caseOnly });
         } else if (later()) {
           out = supersededJson(path, later());
         } else if (file) {
@@ -1100,6 +1106,13 @@
         if (res.superseded) tally.superseded.push(`${shownPath(res.filename)} (${res.superseded})`);
         const big = /^too large \((\d+) bytes > max_file_bytes (\d+)\)$/.exec(res.skipped || '');
         if (big) tally.tooLarge.push({ path: res.filename, size: Number(big[1]), limit: Number(big[2]) });
+        // (a .gz file: its uncompressed size is not known, only that it is over the limit)
+        const bigGz = /^too large \(over (\d+) bytes uncompressed > max_file_bytes\)$/.exec(res.skipped || '');
+        if (bigGz) tally.tooLarge.push({ path: res.filename, size: null, limit: Number(bigGz[1]) });
+        if (res.warn) tally.unread.push(`${shownPath(res.filename)}: ${res.skipped}`);  // (rag index warns of it)
+        // in the drop, and left out now (too large, binary, ignored...): the text the index
+        // holds at its path is not the file's any more, and goes, as with rag index
+        if (res.skipped) removeStale(res.filename, res.skipped, tally, ticket);
       } else if (res.code === 'full') {
         tally.full = res.error;  // (this file and the rest: counted when the loop stops)
       } else {
@@ -1116,6 +1129,36 @@
     }
     if (tally.full && !tally.left) tally.left = 1;  // (the last file found the index full)
     state.drop.left = tally.left;
+  }
+
+  // A file of the drop that it leaves out (`why`): when the index held it before the drop
+  // (and no ragIndex or ragRemove changed it since), what it holds is the file's old text, so
+  // it is removed, as `rag index` removes a file it now skips (tally.removed: "path: why").
+  function removeStale(path, why, tally, ticket) {
+    if (!tally.had.has(path) || changedSince(path, ticket)) return;
+    const res = JSON.parse(state.facade.remove(path));
+    if (!res.removed) return;
+    tally.had.delete(path);
+    tally.removed.push(`${shownPath(path)}: ${why}`);
+    markChanged();
+    dropPackQuoting(path);
+  }
+
+  // The files indexed before a drop under the folders its walk left out (`pruned`:
+  // [{path, why}], excluded or ignored now): removed, as `rag index` removes them.
+  function removePruned(pruned, tally, ticket) {
+    if (!pruned.length) return;
+    const why = new Map(pruned.map((p) => [p.path, p.why]));
+    const tops = new Set(pruned.map((p) => p.path.split('/')[0]));
+    for (const path of [...tally.had]) {
+      const slash = path.indexOf('/');
+      if (slash < 0 || !tops.has(path.slice(0, slash))) continue;  // (a loose file, another folder's)
+      const parts = path.split('/');
+      for (let i = 1; i < parts.length; i++) {
+        const dir = parts.slice(0, i).join('/');
+        if (why.has(dir)) { removeStale(path, `${why.get(dir)} (its folder ${shownPath(dir)}/)`, tally, ticket); break; }
+      }
+    }
   }
 
   // What indexLoop makes of a dropped file that a later ragIndex or ragRemove changed (as the
@@ -1185,15 +1228,17 @@
 
   // For each top folder that had files before the drop: how many of them the drop replaced,
   // and how many it left as they were (files of the earlier drop that this one does not
-  // have: from another folder of the same name, say). A file that a ragIndex or ragRemove
+  // have: from another folder of the same name, say; one it has and skips now is removed, one
+  // it could not read is named as such). A file that a ragIndex or ragRemove
   // changed since the drop was made is not an earlier drop's any more. [{folder, replaced, kept}]
-  function sameNameReport(earlier, tally, ticket) {
+  function sameNameReport(earlier, tally, ticket, items) {
     const now = new Set(JSON.parse(state.facade.stats()).files || []);
+    const dropped = new Set(items.map((it) => it.path));
     return Object.entries(earlier).map(([folder, all]) => {
       const paths = all.filter((p) => !changedSince(p, ticket));
       return { folder,
                replaced: paths.filter((p) => tally.indexed.has(p)).length,
-               kept: paths.filter((p) => !tally.indexed.has(p) && now.has(p)).length };
+               kept: paths.filter((p) => !tally.indexed.has(p) && !dropped.has(p) && now.has(p)).length };
     });
   }
 
@@ -1293,6 +1338,34 @@
     return true;
   }
 
+  // A dropped repository's .git/info/exclude (its entry, or null): read, as `rag index` of
+  // the folder reads it, at the top of the dropped folder only (the CLI applies a nested
+  // repository's only when that repository is the folder indexed).
+  async function gitExcludeEntry(children) {
+    try {
+      const git = children.find((c) => c.isDirectory && c.name === '.git');
+      const info = git && (await readAll(git)).find((c) => c.isDirectory && c.name === 'info');
+      return (info && (await readAll(info)).find((c) => c.isFile && c.name === 'exclude')) || null;
+    } catch (e) {
+      return null;  // (as git and `rag index`: an exclude file that cannot be read is passed over)
+    }
+  }
+
+  // Apply a dropped repository's .git/info/exclude (a File or an entry, or null) to its
+  // folder, as git's rules of lowest precedence there: added before the folder's .gitignore
+  // and .ragignore. One that cannot be read, or gives no rules (UTF-16), is passed over
+  // without a word, as by git and `rag index`.
+  async function addGitExclude(dirPath, source) {
+    if (!source) return;
+    let bytes;
+    try {
+      bytes = await readBytes(source);
+    } catch (e) {
+      return;
+    }
+    state.facade.ignore_add(dirPath, bytes, '.git/info/exclude');
+  }
+
   // Walk dropped items: files and whole folders (recursive), skipping what the CLI would
   // not enter (excluded or ignored folders, folders more than MAX_DEPTH deep). Entries must be
   // taken synchronously inside the drop handler, so callers pass them in; their files are
@@ -1302,6 +1375,7 @@
   async function walkEntries(entries, ticket) {
     const out = [];
     out.leftOut = [];  // folders the excludes or ignore files left out (not hidden ones)
+    out.pruned = [];  // ... all of them, hidden ones too: [{path, why}] (what the index holds under them goes)
     out.configErrors = [];  // dropped folders left out because their rag.yaml is invalid or unreadable
     out.notes = [];  // the config files applied
     out.tooDeep = [];  // folders more than maxFolderDepth() below a dropped folder
@@ -1322,9 +1396,11 @@
       } else if (entry.isDirectory) {
         const dirPath = prefix + entry.name;
         if (depth > deepest) { out.tooDeep.push(`${dirPath}/`); return; }
-        const skip = JSON.parse(state.facade.check_dir(dirPath)).skip;
+        const dirCheck = JSON.parse(state.facade.check_dir(dirPath));
+        const skip = dirCheck.skip;
         if (skip) {
           if (!entry.name.startsWith('.')) out.leftOut.push(`${dirPath}/ (${skip})`);
+          out.pruned.push({ path: dirCheck.path || dirPath, why: skip });
           return;
         }
         const children = await readFolder(entry, dirPath, out);
@@ -1335,6 +1411,7 @@
           if (!config) noteMisnamedConfig(dirPath, children.filter((c) => c.isFile).map((c) => c.name), out.notes);
           const refused = config && await applyConfig(dirPath, config.name, config.entry, out.notes);
           if (refused) { out.configErrors.push(refused.error); out.leftOut.push(refused.leftOut); return; }
+          await addGitExclude(dirPath, await gitExcludeEntry(children));  // (before its .gitignore, which wins)
         }
         const unread = new Set();  // (ignore files named as unreadable: not read again as files)
         for (const name of IGNORE_FILES) {
@@ -1401,6 +1478,9 @@
         failed.add(root);
         report.configErrors.push(refused.error);
         report.leftOut.push(refused.leftOut);
+      } else {  // (before its .gitignore files, below, which win over it)
+        const exclude = all.find((it) => it.path === `${root}/.git/info/exclude`);
+        await addGitExclude(root, exclude && exclude.file);
       }
     }
     const items = Object.assign(all.filter((it) => !it.path.includes('/') || !failed.has(it.path.split('/')[0])), report);
@@ -1461,7 +1541,7 @@
     }
     notes.push(...dropNotes(found, tally));
     // (what it was is in the banner, an alert: the status line would read it out twice)
-    if (found.unreadable && found.unreadable.length) notes.push('Some of the drop could not be read (see the message below).');
+    if ((found.unreadable && found.unreadable.length) || tally.unread.length) notes.push('Some of the drop could not be read (see the message below).');
     setStatus([head, ...notes].join(' '));
     showDropBanner(dropProblems(found, tally), tally);
   }
@@ -1473,13 +1553,31 @@
     const notes = [];
     if (tally.tooLarge.length) {
       const limits = [...new Set(tally.tooLarge.map((t) => t.limit))];
-      const shown = tally.tooLarge.slice(0, 5).map((t) => `${t.path} (${num(t.size)} bytes)`).join(', ');
+      const shown = tally.tooLarge.slice(0, 5).map((t) => `${t.path} (` +
+        `${t.size === null ? `over ${num(t.limit)} bytes uncompressed` : `${num(t.size)} bytes`})`).join(', ');
       const n = tally.tooLarge.length;
       notes.push(`${plural(n, 'file was', 'files were')} larger than index.max_file_bytes ` +
         `(${limits.map((l) => `${num(l)} bytes`).join(' or ')}) and left out: ${shown}${n > 5 ? ' …' : ''}; ` +
         (tally.tooLarge.every((t) => !t.path.includes('/'))  // (a loose file has no folder, so no rag.yaml)
           ? `drop ${n === 1 ? 'it' : 'them'} in a folder whose rag.yaml raises it to index ${n === 1 ? 'it' : 'them'}.`
           : `raise it in the folder's rag.yaml to index ${n === 1 ? 'it' : 'them'}.`));
+    }
+    const cased = tally.caseOnly || [];
+    if (cased.length) {  // (as `rag index` notes them)
+      const n = cased.length;
+      const globs = [...new Set(cased.map((c) => `'${c.glob}'`))].sort();
+      notes.push(`${plural(n, 'file was', 'files were')} left out for the case of ${n === 1 ? 'its' : 'their'} suffix ` +
+        `(${cased.slice(0, 3).map((c) => shownPath(c.path)).join(', ')}${n > 3 ? ' …' : ''}): globs are case-sensitive, ` +
+        `so add ${globs.join(', ')} to index.includes ` +
+        (cased.every((c) => !c.path.includes('/')) ? `in the rag.yaml of a folder you drop ${n === 1 ? 'it' : 'them'} in`
+          : "in the folder's rag.yaml") +
+        ` to index ${n === 1 ? 'it' : 'them'} (a list there replaces the default one: keep its globs too).`);
+    }
+    const removed = tally.removed || [];
+    if (removed.length) {  // (in the drop and left out now: the index held their old text)
+      const n = removed.length;
+      notes.push(`Removed ${plural(n, 'file', 'files')} indexed before that this drop leaves out, as rag index does: ` +
+        `${removed.slice(0, 5).join('; ')}${n > 5 ? ` (and ${num(n - 5)} more)` : ''}.`);
     }
     const deep = found.tooDeep || [];
     if (deep.length) {
@@ -1520,6 +1618,11 @@
     if (found.unreadable && found.unreadable.length) {
       const more = found.unreadable.length - 3;
       problems.push(`Some of the drop could not be read: ${found.unreadable.slice(0, 3).join('; ')}` +
+        (more > 0 ? ` (and ${plural(more, 'more', 'more')})` : ''));
+    }
+    if (tally.unread && tally.unread.length) {  // (a damaged .gz, a text in no encoding read: rag index warns)
+      const more = tally.unread.length - 3;
+      problems.push(`Some files could not be read and were left out: ${tally.unread.slice(0, 3).join('; ')}` +
         (more > 0 ? ` (and ${plural(more, 'more', 'more')})` : ''));
     }
     if (tally.errors.length) {

@@ -430,7 +430,8 @@ def query(q, top_k=None) -> str:
 
 
 def _hit_json(hit) -> dict:
-    return hit.to_json()  # the same JSON as `rag query --json`
+    # (`rag query --json` prints this JSON with two more keys, ``heading`` and ``terms``)
+    return hit.to_json()
 
 
 PACK_OPTIONS = {"lean": bool, "compact": bool, "path": str, "topK": int}
@@ -514,11 +515,33 @@ def check_path(path, size=None) -> str:
     """Whether the page should read a dropped file: ``{"ok": true}`` or ``{"skip": reason}``.
 
     Applies the CLI's rules before the bytes are read: include/exclude globs, the ignore
-    files given to `ignore_add`, and the size limit.
+    files given to `ignore_add`, and the size limit. A file left out only for the case of
+    its suffix (``Guide.MD``, which ``**/*.md`` takes in lower case) also has ``"caseOnly"``:
+    the glob that would take it (``"**/*.MD"``), as `rag index` notes it.
     """
     path = _clean_path(_need_str(path, "path"))
     reason = _skip_reason(path, size)
-    return _json({"skip": reason, "path": path} if reason else {"ok": True, "path": path})
+    if not reason:
+        return _json({"ok": True, "path": path})
+    out = {"skip": reason, "path": path}
+    glob = _case_only(path) if reason == "not included" else None
+    if glob:
+        out["caseOnly"] = glob
+    return _json(out)
+
+
+def _case_only(path: str) -> str | None:
+    """The glob (``**/*.MD``) that would take ``path``, which no ``index.includes`` glob takes
+    but one takes with its suffix in lower case, else None (`files.LeftOut.case_only`: the
+    CLI notes such files, hidden ones aside)."""
+    import os.path
+
+    _, rel, _, (includes, _) = _selection(path)
+    name = rel.rsplit("/", 1)[-1]
+    suffix = os.path.splitext(name)[1]
+    if name.startswith(".") or suffix == suffix.lower():
+        return None
+    return f"**/*{suffix}" if includes.matches_file(rel[:len(rel) - len(suffix)] + suffix.lower()) else None
 
 
 @_guard
@@ -611,7 +634,9 @@ def _selection(path: str) -> tuple[str | None, str, dict, tuple]:
 @_guard
 def ignore_add(folder, data, name=".gitignore") -> str:
     """Apply a ``.gitignore``/``.ragignore`` found in ``folder`` (a dropped path) to what is
-    under it, with git's rules, as the CLI does (``index.gitignore``). ``data`` is the file's
+    under it, with git's rules, as the CLI does (``index.gitignore``); also a dropped
+    repository's ``.git/info/exclude`` (``name``), given before the folder's own ignore files,
+    which win over it as in git. ``data`` is the file's
     bytes, read as the CLI reads the file ``name`` (`files.ignore_file_text`), or its text.
     ``{"rules": N}``, with a ``note`` when the file cannot be read as rules (none applied)."""
     from ragweb.files import ignore_file_text, parse_ignore
@@ -750,7 +775,8 @@ def index_bytes(path, data, mtime=None, stepwise=False) -> str:
     """Index one dropped file from its bytes, with the CLI's rules.
 
     Returns ragIndex's shape on success, or ``{"skipped": reason, "filename": path}`` for an
-    excluded, too large, binary or minified file. With ``stepwise``, a file of at least
+    excluded, too large, binary or minified file, with ``"warn": true`` when `rag index` warns
+    of it (a damaged ``.gz``, a text in no encoding it reads: `_warned`). With ``stepwise``, a file of at least
     `STEP_MIN_CHARS` characters is only started: the result is ``{"pending": true,
     "filename", "done": 0, "total": chunks}``, and the caller runs `index_step` until it gives
     the result (a file started before and not finished is abandoned).
@@ -764,6 +790,8 @@ def index_bytes(path, data, mtime=None, stepwise=False) -> str:
     if reason is None:
         decoded = files.decode_file(path, raw, _selection(path)[2]["max_file_bytes"])
         text, reason = decoded.text, decoded.skipped
+        if reason and _warned(reason):
+            return _json({"skipped": reason, "filename": path, "warn": True})
     if reason:
         return _json({"skipped": reason, "filename": path})
     mt = _mtime(_null(mtime))
@@ -775,6 +803,15 @@ def index_bytes(path, data, mtime=None, stepwise=False) -> str:
         return _json({"pending": True, "filename": path, "done": 0, "total": _job.total})
     chunks = eng.add_document(path, text, mtime=mt)
     return _json({"success": True, "chunks": chunks, "filename": path})
+
+
+def _warned(reason: str) -> bool:
+    """Whether `rag index` warns of a file that `files.decode_file` skipped for ``reason``, as
+    a problem (a damaged ``.gz``, a text in no encoding it reads), rather than only counting it
+    (binary, too large, minified, a packed context: `indexer._index_one`)."""
+    from ragweb.files import PACKED_REASON
+
+    return not (reason in ("binary", PACKED_REASON) or reason.startswith(("too large", "minified")))
 
 
 @_guard

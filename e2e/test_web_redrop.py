@@ -1,0 +1,193 @@
+"""A folder dropped or picked again selects its files as `rag index` of it would, and the page
+says what it left out as the CLI does: files of the drop that are now skipped (too large,
+binary, ignored, excluded...) lose the old text the index held at their paths; a dropped
+repository's .git/info/exclude applies; a .gz too large once uncompressed, a damaged .gz and
+a file left out for the case of its suffix are named."""
+
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from test_web_dragdrop import DROP_FILES_JS, DROP_TREE_JS
+
+SRC = Path(__file__).resolve().parent.parent / "src"
+
+
+def rag_index_files(root: Path, home: Path) -> list[str]:
+    """The files `rag index root` indexes (its own config, git's rules; no user-wide git files)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]),
+           "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
+    proc = subprocess.run([sys.executable, "-m", "ragweb", "index", str(root)], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    from ragweb.engine import Engine
+    from ragweb.indexer import index_path
+    engine = Engine.open(index_path(root), create=False)
+    try:
+        return list(engine.stats()["files"])
+    finally:
+        engine.close()
+
+
+def pick_folder(app, root: Path) -> None:
+    app.page.set_input_files("#pick-folder", str(root))  # (its change event queues the pick)
+    app.page.evaluate("window.ragweb.idle()")
+
+
+def write_tree(root: Path, tree: dict) -> None:
+    """A DROP_TREE_JS tree (name -> text, or a dict for a folder) written on disk."""
+    for name, body in tree.items():
+        if isinstance(body, dict):
+            (root / name).mkdir(parents=True, exist_ok=True)
+            write_tree(root / name, body)
+        else:
+            root.mkdir(parents=True, exist_ok=True)
+            (root / name).write_text(body)
+
+
+def status(app) -> str:
+    return app.page.locator("#status").inner_text()
+
+
+def make_project(root: Path) -> None:
+    (root / "sub").mkdir(parents=True)
+    (root / "rag.yaml").write_text("index:\n  max_file_bytes: 2000\n")
+    (root / "notes.md").write_text("# Notes\n\nThe gate code is alpha.\n")
+    (root / "tool.py").write_text("def gate():\n    return 'alpha gate code'\n")
+    (root / "todo.txt").write_text("alpha gate code todo\n")
+    (root / "keep.md").write_text("# Keep\n\nalpha stays.\n")
+    (root / "extra.md").write_text("# Extra\n\nalpha extra.\n")
+    (root / "sub" / "x.md").write_text("# Sub\n\nalpha gate code in a sub folder.\n")
+
+
+def edit_project(root: Path) -> None:
+    (root / "notes.md").write_text("# Notes\n\nThe gate code changed to omega.\n" + "padding line\n" * 200)
+    (root / "tool.py").write_bytes(b"\x00binary now\n")
+    (root / ".gitignore").write_text("todo.txt\nsub/\n")
+    (root / "extra.md").unlink()
+
+
+def test_picking_a_folder_again_removes_the_files_it_now_leaves_out(app, tmp_path):
+    root = tmp_path / "pick" / "proj"
+    make_project(root)
+    pick_folder(app, root)
+    assert app.stats()["files"] == ["proj/extra.md", "proj/keep.md", "proj/notes.md", "proj/sub/x.md",
+                                    "proj/todo.txt", "proj/tool.py"]
+    edit_project(root)
+    pick_folder(app, root)
+    # as `rag index` of the folder now: only keep.md (extra.md is not in this pick: kept, and said so)
+    native = tmp_path / "native" / "proj"
+    shutil.copytree(root, native)
+    assert rag_index_files(native, tmp_path) == ["keep.md"]
+    assert app.stats()["files"] == ["proj/extra.md", "proj/keep.md"]
+    hits = app.query("gate code alpha", 10)["results"]
+    assert not any("gate code is alpha" in h["text"] for h in hits), hits
+    assert {h["path"] for h in hits} <= {"proj/extra.md", "proj/keep.md"}
+    text = status(app)
+    assert "Removed 4 files indexed before that this drop leaves out, as rag index does: " in text, text
+    for said in ("proj/notes.md: too large (", "proj/tool.py: binary", "proj/todo.txt: ignored", "proj/sub/x.md: ignored"):
+        assert said in text, (said, text)
+    assert ("proj/ was indexed already: 1 file replaced, 1 of the earlier drop's files kept (not in this drop: "
+            "remove it if it does not belong here).") in text, text
+    assert "4 removed" in app.page.locator('[data-testid="progress"]').inner_text()
+
+
+def test_dropping_a_folder_again_removes_the_files_under_folders_it_now_leaves_out(app):
+    first = {"proj": {"a.md": "# A\nThe kestrel hovers.\n",
+                      "drafts": {"d.md": "# Draft\nA kestrel draft.\n"},
+                      "old": {"o.md": "# Old\nAn old kestrel note.\n"},
+                      "data.txt": "kestrel data\n"}}
+    app.page.evaluate(DROP_TREE_JS, first)
+    assert app.stats()["files"] == ["proj/a.md", "proj/data.txt", "proj/drafts/d.md", "proj/old/o.md"]
+    again = {"proj": {"a.md": "# A\nThe kestrel hovers.\n",
+                      ".gitignore": "drafts/\n",
+                      "rag.yaml": "index:\n  excludes: ['old/**']\n  includes: ['**/*.md']\n",
+                      "drafts": {"d.md": "# Draft\nA kestrel draft.\n"},
+                      "old": {"o.md": "# Old\nAn old kestrel note.\n"},
+                      "data.txt": "kestrel data\n"}}
+    entered = app.page.evaluate(DROP_TREE_JS, again)
+    assert "proj/drafts" not in entered and "proj/old" not in entered  # (not read: pruned)
+    assert app.stats()["files"] == ["proj/a.md"]
+    text = status(app)
+    assert "Removed 3 files indexed before that this drop leaves out, as rag index does: " in text, text
+    for said in ("proj/drafts/d.md: ignored (its folder proj/drafts/)", "proj/old/o.md: excluded (its folder proj/old/)",
+                 "proj/data.txt: not included"):
+        assert said in text, (said, text)
+    assert "kept (not in this drop" not in text, text
+
+
+def make_repo(root: Path) -> None:
+    (root / ".git" / "info").mkdir(parents=True)
+    (root / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (root / ".git" / "info" / "exclude").write_text("local-*.md\n")
+    (root / ".gitignore").write_text("!local-notes.md\n")  # (a .gitignore wins over info/exclude, as in git)
+    (root / "README.md").write_text("# Repo\n\nNothing secret here about the staging server.\n")
+    (root / "local-secrets.md").write_text("# Secrets\n\nThe staging password is hunter2.\n")
+    (root / "local-notes.md").write_text("# Local notes\n\nThe staging server reboots at noon.\n")
+
+
+def test_a_picked_repositorys_git_info_exclude_applies_as_in_rag_index(app, tmp_path):
+    root = tmp_path / "pick" / "repo"
+    make_repo(root)
+    native = tmp_path / "native" / "repo"
+    shutil.copytree(root, native)
+    assert rag_index_files(native, tmp_path) == ["README.md", "local-notes.md"]
+    pick_folder(app, root)
+    assert app.stats()["files"] == ["repo/README.md", "repo/local-notes.md"]
+    assert not any("hunter2" in h["text"] for h in app.query("staging password", 10)["results"])
+
+
+def test_a_dropped_repositorys_git_info_exclude_applies_as_in_rag_index(app, tmp_path):
+    repo = {".git": {"HEAD": "ref: refs/heads/main\n", "info": {"exclude": "local-*.md\n"}},
+            ".gitignore": "!local-notes.md\n",
+            "README.md": "# Repo\n\nNothing secret here about the staging server.\n",
+            "local-secrets.md": "# Secrets\n\nThe staging password is hunter2.\n",
+            "local-notes.md": "# Local notes\n\nThe staging server reboots at noon.\n",
+            # a nested repository's info/exclude is not applied, as by `rag index` of the outer one
+            "vendored": {".git": {"info": {"exclude": "*.md\n"}}, "lib.md": "# Lib\n\nstaging helpers\n"}}
+    write_tree(tmp_path / "repo", repo)
+    assert rag_index_files(tmp_path / "repo", tmp_path) == ["README.md", "local-notes.md", "vendored/lib.md"]
+    app.page.evaluate(DROP_TREE_JS, {"repo": repo})
+    assert app.stats()["files"] == ["repo/README.md", "repo/local-notes.md", "repo/vendored/lib.md"]
+
+
+def test_a_gz_too_large_uncompressed_a_damaged_gz_and_a_suffix_of_the_wrong_case_are_named(app):
+    huge = gzip.compress(b"word\n" * 1_200_000)  # 6 MB uncompressed, a few KB compressed
+    app.page.evaluate(DROP_FILES_JS, [
+        ["a.md", "# A\n\nplain words\n"],
+        ["huge.md.gz", list(huge)],
+        ["bad.md.gz", list(b"\x1f\x8b\x08\x00garbage")],
+        ["Guide.MD", "# Guide\n\nA guide.\n"],
+    ])
+    assert app.stats()["files"] == ["a.md"]
+    text = status(app)
+    assert ("1 file was larger than index.max_file_bytes (5,000,000 bytes) and left out: huge.md.gz "
+            "(over 5,000,000 bytes uncompressed); drop it in a folder whose rag.yaml raises it to index it.") in text, text
+    assert ("1 file was left out for the case of its suffix (Guide.MD): globs are case-sensitive, so add '**/*.MD' "
+            "to index.includes in the rag.yaml of a folder you drop it in to index it") in text, text
+    assert "Some of the drop could not be read (see the message below)." in text, text
+    banner = app.page.locator("#banner-text").inner_text()
+    assert "Some files could not be read and were left out: bad.md.gz: damaged: not gzip data (" in banner, banner
+
+
+# ---------------------------------------------------------------- the facade, natively
+
+def call(fn, *args):
+    return json.loads(fn(*args))
+
+
+def test_the_facade_names_a_file_left_out_for_the_case_of_its_suffix_and_the_skips_rag_index_warns_of():
+    from ragweb import facade
+    assert call(facade.init)["success"]
+    facade.ignore_reset()
+    assert call(facade.check_path, "docs/Guide.MD", 10) == {
+        "skip": "not included", "path": "docs/Guide.MD", "caseOnly": "**/*.MD"}
+    assert "caseOnly" not in call(facade.check_path, "docs/photo.PNG", 10)  # (no glob takes .png either)
+    assert "caseOnly" not in call(facade.check_path, "docs/.Hidden.MD", 10)  # (as the CLI: not noted)
+    bad = call(facade.index_bytes, "bad.md.gz", b"\x1f\x8b\x08\x00garbage")
+    assert bad["warn"] is True and bad["skipped"].startswith("damaged: not gzip data")
+    assert "warn" not in call(facade.index_bytes, "b.txt", b"\x00\x01" * 50)  # binary: counted, not warned of
