@@ -1517,3 +1517,85 @@ def test_query_and_pack_from_inside_a_linked_folder_find_the_index_of_the_folder
     # a $PWD that is not the current folder is not believed: no index above the real one
     r = run("query", "-q", "zeppelin hangar", "--no-auto-index", pwd=mine)
     assert r.returncode == 1 and "no index" in r.stderr, r.stderr
+
+
+def test_logging_level_hides_notes_then_warnings_but_never_errors(tmp_path):
+    """logging.level: warning hides the `note:` lines, error the `warning:` lines too; an
+    error is always said. A note said before the config is read (the index found above)
+    waits for its level."""
+    make_files(tmp_path, {"a.md": "retry notes\n", "docs/GUIDE.MD": "guide\n", "sub/b.md": "retry more\n"})
+    os.symlink(tmp_path / "missing.md", tmp_path / "broken.md")
+    said = {}
+    for level in ("info", "warning", "error"):
+        (tmp_path / "rag.yaml").write_text(f"logging:\n  level: {level}\n")
+        shutil.rmtree(tmp_path / ".rag", ignore_errors=True)  # (each level's run meets the files first)
+        r = rag("index", tmp_path)
+        assert r.returncode == 0 and "2 added" in r.stdout, r.stderr
+        q = rag("query", "retry", cwd=tmp_path / "sub")
+        assert q.returncode == 0 and "a.md" in q.stdout
+        bad = rag("query", "retry", "--path", "nowhere/*.md", cwd=tmp_path / "sub")
+        assert bad.returncode == 2 and "Error: --path 'nowhere/*.md' matches no indexed file" in bad.stderr
+        said[level] = (r.stderr + q.stderr).splitlines()
+    info = said["info"]
+    assert "warning: broken.md: unreadable: broken symlink" in info
+    assert any(line.startswith("note: 1 file is left out for the case of its suffix") for line in info)
+    assert f"note: using the index of {tmp_path} (run `rag index` here for an index of this folder alone)" in info
+    assert said["warning"] == [line for line in info if line.startswith("warning:")] == [
+        "warning: broken.md: unreadable: broken symlink"]
+    assert said["error"] == []
+
+
+def test_a_config_file_given_under_the_root_is_not_indexed(sample_root):
+    (sample_root / "my.yaml").write_text("pack:\n  synonyms: ['zebra quagga']\n")
+    (sample_root / "conf").mkdir()
+    (sample_root / "conf" / "[x].yaml").write_text("retrieve:\n  top_k: 5  # ocelot\n")
+    r = rag("index", ".", "--config", "my.yaml", cwd=sample_root)  # (8 sample files and conf/[x].yaml)
+    assert r.returncode == 0 and "9 added" in r.stdout, r.stdout + r.stderr
+    r = rag("query", "zebra", "--config", "my.yaml", cwd=sample_root)
+    assert r.returncode == 0 and r.stdout.startswith("no results") and "changed" not in r.stderr
+    other = sample_root / "conf" / "[x].yaml"  # (named as it is: its brackets are no glob)
+    r = rag("index", sample_root, "--config", other)
+    assert r.returncode == 0 and "1 added" in r.stdout and "1 removed" in r.stdout, r.stdout
+    assert "no results" in rag("query", "ocelot", "-d", sample_root, "--config", other).stdout
+    (sample_root / "rag.yaml").write_text("")  # (without the flag, the file is a document like any other)
+    r = rag("index", sample_root)
+    assert "1 added" in r.stdout and "my.yaml" in rag("query", "zebra", "-d", sample_root).stdout
+
+
+def test_pack_flags_undo_the_configs_lean_and_compact_either_way(sample_root):
+    r = rag("index", sample_root)
+    assert r.returncode == 0
+    ask = ("pack", "-q", "retry backoff", "-b", "300", "-d", sample_root)
+    plain, lean, whole = rag(*ask).stdout, rag(*ask, "--lean").stdout, rag(*ask, "--no-compact").stdout
+    assert len({plain, lean, whole}) == 3
+    (sample_root / "rag.yaml").write_text("pack:\n  lean: true\n  compact: false\n")
+    assert rag(*ask).stdout == rag(*ask, "--no-compact", "--lean").stdout != plain
+    assert rag(*ask, "--no-lean", "--compact").stdout == plain
+    assert rag(*ask, "--no-lean").stdout == whole
+    (sample_root / "rag.yaml").write_text("pack:\n  lean: true\n")
+    assert rag(*ask).stdout == lean and rag(*ask, "--no-lean").stdout == plain
+    help_text = rag("pack", "--help").stdout
+    assert "--lean, --no-lean" in help_text and "--compact, --no-compact" in help_text
+
+
+def test_index_gitignore_flag_wins_over_the_config_either_way(tmp_path):
+    make_files(tmp_path, {"a.md": "open notes\n", "secret.md": "hidden notes\n", ".gitignore": "secret.md\n",
+                          "rag.yaml": "index:\n  gitignore: false\n"})
+    r = rag("index", tmp_path, "--gitignore")
+    assert r.returncode == 0 and "1 added" in r.stdout, r.stdout
+    r = rag("query", "notes", "-d", tmp_path)  # (the last run's choice: no file is new)
+    assert "secret.md" not in r.stdout and "changed" not in r.stderr
+    (tmp_path / "a.md").write_text("open notes, edited\n")
+    assert f"run `rag index {tmp_path} --gitignore`" in rag("query", "notes", "-d", tmp_path).stderr
+    r = rag("index", tmp_path)
+    assert "1 added" in r.stdout and "secret.md" in rag("query", "notes", "-d", tmp_path).stdout
+
+
+def test_an_empty_glob_in_the_config_is_an_error_and_the_index_is_left_as_it_was(indexed):
+    (indexed / "rag.yaml").write_text("index:\n  includes:\n    - '**/*.md'\n    - ''\n")
+    r = rag("index", indexed)
+    assert r.returncode == 1 and r.stderr.startswith(
+        "Error: rag.yaml line 4: index.includes item '' is empty and can match no file"), r.stderr
+    (indexed / "rag.yaml").unlink()
+    r = rag("query", "retry backoff", "-d", indexed)
+    assert r.returncode == 0 and "README.md" in r.stdout and "changed" not in r.stderr

@@ -199,6 +199,18 @@ def test_a_glob_that_can_match_no_file_is_refused():
     assert cfg["index"]["includes"] == ["v[[:digit:]].md", "\\[draft\\].md", "[z-a].md"]
 
 
+@pytest.mark.parametrize("text, line", [
+    ('index:\n  includes: [""]\n', 2),
+    ("index:\n  includes:\n    - '**/*.md'\n    - '   '\n", 4),
+    ('index:\n  excludes: ["**/build/**", ""]\n', 2),
+])
+def test_an_empty_glob_is_refused_naming_key_and_line(text, line):
+    key = "includes" if "includes" in text else "excludes"
+    msg = error_of(text)
+    assert msg.startswith(f"rag.yaml line {line}: index.{key} item ")
+    assert "is empty and can match no file" in msg
+
+
 def test_a_glob_written_as_a_windows_path_is_refused():
     msg = error_of('index:\n  excludes: ["private\\notes"]\n')  # (YAML reads "\n" in double quotes)
     assert msg.startswith("rag.yaml line 2: index.excludes item 'private\\notes' can match no file: it has "
@@ -212,6 +224,18 @@ def test_a_glob_written_as_a_windows_path_is_refused():
     globs = ["\\#notes.md", "a\\*b.md", "c\\\\d.md", "**/*\\.md", "a[\\-_]b.md", "a[\\.]md"]  # (escapes, as git reads them)
     cfg = parse_config("index:\n  includes: [" + ", ".join(f"'{g}'" for g in globs) + "]\n")
     assert cfg["index"]["includes"] == globs
+
+
+@pytest.mark.parametrize("encoding", ["utf-32", "utf-32-le", "utf-32-be"])
+def test_a_config_in_utf32_is_named_so(encoding):
+    for text in ("index:\n  chunk_tokens: 300\n", "index:\n  language: 'é'\n"):
+        assert error_of(text.encode(encoding)) == "rag.yaml: UTF-32 text; save it as UTF-8"
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
+def test_utf16_without_a_byte_order_mark_is_named_so_before_its_bytes_that_are_not_utf8(encoding):
+    assert error_of("# réglages\nindex:\n  chunk_tokens: 300\n".encode(encoding)) == (
+        "rag.yaml: UTF-16 text without a byte order mark; save it as UTF-8")
 
 
 def test_a_config_in_utf16_without_a_byte_order_mark_or_with_lone_cr_line_ends_says_so():
@@ -283,6 +307,43 @@ def test_out_of_range(text, message):
     assert error_of(text).startswith("rag.yaml " + message)
 
 
+def test_a_number_with_a_leading_zero_is_decimal_not_octal():
+    cfg = parse_config("pack:\n  token_budget: 01000\nindex:\n  chunk_tokens: 0_100\n  chunk_overlap: 09\n"
+                       "  k1: 02\n")
+    assert cfg["pack"]["token_budget"] == 1000  # (YAML 1.1: octal 512)
+    assert (cfg["index"]["chunk_tokens"], cfg["index"]["chunk_overlap"]) == (100, 9)
+    assert cfg["index"]["k1"] == 2.0
+    assert parse_config("pack:\n  token_budget: 0x10\n")["pack"]["token_budget"] == 16  # (hex says so)
+    assert error_of("pack:\n  token_budget: '010'\n").endswith("got '010'")  # (quoted: a string)
+
+
+@pytest.mark.parametrize("text, shown", [
+    ("index:\n  chunk_overlap: 1:00\n", "index.chunk_overlap must be an integer between 0 and 10000, got 1:00"),
+    ("retrieve:\n  top_k: 0:30\n", "retrieve.top_k must be an integer between 1 and 10000, got 0:30"),
+    ("index:\n  k1: 1:30.5\n", "index.k1 must be a number between 0 and 10, got 1:30.5"),
+])
+def test_a_base_60_number_is_refused(text, shown):
+    assert error_of(text) == (f"rag.yaml line 2: {shown}, which YAML 1.1 reads as a base-60 number; "
+                              "write it in decimal")
+
+
+def test_a_number_with_an_exponent_is_read_and_ranges_are_shown_without_one():
+    cfg = parse_config("retrieve:\n  min_score_threshold: 1e+09\nindex:\n  max_file_bytes: 5e6\n"
+                       "  k1: 2.5E-1\n  b: .5e0\npack:\n  token_budget: 1.5e3\n")
+    assert cfg["retrieve"]["min_score_threshold"] == 1e9
+    assert cfg["index"]["max_file_bytes"] == 5_000_000 and isinstance(cfg["index"]["max_file_bytes"], int)
+    assert (cfg["index"]["k1"], cfg["index"]["b"], cfg["pack"]["token_budget"]) == (0.25, 0.5, 1500)
+    assert error_of("\nretrieve:\n  min_score_threshold: 2e9\n") == (
+        "rag.yaml line 3: retrieve.min_score_threshold must be a number between 0 and 1000000000, got 2e9")
+    assert error_of("index:\n  max_file_bytes: 5.5e0\n") == (  # (an integer key: only a whole number)
+        "rag.yaml line 2: index.max_file_bytes must be an integer between 1 and 1099511627776, got 5.5e0")
+    assert error_of("index:\n  max_file_bytes: 1e999999\n").endswith("got 1e999999")
+    assert error_of("index:\n  chunk_tokens: 1" + "0" * 5000 + "e1\n").endswith("got 1" + "0" * 79 + "...")
+    assert error_of("index:\n  chunk_tokens: 0" + "9" * 5000 + "\n") == (
+        "rag.yaml line 2: index.chunk_tokens is a number too long to read (5001 characters)")
+    assert "1e+" not in config_help()
+
+
 def test_range_bounds_are_inclusive():
     cfg = parse_config("index:\n  chunk_tokens: 16\n  chunk_overlap: 0\n  b: 1\n")
     assert (cfg["index"]["chunk_tokens"], cfg["index"]["chunk_overlap"], cfg["index"]["b"]) == (16, 0, 1.0)
@@ -320,9 +381,9 @@ def test_duplicate_section_is_an_error():
 
 
 def test_overlap_must_be_smaller_than_chunk():
-    msg = error_of("index:\n  chunk_tokens: 40\n")
-    assert msg == ("rag.yaml line 2: index.chunk_overlap (50) must be smaller than "
-                   "index.chunk_tokens (40)")
+    msg = error_of("index:\n  chunk_tokens: 40\n")  # (the overlap not written: its default is named so)
+    assert msg == ("rag.yaml line 2: index.chunk_tokens (40) must be larger than index.chunk_overlap, whose "
+                   "default is 50; set index.chunk_overlap too (below 40)")
     msg = error_of("index:\n  chunk_tokens: 40\n  chunk_overlap: 40\n")
     assert msg.startswith("rag.yaml line 3: index.chunk_overlap (40)")
 
@@ -395,7 +456,7 @@ def _value_strategy(section, key):
     if typ is list:
         items = st.text(max_size=12)
         if key in ("includes", "excludes"):  # (a glob may not start with "!", match nothing, nor be a Windows path)
-            items = items.filter(lambda t: not t.startswith("!") and glob_problem(t) is None
+            items = items.filter(lambda t: t.strip() and not t.startswith("!") and glob_problem(t) is None
                                  and backslash_problem(t) is None)
         return st.lists(items, max_size=4)
     if typ is str:

@@ -28,6 +28,33 @@ from ragweb.files import WILDCARD_RE, AtomicWrite, glob_escape, user_text, withi
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
 
+# --- notes and warnings, as logging.level allows ------------------------------------------
+_HIDDEN_AT = {"note:": ("warning", "error"), "warning:": ("error",)}  # levels that hide a kind of line
+_level: str | None = None  # logging.level of this run; None until the config is read
+_held: list[str] = []  # lines said before that: written when it is known
+
+
+def _say(line: str) -> None:
+    """Write a ``note: ...`` or ``warning: ...`` line to standard error unless
+    ``logging.level`` hides it (``warning`` hides notes; ``error`` notes and warnings;
+    errors are always shown). A line said before the config is read waits for its level."""
+    if _level is None:
+        _held.append(line)
+        return
+    kind = line.split(" ", 1)[0]
+    if _level not in _HIDDEN_AT.get(kind, ()):
+        sys.stderr.write(line.rstrip("\n") + "\n")
+
+
+def _set_level(level: str | None) -> None:
+    """Set the level `_say` applies (None: the default) and write the lines held for it."""
+    global _level
+    _level = level or "info"
+    held, _held[:] = list(_held), []
+    for line in held:
+        _say(line)
+
+
 # --- argument parsing -------------------------------------------------------------------
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("-d", "--dir", metavar="ROOT", default=None,
@@ -66,8 +93,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="directory to index (default: --dir or the current directory)")
     _common(p)
     p.add_argument("--rebuild", action="store_true", help="drop the index and index everything again")
-    p.add_argument("--no-gitignore", action="store_true",
-                   help="also index files that .gitignore/.ragignore files exclude")
+    p.add_argument("--gitignore", action=argparse.BooleanOptionalAction, default=None,
+                   help="apply .gitignore/.ragignore files in this run (default index.gitignore); "
+                        "--no-gitignore also indexes the files they exclude")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
     p = sub.add_parser("query", help="search the index and print ranked results")
@@ -85,8 +113,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", metavar="FILE", default=None, help="write to FILE instead of stdout ('-': stdout)")
     p.add_argument("--format", choices=FORMATS, default=None,
                    help="output format (default pack.output)")
-    p.add_argument("--no-compact", action="store_true", help="pack whole chunks only")
-    p.add_argument("--lean", action="store_true", help="trade recall for far fewer tokens")
+    p.add_argument("--compact", action=argparse.BooleanOptionalAction, default=None,
+                   help="split top chunks into sentences when they do not fit whole (default pack.compact); "
+                        "--no-compact packs whole chunks only")
+    p.add_argument("--lean", action=argparse.BooleanOptionalAction, default=None,
+                   help="trade recall for far fewer tokens (default pack.lean); --no-lean packs as usual")
 
     p = sub.add_parser("runprompt", help="render a prompt from a packed context file")
     mode = p.add_mutually_exclusive_group(required=True)
@@ -139,8 +170,8 @@ def _reading_root(args) -> Path:
     folder above it that has one is the root (as git finds a repository from a subfolder)."""
     root = _root(args)
     if (folder := _index_above(args, root)) is not None:
-        sys.stderr.write(f"note: using the index of {folder} (run `rag index` here for "
-                         f"an index of this folder alone)\n")
+        _say(f"note: using the index of {folder} (run `rag index` here for "
+             f"an index of this folder alone)")
         return folder
     return root
 
@@ -175,9 +206,11 @@ def _logical_cwd() -> str:
 
 def _config(args, root: Path) -> dict:
     from ragweb.config import load_config
-    cfg, found = load_config(root, args.config)
-    _note_misnamed_config(args, root, found)
+    cfg, found = load_config(root, args.config)  # (an error: `_main` writes the notes held first)
     level = "debug" if args.debug else cfg["logging"]["level"]
+    _set_level(level)
+    _note_misnamed_config(args, root, found)
+    _leave_out_config_file(cfg, root, args.config)
     logger = logging.getLogger("ragweb")
     if not logger.handlers:
         handler = logging.StreamHandler(sys.stderr)
@@ -185,6 +218,23 @@ def _config(args, root: Path) -> dict:
         logger.addHandler(handler)
     logger.setLevel(level.upper())
     return cfg
+
+
+def _leave_out_config_file(cfg: dict, root: Path, config: str | None) -> None:
+    """Leave the ``--config`` file out of the index when it lies under ``root`` (as every
+    ``rag.yaml`` is left out): its words (pack.synonyms, globs) are not the documents'. An
+    anchored glob naming it is added to ``index.excludes``, by the path as written and the
+    real one (`rag index` and the scans of `rag query` and `rag pack` apply it alike)."""
+    from ragweb.files import glob_problem
+    if config is None:
+        return
+    excludes = cfg["index"]["excludes"]
+    for path, top in ((os.path.abspath(config), os.path.abspath(root)),
+                      (os.path.realpath(config), os.path.realpath(root))):
+        if path != top and within(path, top):
+            glob = "/" + glob_escape(os.path.relpath(path, top).replace(os.sep, "/"))
+            if glob not in excludes and glob_problem(glob) is None:
+                excludes.append(glob)
 
 
 def _note_misnamed_config(args, root: Path, found) -> None:
@@ -196,7 +246,7 @@ def _note_misnamed_config(args, root: Path, found) -> None:
         except OSError:
             return
         if note:
-            sys.stderr.write(f"note: {note}\n")
+            _say(f"note: {note}")
 
 
 def _escaped(err: UnicodeError):
@@ -286,33 +336,31 @@ def _run_index(root: Path, cfg: dict, rebuild=False, use_gitignore=None, quiet=F
         print(f"rebuilt the index ({report.rebuilt})", file=sys.stderr)
     problems = report.warnings
     for path, message in problems[:20]:
-        print(f"warning: {path}: {message}", file=sys.stderr)
+        _say(f"warning: {path}: {message}")
     if len(problems) > 20:
-        print(f"warning: ... and {len(problems) - 20} more", file=sys.stderr)
+        _say(f"warning: ... and {len(problems) - 20} more")
     from ragweb.files import NOT_FOLLOWED, UNINDEXED_FILE, UNINDEXED_TARGET
     lost = [(path, message) for path, message in report.problems
             if message.endswith((UNINDEXED_TARGET + NOT_FOLLOWED, UNINDEXED_FILE + NOT_FOLLOWED))]
     lost_paths = {path for path, _ in lost}
     links = [path for path in report.links_not_followed if path not in lost_paths]
     if links:  # (a folder reached twice, a file linked to, is indexed once: nothing to fix, one line says so)
-        print(f"note: {len(links)} symlink{'' if len(links) == 1 else 's'} not followed, being a loop or a second "
-              f"way to what is indexed: {', '.join(links[:3])}{' ...' if len(links) > 3 else ''}",
-              file=sys.stderr)
+        _say(f"note: {len(links)} symlink{'' if len(links) == 1 else 's'} not followed, being a loop or a second "
+             f"way to what is indexed: {', '.join(links[:3])}{' ...' if len(links) > 3 else ''}")
     for path, message in lost[:5]:  # (its files are not in the index: say so, and why)
-        print(f"note: {path}: {message.removesuffix(NOT_FOLLOWED)}, so the link is not followed"
-              + (" and its files are not indexed" if message.endswith(UNINDEXED_TARGET + NOT_FOLLOWED) else ""),
-              file=sys.stderr)
+        _say(f"note: {path}: {message.removesuffix(NOT_FOLLOWED)}, so the link is not followed"
+             + (" and its files are not indexed" if message.endswith(UNINDEXED_TARGET + NOT_FOLLOWED) else ""))
     print(f"indexed {root}: {report.summary()}", file=out or sys.stdout)
     if report.too_large:  # text the includes asked for, left out whole: say which, and the key
         more = " ..." if report.too_large > len(report.too_large_paths) else ""
-        print(f"note: {report.too_large} file{' was' if report.too_large == 1 else 's were'} larger than "
-              f"index.max_file_bytes ({cfg['index']['max_file_bytes']} bytes) and left out: "
-              f"{', '.join(report.too_large_paths)}{more}; raise it in rag.yaml to index "
-              f"{'it' if report.too_large == 1 else 'them'}", file=sys.stderr)
+        _say(f"note: {report.too_large} file{' was' if report.too_large == 1 else 's were'} larger than "
+             f"index.max_file_bytes ({cfg['index']['max_file_bytes']} bytes) and left out: "
+             f"{', '.join(report.too_large_paths)}{more}; raise it in rag.yaml to index "
+             f"{'it' if report.too_large == 1 else 'them'}")
     if report.left_out.case_note():
-        print(f"note: {report.left_out.case_note()}", file=sys.stderr)
+        _say(f"note: {report.left_out.case_note()}")
     if report.total_chunks == 0 and report.left_out.hint():
-        print(f"note: nothing is indexed: {report.left_out.hint()}", file=sys.stderr)
+        _say(f"note: nothing is indexed: {report.left_out.hint()}")
     if cfg["embedding"]["enabled"]:
         _run_embed(root, cfg, quiet, out)
     return report
@@ -404,29 +452,30 @@ def _open_for_reading(args, root: Path, cfg: dict):
                 _run_index(root, cfg, use_gitignore=applied, out=sys.stderr)
                 engine = Engine.open(path, cfg, create=False)
         else:
-            flag = " --no-gitignore" if applied is False and cfg["index"]["gitignore"] else ""
-            sys.stderr.write(f"note: {n} file(s) changed since the last index; run `rag index {shown_root}{flag}`\n")
+            flag = ({False: " --no-gitignore", True: " --gitignore"}[applied]
+                    if applied is not None and applied != cfg["index"]["gitignore"] else "")
+            _say(f"note: {n} file(s) changed since the last index; run `rag index {shown_root}{flag}`")
     if cfg["embedding"]["enabled"]:
         from ragweb import embeddings
         engine.embedder = embeddings.Embedder(cfg)
         signature, have, total = embeddings.status(engine)
         if have and signature != engine.embedder.signature:
-            sys.stderr.write(f"note: the index's embeddings were made by {embeddings.described(signature)}, not "
-                             f"{embeddings.described(engine.embedder.signature)}; run `rag index {shown_root}` to make "
-                             "them again (until then hybrid search ranks by BM25 alone)\n")
+            _say(f"note: the index's embeddings were made by {embeddings.described(signature)}, not "
+                 f"{embeddings.described(engine.embedder.signature)}; run `rag index {shown_root}` to make "
+                 "them again (until then hybrid search ranks by BM25 alone)")
         elif have < total:
-            sys.stderr.write(f"note: {total - have} of {total} chunks have no embedding yet; run "
-                             f"`rag index {shown_root}` (vector search sees only the others)\n")
+            _say(f"note: {total - have} of {total} chunks have no embedding yet; run "
+                 f"`rag index {shown_root}` (vector search sees only the others)")
     change = engine.settings_change()
     if change == OLDER_VERSION or (not change and engine.n_chunks and engine.decoded_by() < DECODER_VERSION):
-        sys.stderr.write("note: the index was built by an older version of ragweb, which reads some files "
-                         "otherwise; run `rag index` to rebuild it (queries use its reading until then)\n")
+        _say("note: the index was built by an older version of ragweb, which reads some files "
+             "otherwise; run `rag index` to rebuild it (queries use its reading until then)")
     elif change.startswith(OTHER_STEMMER):
-        sys.stderr.write(f"note: the index's words were {change} (this Python's), which stems some words "
-                         "otherwise; run `rag index` to rebuild it (until then some words may not be found)\n")
+        _say(f"note: the index's words were {change} (this Python's), which stems some words "
+             "otherwise; run `rag index` to rebuild it (until then some words may not be found)")
     elif change:
-        sys.stderr.write("note: the config's index settings differ from the index's; "
-                         "run `rag index` to rebuild (queries use the index's settings)\n")
+        _say("note: the config's index settings differ from the index's; "
+             "run `rag index` to rebuild (queries use the index's settings)")
     return engine
 
 
@@ -500,16 +549,16 @@ def _parse_questions(lines, batch: str):
                                  "or a lone surrogate, which the JSON answer cannot repeat") from None
             if (unread := sorted(set(obj) - {"id", "question", "query"})) and not noted:
                 noted = True  # (once: a file of such lines would repeat it for each)
-                print(f"note: {where} line {n}: {', '.join(map(repr, unread))} "
-                      f"{'is' if len(unread) == 1 else 'are'} not read; a JSON line gives \"id\" and \"question\", "
-                      "and options such as --path or --budget apply to every line", file=sys.stderr)
+                _say(f"note: {where} line {n}: {', '.join(map(repr, unread))} "
+                     f"{'is' if len(unread) == 1 else 'are'} not read; a JSON line gives \"id\" and \"question\", "
+                     "and options such as --path or --budget apply to every line")
             asked = True
             yield obj.get("id", n), q
         else:
             asked = True
             yield n, line
     if not asked:  # (an empty run is no error, but an empty file is likely a mistake)
-        print(f"note: {'standard input' if batch == '-' else batch} holds no questions", file=sys.stderr)
+        _say(f"note: {'standard input' if batch == '-' else batch} holds no questions")
 
 
 def _highlighter(terms: list[str], analyzer):
@@ -528,8 +577,7 @@ def _highlighter(terms: list[str], analyzer):
 def cmd_index(args) -> int:
     root = _root(args)
     cfg = _config(args, root)
-    _run_index(root, cfg, rebuild=args.rebuild, use_gitignore=False if args.no_gitignore else None,
-               quiet=args.quiet)
+    _run_index(root, cfg, rebuild=args.rebuild, use_gitignore=args.gitignore, quiet=args.quiet)
     return EXIT_OK
 
 
@@ -554,9 +602,9 @@ def _question(args, command: str) -> str | None:
     if args.path and args.words and os.path.isfile(args.path) and not WILDCARD_RE.search(args.path):
         files = [w for w in args.words if os.path.isfile(w)]
         if files:  # (`--path src/*.py` unquoted: the shell gave one file to --path, the rest to the question)
-            sys.stderr.write(f"note: the question holds file names ({', '.join(files[:3])}"
-                             f"{' ...' if len(files) > 3 else ''}); if the shell expanded a --path glob, "
-                             f"quote it: --path 'src/*.py'\n")
+            _say(f"note: the question holds file names ({', '.join(files[:3])}"
+                 f"{' ...' if len(files) > 3 else ''}); if the shell expanded a --path glob, "
+                 f"quote it: --path 'src/*.py'")
     return question
 
 
@@ -691,7 +739,7 @@ def cmd_pack(args) -> int:
 
     def run(q: str) -> dict:
         return engine.pack(q, budget=args.budget, top_k=args.top_k, path_glob=args.path,
-                           compact=False if args.no_compact else None, lean=True if args.lean else None)
+                           compact=args.compact, lean=args.lean)  # (None: the config's)
 
     if args.batch:
         questions = _questions(args.batch)
@@ -734,7 +782,7 @@ def cmd_pack(args) -> int:
               f"evidence {packed['evidence']}", file=sys.stderr)
         warning = evidence_warning(packed)
         if warning:  # (JSON in a file shows it to nobody)
-            print(warning, file=sys.stderr)
+            _say(warning)
     else:
         if fmt in ("json", "xml"):
             _utf8_stdout()
@@ -765,8 +813,8 @@ def _note_output(root: Path, output: str) -> None:
     # ".." in it climbs out of the real folder, not the shell's)
     where = output if ".." in Path(output).parts else os.path.join(_logical_cwd(), output)
     for folder in note_pack_output(root, where):
-        print(f"note: the index of {folder} could not record {output} as a packed context, so its next "
-              "`rag index` may index it", file=sys.stderr)
+        _say(f"note: the index of {folder} could not record {output} as a packed context, so its next "
+             "`rag index` may index it")
 
 
 def _inside(path: str, folder: Path) -> bool:
@@ -824,12 +872,13 @@ def cmd_runprompt(args) -> int:
 def cmd_config(args) -> int:
     from ragweb.config import dump_config, load_config
     root = _root(args)
-    cfg, found = load_config(root, args.config)
+    cfg, found = load_config(root, args.config)  # (an error: `_main` writes the notes held)
+    _set_level("debug" if args.debug else cfg["logging"]["level"])
     _note_misnamed_config(args, root, found)
     if (folder := _index_above(args, root)) is not None and args.config is None:
-        sys.stderr.write(f"note: this is the config of `rag index` here; `rag query` and `rag pack` here use "
-                         f"the index of {folder} and its config: `rag config -d {shlex.quote(str(folder))}` "
-                         "shows it\n")
+        _say(f"note: this is the config of `rag index` here; `rag query` and `rag pack` here use "
+             f"the index of {folder} and its config: `rag config -d {shlex.quote(str(folder))}` "
+             "shows it")
     print(f"# effective config ({'from ' + str(found) if found else 'defaults'})")
     print(dump_config(cfg), end="")
     return EXIT_OK
@@ -874,6 +923,8 @@ def _flush_output() -> None:
 def _main(argv: list[str] | None) -> int:
     if sys.stderr is None:  # started with its standard error closed (`2>&-`): warnings nobody can read
         sys.stderr = open(os.devnull, "w", errors="ragweb.escape")
+    global _level
+    _level, _held[:] = None, []  # (a run's notes wait for its config's logging.level)
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if extra:  # (`rag query retry -k 1 backoff`: words after an option are the question's too)
@@ -893,6 +944,8 @@ def _main(argv: list[str] | None) -> int:
         _flush_output()
         return code
     except (RagError, sqlite3.DatabaseError) as e:
+        if _level is None:  # (the notes said before the config was read, then the error)
+            _set_level(None)
         if args.debug:
             raise
         if isinstance(e, sqlite3.DatabaseError):
@@ -914,3 +967,6 @@ def _main(argv: list[str] | None) -> int:
             raise
         print(f"Error: {e}", file=sys.stderr)
         return EXIT_ERROR
+    finally:
+        if _level is None:  # (stopped before its config was read: the notes held are written)
+            _set_level(None)

@@ -66,7 +66,7 @@ SCHEMA: dict[str, dict[str, tuple]] = {
     "retrieve": {
         "top_k": (20, int, (1, 10_000), "results returned by query / candidate pool of pack"),
         "mmr_lambda": (0.7, float, (0.0, 1.0), "1 = pure relevance, 0 = pure diversity"),
-        "dedup_jaccard": (0.8, float, (0.0, 1.0), "drop candidates this similar to a kept one"),
+        "dedup_jaccard": (0.8, float, (0.0, 1.0), "drop candidates this similar to a kept one (word-set Jaccard; 0 is not off: every candidate is at least 0 similar, so one result is left; 1 drops only those whose set of words is a kept one's; `rag query --no-mmr` drops none)"),
         "path_boost_weight": (0.3, float, (0.0, 100.0), "extra score when query terms are in the path"),
         "changelog_weight": (0.8, float, (0.0, 1.0), "score x this for release notes and change logs (releases/, CHANGELOG.md, NEWS); 1: as any file"),
         "aggregate_weight": (0.8, float, (0.0, 1.0), "score x this for pages that gather other pages whole (mdBook's print.html, Sphinx's singlehtml), so citations name the page itself; 1: as any file"),
@@ -98,7 +98,7 @@ SCHEMA: dict[str, dict[str, tuple]] = {
         "synonyms": ([], list, None, "more groups of words your documents and questions use for the same thing, each a string: 'k8s kubernetes' (compaction matches a sentence by another word of a question word's group, as by the built-in English ones)"),
     },
     "logging": {
-        "level": ("info", str, ("debug", "info", "warning", "error"), "log level"),
+        "level": ("info", str, ("debug", "info", "warning", "error"), "which lines the CLI writes to standard error: warning hides the note: lines, error the warning: lines too (errors always show), debug adds the indexer's DEBUG: lines"),
     },
 }
 
@@ -213,19 +213,43 @@ _LINE_BREAK_B_RE = re.compile(b"\r\n|\r|\n")
 
 def _reader_error(e, text: str | bytes, name: str) -> ConfigError:
     """A `yaml.reader.ReaderError` (bytes that are not UTF-8, a character YAML does not
-    allow) as an error naming the line and what to do."""
+    allow) as an error naming the line and what to do. The encodings YAML does not read
+    are named first: UTF-32 (its little-endian byte order mark starts with UTF-16's), then
+    UTF-16 without a byte order mark, whose first character beyond ASCII is no UTF-8."""
+    from .files import utf16_encoding  # (files reads config's names)
+    if isinstance(text, bytes):
+        if text.startswith(_UTF32_BOMS) or _utf32_without_bom(text):
+            return ConfigError(f"{name}: UTF-32 text; save it as UTF-8")
+        if utf16_encoding(text) and not text.startswith((b"\xff\xfe", b"\xfe\xff")):
+            return ConfigError(f"{name}: UTF-16 text without a byte order mark; save it as UTF-8")
     if e.encoding != "unicode" and isinstance(text, bytes):  # bytes it could not decode
         line = len(_LINE_BREAK_B_RE.findall(text, 0, e.position)) + 1
         return ConfigError(f"{name} line {line}: not UTF-8 text (the byte 0x{e.character:02x}); save it as UTF-8")
-    from .files import utf16_encoding  # (files reads config's names)
-    wide = utf16_encoding(text) if isinstance(text, bytes) else None
+    wide = utf16_encoding(text) if isinstance(text, bytes) else None  # (UTF-16 with a byte order mark)
     chars = text.decode(wide or "utf-8", "replace") if isinstance(text, bytes) else text
     line = len(_LINE_BREAK_RE.findall(chars, 0, e.position)) + 1  # (as YAML counts: a lone CR too)
     code = e.character if isinstance(e.character, int) else ord(e.character)
-    if code == 0 and wide:
-        return ConfigError(f"{name}: UTF-16 text without a byte order mark; save it as UTF-8")
     return ConfigError(f"{name} line {line}: the control character U+{code:04X} is not allowed in YAML; "
                        "remove it")
+
+
+_UTF32_BOMS = (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")
+
+
+def _utf32_without_bom(data: bytes) -> bool:
+    """Whether ``data`` reads as UTF-32 text with no NUL character in it (UTF-16 and UTF-8
+    text with NULs do not: their pairs of bytes make characters beyond U+10FFFF)."""
+    head = data[:4096]
+    if len(data) % 4 or b"\x00\x00" not in head:
+        return False
+    for encoding in ("utf-32-le", "utf-32-be"):
+        try:
+            chars = head.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+        if "\x00" not in chars:
+            return True
+    return False
 
 
 def _syntax_error(e: yaml.MarkedYAMLError, name: str) -> ConfigError:
@@ -278,6 +302,22 @@ def _validate(doc: yaml.Node | None, loader: yaml.SafeLoader, name: str) -> dict
                                      f"{nodes[full].start_mark.line + 1})")
             nodes[full] = value_node
             try:
+                number = _plain_number(section, key, value_node, loader)
+            except ValueError:  # (an integer of more than 4,300 digits)
+                raise fail(value_node, f"{full} is a number too long to read "
+                                       f"({len(str(value_node.value))} characters)") from None
+            if number is not None:
+                written, raw = number
+                written = written[:SHOWN_CHARS] + ("..." if len(written) > SHOWN_CHARS else "")
+                if raw is _BASE_60:
+                    raise fail(value_node, f"{full} must be {_expected(section, key)}, got {written}, which "
+                                           "YAML 1.1 reads as a base-60 number; write it in decimal")
+                ok, value = _coerce(section, key, raw)
+                if not ok:
+                    raise fail(value_node, f"{full} must be {_expected(section, key)}, got {written}")
+                cfg[section][key] = value
+                continue
+            try:
                 raw = loader.construct_object(value_node, deep=True)
             except yaml.MarkedYAMLError as e:  # e.g. an unknown !!tag
                 raise _syntax_error(e, name) from None
@@ -297,6 +337,9 @@ def _validate(doc: yaml.Node | None, loader: yaml.SafeLoader, name: str) -> dict
                 for item_node, item in zip(value_node.value, value):
                     if problem := glob_problem(item):
                         raise fail(item_node, f"{full} item {_show(item)} can match no file: it has {problem}")
+                    if not item.strip():  # (as `--path ""`: a slip, and in includes it emptied the index)
+                        raise fail(item_node, f"{full} item {_show(item)} is empty and can match no file: "
+                                              "write a glob (such as '**/*.md') or delete the item")
                     if problem := backslash_problem(item):  # (a Windows path: no rule says so in git)
                         raise fail(item_node, f"{full} item {_show(item)} has {problem}")
                     if item.startswith("!"):  # (a gitignore habit: no glob here undoes another)
@@ -319,10 +362,49 @@ def _validate(doc: yaml.Node | None, loader: yaml.SafeLoader, name: str) -> dict
         raise fail(nodes["index.stemming"], "index.stemming 'porter' means English stemming, but "
                    f"index.language is '{index['language']}'; write stemming: true instead")
     if index["chunk_overlap"] >= index["chunk_tokens"]:
-        node = nodes.get("index.chunk_overlap") or nodes["index.chunk_tokens"]
-        raise fail(node, f"index.chunk_overlap ({index['chunk_overlap']}) must be smaller than "
-                         f"index.chunk_tokens ({index['chunk_tokens']})")
+        if "index.chunk_overlap" not in nodes:  # (the user wrote only chunk_tokens: say the other is a default)
+            raise fail(nodes["index.chunk_tokens"], f"index.chunk_tokens ({index['chunk_tokens']}) must be larger "
+                       f"than index.chunk_overlap, whose default is {index['chunk_overlap']}; set "
+                       f"index.chunk_overlap too (below {index['chunk_tokens']})")
+        raise fail(nodes["index.chunk_overlap"], f"index.chunk_overlap ({index['chunk_overlap']}) must be smaller "
+                   f"than index.chunk_tokens ({index['chunk_tokens']})")
     return cfg
+
+
+# Plain scalars of a number key that YAML 1.1 (PyYAML) misreads or refuses, read here as
+# written: a leading zero is decimal (YAML 1.2's reading: 01000 is 1000, not octal 512), an
+# exponent needs no dot nor sign (5e6, 1e+09: PyYAML reads them as strings), and a number
+# with ':' (1:00, base 60 in YAML 1.1) is refused.
+_BASE_60_RE = re.compile(r"[-+]?[0-9][0-9_]*(?::[0-9_]*)+(?:\.[0-9_]*)?")
+_LEADING_ZERO_RE = re.compile(r"[-+]?0[0-9_]+")
+_EXPONENT_RE = re.compile(r"[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+")
+_BASE_60 = object()
+_RESOLVED_PLAIN = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:str")
+
+
+def _plain_number(section: str, key: str, node, loader) -> tuple[str, object] | None:
+    """``(text as written, value)`` for the value of a number key written in one of the forms
+    above (the value `_BASE_60` for one with ':'); None for any other value (PyYAML reads it)."""
+    typ = SCHEMA[section][key][1]
+    if typ not in (int, float) or not isinstance(node, yaml.ScalarNode) or node.style is not None:
+        return None
+    text = node.value
+    # (a tag written out, `!!str 010`, is taken as written)
+    if node.tag not in _RESOLVED_PLAIN or node.tag != loader.resolve(yaml.ScalarNode, text, (True, False)):
+        return None
+    if _BASE_60_RE.fullmatch(text):
+        return text, _BASE_60
+    if _LEADING_ZERO_RE.fullmatch(text):
+        return text, int(text.replace("_", ""), 10)
+    if _EXPONENT_RE.fullmatch(text):
+        from decimal import Decimal  # (exact: 5e6 is 5000000, whatever the exponent)
+        number = Decimal(text.replace("_", ""))
+        if typ is float:
+            return text, float(number)
+        lo, hi = SCHEMA[section][key][2]
+        whole = lo <= number <= hi and number == number.to_integral_value()
+        return text, int(number) if whole else float(number)  # (a float: refused for an int key)
+    return None
 
 
 def _coerce(section: str, key: str, value: object) -> tuple[bool, object]:
@@ -383,7 +465,12 @@ def _expected(section: str, key: str) -> str:
     lo, hi = check
     if typ is int:
         return f"an integer between {lo} and {hi}"
-    return f"a number between {lo:g} and {hi:g}"
+    return f"a number between {_decimal(lo)} and {_decimal(hi)}"
+
+
+def _decimal(number: float) -> str:
+    """A bound as a user writes it: 1000000000, not 1e+09; 0.5; 10."""
+    return str(int(number)) if float(number).is_integer() else format(number, "f").rstrip("0")
 
 
 def snowball_languages() -> tuple[str, ...]:
