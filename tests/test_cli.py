@@ -1599,3 +1599,37 @@ def test_an_empty_glob_in_the_config_is_an_error_and_the_index_is_left_as_it_was
     (indexed / "rag.yaml").unlink()
     r = rag("query", "retry backoff", "-d", indexed)
     assert r.returncode == 0 and "README.md" in r.stdout and "changed" not in r.stderr
+
+
+def test_a_batch_made_of_two_notepad_files_reads_the_second_files_json_lines(indexed, tmp_path):
+    # (`cat a.txt b.txt`: b's byte order mark starts a later line, which was then read as a
+    # plain question, its JSON text searched and its id lost)
+    batch = tmp_path / "ab.txt"
+    batch.write_bytes('\ufeff{"id": "a1", "question": "retry backoff"}\n'.encode()
+                      + '\ufeff{"id": "b1", "question": "parse headers"}\n'.encode())
+    r = rag("query", "-d", indexed, "--batch", batch, "--no-auto-index")
+    assert r.returncode == 0, r.stderr
+    records = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [(x["id"], x["query"]) for x in records] == [("a1", "retry backoff"), ("b1", "parse headers")]
+
+
+def test_a_batch_id_given_twice_is_noted_and_a_nul_is_named_by_its_line(indexed, tmp_path):
+    batch = tmp_path / "q.txt"
+    batch.write_text('{"id": 2, "question": "retry backoff"}\nparse headers\n')
+    r = rag("query", "-d", indexed, "--batch", batch, "--no-auto-index")
+    assert r.returncode == 0 and [json.loads(x)["id"] for x in r.stdout.splitlines()] == [2, 2]
+    assert "note: " + str(batch) + " line 2: its id 2 is line 1's too" in r.stderr, r.stderr
+    batch.write_bytes(b"retry backoff\nparse\x00headers\n")
+    r = rag("query", "-d", indexed, "--batch", batch, "--no-auto-index")
+    assert r.returncode == 2 and "(it holds NUL bytes, the first on line 2)" in r.stderr, r.stderr
+
+
+def test_runprompt_given_a_batchs_output_says_so(indexed, tmp_path):
+    r = rag("pack", "-d", indexed, "--batch", "-", "--no-auto-index", stdin="retry backoff\nparse headers\n")
+    assert r.returncode == 0 and len(r.stdout.splitlines()) == 2
+    p = rag("runprompt", "--runtime", "--ctx", "-", stdin=r.stdout)
+    assert p.returncode == 1 and "holds 2 packed contexts, one a line (`rag pack --batch` output)" in p.stderr, p.stderr
+    assert "sed -n 2p FILE | rag runprompt --runtime --ctx -" in p.stderr
+    failed = rag("pack", "-d", indexed, "--batch", "-", "--no-auto-index", stdin="the and of\n")
+    p = rag("runprompt", "--builder", "--ctx", "-", stdin=failed.stdout)
+    assert p.returncode == 1 and "the answer to a question that failed, not a packed context: " in p.stderr, p.stderr

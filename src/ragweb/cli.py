@@ -23,7 +23,7 @@ from pathlib import Path
 from ragweb import signals
 from ragweb.errors import Interrupted, RagError, UsageError
 from ragweb.formats import FORMATS
-from ragweb.files import WILDCARD_RE, AtomicWrite, glob_escape, user_text, within
+from ragweb.files import WILDCARD_RE, AtomicWrite, glob_escape, user_text, utf16_encoding, within
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -503,7 +503,12 @@ def _questions(batch: str):
         return _parse_questions(io.TextIOWrapper(stream, encoding=encoding, errors="surrogateescape"), batch)
     try:
         with open(batch, "rb") as f:
-            text = user_text(f.read(), errors="surrogateescape")  # (a line's bad byte is named below)
+            data = f.read()
+        if b"\x00" in data and not utf16_encoding(data):  # (named by its line, as from standard input)
+            n = data[:data.index(b"\x00")].count(b"\n") + 1
+            raise UsageError(f"the batch file {batch} is not a text file of questions (it holds NUL bytes, "
+                             f"the first on line {n})")
+        text = user_text(data, errors="surrogateescape")  # (a line's bad byte is named below)
     except OSError as e:
         raise UsageError(f"cannot read the batch file {batch}: {e.strerror or e}") from None
     except ValueError as e:
@@ -519,10 +524,12 @@ def _not_json_constant(name: str):
 
 
 def _parse_questions(lines, batch: str):
-    asked = noted = False
+    asked = noted = twice = False
+    ids: dict[str, int] = {}  # each id given (as JSON) -> its line
     where = "standard input" if batch == "-" else batch
     for n, line in enumerate(lines, 1):
-        line = line.lstrip("\ufeff").strip() if n == 1 else line.strip()  # (Notepad's byte order mark)
+        # (Notepad's byte order mark; on a later line too, where `cat a.txt b.txt` puts b's)
+        line = line.lstrip("\ufeff").strip()
         if not line:
             continue
         if byte := _undecoded(line):
@@ -552,11 +559,17 @@ def _parse_questions(lines, batch: str):
                 _say(f"note: {where} line {n}: {', '.join(map(repr, unread))} "
                      f"{'is' if len(unread) == 1 else 'are'} not read; a JSON line gives \"id\" and \"question\", "
                      "and options such as --path or --budget apply to every line")
-            asked = True
-            yield obj.get("id", n), q
+            qid = obj.get("id", n)
         else:
-            asked = True
-            yield n, line
+            qid, q = n, line
+        asked = True
+        key = json.dumps(qid, sort_keys=True)
+        if key in ids and not twice:
+            twice = True  # (once: answers are matched to questions by their ids)
+            _say(f"note: {where} line {n}: its id {key} is line {ids[key]}'s too (a line without \"id\" "
+                 "has its line number), so their answers cannot be told apart by id")
+        ids.setdefault(key, n)
+        yield qid, q
     if not asked:  # (an empty run is no error, but an empty file is likely a mistake)
         _say(f"note: {'standard input' if batch == '-' else batch} holds no questions")
 
@@ -826,6 +839,22 @@ def _inside(path: str, folder: Path) -> bool:
     return True
 
 
+def _batch_records(text: str) -> int | None:
+    """How many packed contexts ``text`` holds as `rag pack --batch` writes them, one JSON
+    object a line, or None when it is not such lines."""
+    n = 0
+    for line in text.splitlines():
+        if line.strip():
+            try:
+                record = json.loads(line)
+            except (ValueError, RecursionError):
+                return None
+            if not isinstance(record, dict) or not ("snippets" in record or "error" in record):
+                return None
+            n += 1
+    return n
+
+
 def cmd_runprompt(args) -> int:
     from ragweb.prompts import builder_prompt, runtime_prompt
     if args.query and (byte := _undecoded(args.query)):
@@ -847,9 +876,18 @@ def cmd_runprompt(args) -> int:
     except RecursionError:
         raise RagError(f"{args.ctx} is not packed-context JSON (nested too deeply)") from None
     except json.JSONDecodeError as e:
+        n = _batch_records(text) if e.msg == "Extra data" else None
+        if n:
+            source = "FILE" if args.ctx == "-" else shlex.quote(args.ctx)
+            raise RagError(f"{args.ctx} holds {n} packed contexts, one a line (`rag pack --batch` output); "
+                           f"give one of them, such as the second: `sed -n 2p {source} | rag runprompt "
+                           f"{'--runtime' if args.runtime else '--builder'} --ctx -`") from None
         raise RagError(f"{args.ctx} is not packed-context JSON (line {e.lineno}: {e.msg}); {remedy}") from None
     except ValueError:  # (a number of more than 4,300 digits)
         raise RagError(f"{args.ctx} is not packed-context JSON (it holds a number too long to read)") from None
+    if isinstance(packed, dict) and "snippets" not in packed and isinstance(packed.get("error"), str):
+        raise RagError(f"{args.ctx} is the answer to a question that failed, not a packed context: "
+                       f"{packed['error']}")
     if not isinstance(packed, dict) or not isinstance(packed.get("snippets"), list):
         raise RagError(f"{args.ctx} is not packed-context JSON (no \"snippets\" list)")
     for n, sn in enumerate(packed["snippets"], 1):
