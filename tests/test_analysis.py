@@ -268,3 +268,12 @@ def test_an_index_built_before_folding_is_read_as_it_was_built():
                                 ("ค้นหา", ["นหา"], ["ค้น", "นห", "หา"])]:
         assert old.terms(text) == before and old.term_counts(text) == dict.fromkeys(before, 1), text
         assert new.terms(text) == after, text
+
+
+def test_a_users_synonym_group_in_a_script_with_marks_relates_its_words():
+    # (a group was split as `\w+` splits it: "हिन्दी" into letters too short to be terms, so a
+    # `pack.synonyms` group in Hindi, Thai or with a joiner related nothing)
+    an = Analyzer()
+    (hindi,) = an.query_terms("हिन्दी")
+    (hindustani,) = an.query_terms("हिंदुस्तानी")
+    assert an.synonyms(["हिन्दी हिंदुस्तानी"]).get(hindi) == frozenset({hindustani})

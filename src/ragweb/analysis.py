@@ -289,7 +289,8 @@ class Analyzer:
         key = (SYNONYMS, tuple(groups))
         if self._synonyms[0] != key:
             builtin = SYNONYMS.replace("\n", "|").split("|") if self.language == "english" else []
-            self._synonyms = (key, synonym_groups(self.word_terms, builtin + list(groups)))
+            self._synonyms = (key, synonym_groups(self.word_terms, builtin + list(groups),
+                                                  lambda group: self.words(self.normal(group))))
         return self._synonyms[1]
 
     @property
@@ -450,13 +451,13 @@ link url | uninstall remove | empty blank | missing absent | unique distinct
 """
 
 
-def synonym_groups(word_terms, groups) -> dict[str, frozenset]:
+def synonym_groups(word_terms, groups, words=WORD_RE.findall) -> dict[str, frozenset]:
     """Term -> the other terms of its groups (strings of words; a word in two groups relates
     to both), each word analysed by ``word_terms`` (an analyzer's: a stopword or a too-short
-    word gives none)."""
+    word gives none) as ``words`` finds them (an analyzer's: "हिन्दी" is one word with its marks)."""
     out: dict[str, set] = {}
     for group in groups:
-        terms = {t for w in WORD_RE.findall(group) for t in word_terms(w)[:1]}
+        terms = {t for w in words(group) for t in word_terms(w)[:1]}
         for t in terms:
             out.setdefault(t, set()).update(terms - {t})
     return {t: frozenset(v) for t, v in out.items() if v}
