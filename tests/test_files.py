@@ -229,7 +229,8 @@ def test_file_entry_fields(tmp_path):
     make(tmp_path, {"sub/f.txt": "hello"})
     (entry,) = iter_files(tmp_path, ALL, [])
     st_ = os.stat(tmp_path / "sub" / "f.txt")
-    assert entry == FileEntry("sub/f.txt", str(tmp_path / "sub" / "f.txt"), 5, st_.st_mtime)
+    assert entry == FileEntry("sub/f.txt", str(tmp_path / "sub" / "f.txt"), 5, st_.st_mtime,
+                              ident=f"{st_.st_ino}:{st_.st_ctime_ns}")
     assert os.path.isabs(entry.abspath)
 
 

@@ -537,7 +537,8 @@ def _dump(root) -> list[str]:
     import sqlite3
     conn = sqlite3.connect(index_path(root))
     try:
-        return [line for line in conn.iterdump() if "'scanned_at'" not in line]  # (when the run was)
+        # (when the run was; which files were read, the two trees' own)
+        return [line for line in conn.iterdump() if "'scanned_at'" not in line and 'INTO "idents"' not in line]
     finally:
         conn.close()
 
@@ -817,3 +818,47 @@ def test_a_rebuilt_file_whose_log_cannot_be_folded_in_is_not_moved_into_place(tm
     _fold_wal(path)
     assert not (tmp_path / "index.db.rebuild-1-wal").exists()
     assert [h.path for h in Engine.open(path, create=False).search("zebra")] == ["a.md"]
+
+
+def _texts(root):
+    engine = Engine.open(index_path(root), create=False)
+    try:
+        return {p: engine.file_text(p) for p in engine.stats()["files"]}
+    finally:
+        engine.close()
+
+
+def test_a_file_of_the_same_time_and_size_that_is_another_file_is_read_again(tmp_path):
+    # Time and size alone called these unchanged, and queries cited the old text: two files
+    # of one time and size swapped (a tar or `cp -p` tree), and a link moved to another
+    # version of a reproducible build's docs (every file's time fixed, as Nix's store does)
+    from ragweb.indexer import scan_changes
+    root = tmp_path / "root"
+    store = tmp_path / "store"
+    for version, word in (("1.2.3", "fast"), ("1.2.4", "slow")):
+        (store / version).mkdir(parents=True)
+        (store / version / "install.md").write_text(f"# Install\n\nVersion {version}: run setup --{word}.\n")
+        os.utime(store / version / "install.md", (1, 1))
+    root.mkdir()
+    (root / "a.md").write_text("# Alpha\n\nThe alpha page talks about zebras.\n")
+    (root / "b.md").write_text("# Bravo\n\nThe bravo page talks about walrus.\n")
+    for name in ("a.md", "b.md"):
+        os.utime(root / name, (1_700_000_000, 1_700_000_000))
+    (root / "docs").symlink_to(store / "1.2.3")
+    config = default_config()
+    index_root(root, config)
+    (root / "a.md").rename(root / "t")
+    (root / "b.md").rename(root / "a.md")
+    (root / "t").rename(root / "b.md")
+    (root / "docs").unlink()
+    (root / "docs").symlink_to(store / "1.2.4")
+    engine = Engine.open(index_path(root), create=False)
+    try:  # (a query's scan says so too)
+        assert sorted(e.path for e in scan_changes(engine, root, config).changed) == ["a.md", "b.md", "docs/install.md"]
+    finally:
+        engine.close()
+    report = index_root(root, config)
+    assert report.updated == 3 and report.unchanged == 0
+    texts = _texts(root)
+    assert "walrus" in texts["a.md"] and "zebras" in texts["b.md"] and "--slow" in texts["docs/install.md"]
+    assert index_root(root, config).unchanged == 3  # (recorded: the next run trusts time and size again)

@@ -395,6 +395,7 @@ class Engine:
         for table in ("files", "chunks", "terms", "postings", "dead", "skipped", "meta"):
             self.conn.execute(f"DELETE FROM {table}")
         self.conn.execute("DROP TABLE IF EXISTS vectors")
+        self.conn.execute("DROP TABLE IF EXISTS idents")
         store.drop_shown(self.conn)
         self.conn.execute("INSERT INTO meta VALUES('format', ?)", (str(store.FORMAT_VERSION),))
         self._load_state()
@@ -433,6 +434,22 @@ class Engine:
                 yield done, len(files)
 
     # --- writing ----------------------------------------------------------------------
+    def file_idents(self) -> dict[str, str]:
+        """path -> which file it was read from as the last `rag index` saw it (`store.IDENTS_TABLE`;
+        none in an index of an older version, or the page's)."""
+        try:
+            return dict(self.conn.execute("SELECT path, ident FROM idents"))
+        except sqlite3.OperationalError:  # (no such table)
+            return {}
+
+    def set_file_idents(self, idents: dict[str, str], old: dict[str, str]) -> None:
+        """Record ``idents`` (path -> identity) in place of ``old`` (`file_idents`'s), writing
+        only what differs."""
+        self.conn.execute(store.IDENTS_TABLE)
+        self.conn.executemany("DELETE FROM idents WHERE path=?", [(p,) for p in old if p not in idents])
+        self.conn.executemany("INSERT OR REPLACE INTO idents VALUES(?, ?)",
+                              [(p, i) for p, i in idents.items() if old.get(p) != i])
+
     def file_states(self) -> dict[str, tuple[float, int, str]]:
         """path -> (mtime, size, sha256) of every indexed file."""
         return {p: (m, s, h) for p, m, s, h in self.conn.execute("SELECT path, mtime, size, sha256 FROM files")}

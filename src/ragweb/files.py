@@ -61,6 +61,7 @@ class FileEntry:
     size: int
     mtime: float
     link: bool = False  # (a symbolic link to the file, whose name may not be its target's)
+    ident: str = ""  # which file it is: "inode:ctime_ns" (`store.IDENTS_TABLE`)
 
 
 @dataclass(frozen=True)
@@ -818,7 +819,7 @@ class _Walker:
             self.inside_file_links.append((len(self.problems), path, rel))
             self.problems.append((path, f"symlink to {rel}, a file indexed at its own place" + NOT_FOLLOWED))
             return None
-        return FileEntry(path, entry.path, st.st_size, st.st_mtime, entry.is_symlink())
+        return FileEntry(path, entry.path, st.st_size, st.st_mtime, entry.is_symlink(), f"{st.st_ino}:{st.st_ctime_ns}")
 
     def _ignore_rules(self, abspath: str, rel: str, entries) -> list:
         names = {e.name for e in entries}

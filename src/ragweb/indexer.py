@@ -149,6 +149,7 @@ class Changes:
     gone_outputs: list[str] = field(default_factory=list)  # in .rag/outputs, no longer there
     problems: list[tuple[str, str]] = field(default_factory=list)
     left_out: LeftOut = field(default_factory=LeftOut)
+    idents: dict[str, str] = field(default_factory=dict)  # `Engine.file_idents` when scanned
 
     @property
     def any(self) -> bool:
@@ -173,7 +174,9 @@ def scan_changes(engine: Engine, root: str | Path, config: dict,
     is decoded again, and listed in ``reread`` when its text is not the stored one, as is
     one whose stored text is a packed context (`_indexed_packs`); and a file whose time and
     size are unchanged but whose time is close to the last run's scan (`RACY_SECONDS`) has
-    its text compared, and is listed in ``changed`` when it differs."""
+    its text compared, and is listed in ``changed`` when it differs. So has, at a query's
+    scan too, one that is not the file the last run read (`Engine.file_idents`: a link that
+    points elsewhere, two files of one time and size swapped)."""
     ix = config["index"]
     older = decoding and engine.decoded_by() < DECODER_VERSION
     beyond = engine.paths_beyond_ascii() if older else set()
@@ -186,6 +189,7 @@ def scan_changes(engine: Engine, root: str | Path, config: dict,
     racy_since = None if scanned is None else scanned - RACY_SECONDS
     same_limit = engine.size_limit() == ix["max_file_bytes"]
     out = Changes()
+    idents = out.idents = engine.file_idents()
     seen = set()
     outputs = pack_outputs(root)
     output_files = _output_files(root, outputs)
@@ -203,7 +207,8 @@ def scan_changes(engine: Engine, root: str | Path, config: dict,
               and (same_limit if compressed(entry.path) else _too_large(old[2]) == (entry.size > ix["max_file_bytes"]))):
             if entry.path in packs or (entry.path in beyond and _reads_otherwise(entry, old[2], ix["max_file_bytes"])):
                 out.reread.append(entry)
-            elif (racy_since is not None and entry.mtime >= racy_since
+            elif (((racy_since is not None and entry.mtime >= racy_since)
+                   or idents.get(entry.path, entry.ident) != entry.ident)
                     and (_text_differs(entry, old[2], ix["max_file_bytes"]) if entry.path in states
                          else _skip_differs(entry, old[2], ix["max_file_bytes"]))):
                 out.changed.append(entry)
@@ -425,6 +430,7 @@ def _index_into(engine: Engine, root: Path, config: dict, use_gitignore: bool | 
                     if progress:
                         progress(i + 1, len(todo), report.bytes, total_bytes)
             report.files = len(todo) + report.unchanged
+            engine.set_file_idents({e.path: e.ident for e in todo + changes.unchanged if e.ident}, changes.idents)
             engine.set_decoded_by(DECODER_VERSION)
             engine.set_scanned_at(scanned)
             engine.set_size_limit(config["index"]["max_file_bytes"])

@@ -68,6 +68,13 @@ SHOWN_TABLE = "CREATE TABLE IF NOT EXISTS shown(file INTEGER PRIMARY KEY, sha256
 # when first merged that way, so the format is unchanged (an index without it is read as before).
 POSTINGS_BY_SEGMENT = "CREATE INDEX IF NOT EXISTS postings_seg ON postings(seg)"
 
+# Which file each indexed path was read from, as `rag index` last saw it ("inode:ctime_ns"):
+# a file of the same modification time and size is another file when this differs (a link
+# pointed elsewhere, two files swapped, a tree whose files all carry one fixed time), and its
+# text is compared. Created when first written, so the format is unchanged (an index without
+# it trusts time and size, as before).
+IDENTS_TABLE = "CREATE TABLE IF NOT EXISTS idents(path TEXT PRIMARY KEY, ident TEXT NOT NULL) WITHOUT ROWID"
+
 _SWAP = sys.byteorder != "little"
 
 
