@@ -1490,6 +1490,20 @@ def test_a_broken_link_to_a_folder_or_a_file_keeps_what_was_indexed_through_it(t
     assert (root / ".rag" / "outputs").read_text() == ""
 
 
+def test_a_broken_link_to_a_folder_never_indexed_is_noted(tmp_path):
+    # (its target gone, nothing tells it was a folder: it was left out without a word, while
+    # a broken link to a file the includes take is warned of)
+    root = tmp_path / "root"
+    _tree(root, {"own.md": "own notes\n"})
+    (root / "docs").symlink_to(tmp_path / "unmounted" / "docs")
+    (root / "gone.md").symlink_to(tmp_path / "gone.md")
+    r = rag("index", root)
+    assert r.returncode == 0 and "1 added" in r.stdout, r.stdout
+    assert "warning: gone.md: unreadable: broken symlink" in r.stderr
+    assert ("note: 1 broken symlink left out, what it links to being gone (a folder's files would be indexed "
+            "through one): docs\n") in r.stderr, r.stderr
+
+
 def test_query_and_pack_from_inside_a_linked_folder_find_the_index_of_the_folder_that_links_it(tmp_path):
     """mkdir mydocs && ln -s /usr/share/doc/foo mydocs/ && rag index mydocs: then from
     mydocs/foo/sub (so the shell's $PWD names it) the index of mydocs is above, `--path .`

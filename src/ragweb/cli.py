@@ -359,6 +359,11 @@ def _run_index(root: Path, cfg: dict, rebuild=False, use_gitignore=None, quiet=F
              f"{'it' if report.too_large == 1 else 'them'}")
     if report.left_out.case_note():
         _say(f"note: {report.left_out.case_note()}")
+    warned = {path for path, _ in report.problems}
+    if broken := [p for p in report.left_out.dangling if p not in warned]:  # (a folder's link, maybe: none can tell)
+        _say(f"note: {len(broken)} broken symlink{'' if len(broken) == 1 else 's'} left out, what "
+             f"{'it links' if len(broken) == 1 else 'they link'} to being gone (a folder's files would be indexed "
+             f"through one): {', '.join(broken[:3])}{' ...' if len(broken) > 3 else ''}")
     if report.total_chunks == 0 and report.left_out.hint():
         _say(f"note: nothing is indexed: {report.left_out.hint()}")
     if cfg["embedding"]["enabled"]:
