@@ -252,6 +252,10 @@ def test_fuse_weighs_ranks_and_equal_scores_share_a_rank():
     # ties do not depend on chunk ids: "1, 2, 2, 4"
     assert embeddings.fuse({5: 3.0, 4: 2.0, 9: 2.0, 1: 1.0}, {}, 1, 1.0) == {5: 1 / 2, 4: 1 / 3, 9: 1 / 3, 1: 1 / 5}
     assert embeddings.fuse({1: 1.0}, {2: 1.0}, 60, 1.0) == {1: 1 / 61}
+    # retrieve.bm25_weight 0: a chunk with no vector crashed the fusion (KeyError), and with
+    # no vector at all yet nothing was found; it ranks by BM25 alone, as the README says
+    assert embeddings.fuse({1: 9.0, 2: 5.0}, {2: 0.9, 3: 0.8}, 60, 0.0) == pytest.approx({1: 1 / 61, 2: 1 / 61, 3: 1 / 62})
+    assert embeddings.fuse({1: 9.0, 2: 5.0}, {}, 60, 0.0) == pytest.approx({1: 1 / 61, 2: 1 / 62})
 
 
 def test_openai_provider_sends_the_key_and_reads_indexed_data(tmp_path, provider, monkeypatch):
@@ -803,3 +807,59 @@ def test_two_runs_of_one_model_at_once_share_the_work(tmp_path, provider):
     assert r.returncode == 0, r.stderr  # (it said "another run changed the index's embeddings (to" its own model)
     assert "embedded 1 chunks" in r.stdout and "embedded 3 chunks" in second[0].stdout
     assert len(provider.requests) == 4 and set(stored_vectors(root)) == set(DOCS)
+
+
+def test_a_passages_timeout_also_stops_the_runs_later_questions(tmp_path, provider, monkeypatch):
+    # A lean pack embeds its sentences before the question; only a question's timeout was
+    # remembered, so a batch of lean packs against a service that hangs waited the whole
+    # timeout for every question (120 s each in use)
+    import time
+    embedder = embedder_for(write_root(tmp_path, provider))
+    monkeypatch.setattr(embeddings, "REQUEST_TIMEOUT", 0.5)
+    provider.raw = lambda handler: time.sleep(3)
+    with pytest.raises(embeddings.ProviderTimeout):
+        embeddings.passage_similarities(embedder, "a car", ["The car is parked.", "The cat sleeps."])
+    sent = len(provider.requests)
+    t0 = time.monotonic()
+    with pytest.raises(embeddings.ProviderTimeout, match="this one was not sent"):
+        embeddings.passage_similarities(embedder, "a bus", ["The bus is late."])
+    assert time.monotonic() - t0 < 0.4 and len(provider.requests) == sent
+
+
+def test_all_zero_chunk_vectors_are_refused_so_the_next_run_asks_again(tmp_path, provider):
+    # (they were stored as done: --semantic then ranked every chunk 0, in id order, and the
+    # next run, the provider mended, asked for none of them again)
+    root = write_root(tmp_path, provider)
+    provider.reply = lambda texts: {"embeddings": [[0.0] * DIM for _ in texts]}
+    r = rag("index", root)
+    assert r.returncode == 1 and "all-zero vector for the text" in r.stderr and "0 of 3 chunks have embeddings" in r.stderr
+    provider.reply = None
+    r = rag("index", root)
+    assert r.returncode == 0 and "embedded 3 chunks" in r.stderr + r.stdout, r.stderr
+    assert query(root, "-q", "feline", "--semantic", "-k", "1")[0]["path"] == "pets.md"
+
+
+def test_an_api_key_or_a_proxy_password_is_never_shown(tmp_path, provider, monkeypatch):
+    root = write_root(tmp_path, provider, provider="openai", base_url=provider.url + "/v1",
+                      api_key_env="RAG_TEST_KEY")
+    monkeypatch.setenv("RAG_TEST_KEY", "sk-test\r\n")  # (a CRLF .env file: sent without its line end)
+    assert rag("index", root).returncode == 0 and provider.requests[-1]["auth"] == "Bearer sk-test"
+    monkeypatch.setenv("RAG_TEST_KEY", "sk-SECRET\r\nX-Other: 1")
+    r = rag("query", "-d", root, "--no-auto-index", "-q", "automobile", "--semantic")
+    assert r.returncode == 1 and "$RAG_TEST_KEY holds a line break or another control character" in r.stderr
+    assert "SECRET" not in r.stderr
+    monkeypatch.setenv("RAG_TEST_KEY", "sk-SECRET")
+    provider.raw = lambda handler: (handler.send_response(401), handler.send_header("Content-Length", "30"),
+                                    handler.end_headers(), handler.wfile.write(b'{"error": "bad key sk-SECRET"}'))
+    r = rag("query", "-d", root, "--no-auto-index", "-q", "automobile", "--semantic")
+    assert r.returncode == 1 and "HTTP 401" in r.stderr and "bad key ***" in r.stderr and "SECRET" not in r.stderr
+    provider.raw = None
+    monkeypatch.setenv("http_proxy", "http://bob:proxyPASS@127.0.0.1:9")
+    monkeypatch.setenv("no_proxy", "")
+    r = rag("query", "-d", root, "--no-auto-index", "-q", "automobile", "--semantic")
+    assert r.returncode == 1 and "through the proxy http://***@127.0.0.1:9" in r.stderr and "PASS" not in r.stderr
+    monkeypatch.delenv("http_proxy")
+    text = config_file(root).read_text().replace(f'"{provider.url}/v1"', f'"http://user:sk-PASS@{provider.url[7:]}/v1"')
+    config_file(root).write_text(text)
+    r = rag("query", "-d", root, "--no-auto-index", "-q", "automobile", "--semantic")
+    assert r.returncode == 1 and "holds a user name or password" in r.stderr and "PASS" not in r.stderr, r.stderr

@@ -85,7 +85,10 @@ class Embedder:
         self.base_url = ec["base_url"].rstrip("/")
         if not self.base_url.lower().startswith(("http://", "https://")):
             # (urllib would read file: URLs, and wait out the timeout on ftp: ones)
-            raise RagError(f"embedding.base_url must be an http:// or https:// URL, got {ec['base_url']!r}")
+            raise RagError(f"embedding.base_url must be an http:// or https:// URL, got {_shown_url(ec['base_url'])!r}")
+        if "@" in _netloc(self.base_url):  # (urllib sends no such password: "name not known")
+            raise RagError(f"embedding.base_url {_shown_url(self.base_url)!r} holds a user name or password, which "
+                           "rag does not send; give an API key with embedding.api_key_env instead")
         self.api_key_env = ec["api_key_env"]
         self.document_prefix = ec["document_prefix"]
         self.query_prefix = ec["query_prefix"]
@@ -111,24 +114,28 @@ class Embedder:
         `REQUEST_TIMEOUT` for each."""
         if self._asked is not None and self._asked[0] == question:
             return self._asked[1]
+        vector = self.embed_at_query_time([self.query_prefix + question], "question")[0]
+        self._asked = (question, vector)
+        return vector
+
+    def embed_at_query_time(self, texts: list[str], what: str = "question") -> list[list[float]]:
+        """`embed` for a question being answered (its own text, or a lean pack's sentences):
+        once one such request has timed out, the run's later ones fail at once, unsent."""
         if self._stalled is not None:
             raise ProviderTimeout(f"{self._stalled} (for an earlier question of this run: this one was not sent)")
         try:
-            vector = self.embed([self.query_prefix + question])[0]
+            return self.embed(texts, what)
         except ProviderTimeout as e:
             self._stalled = str(e)
             raise
-        if not any(vector):
-            raise RagError(f"the embedding provider at {self._url()} sent an all-zero vector for the "
-                           "question, which says nothing about its meaning")
-        self._asked = (question, vector)
-        return vector
 
     def _url(self) -> str:
         return self.base_url + ("/api/embed" if self.provider == "ollama" else "/embeddings")
 
-    def embed(self, texts: list[str]) -> list[list[float]]:
-        """One vector per text, in order (one request; see `batch_size` for callers)."""
+    def embed(self, texts: list[str], what: str = "text") -> list[list[float]]:
+        """One vector per text, in order (one request; see `batch_size` for callers). An
+        all-zero vector is an error (it is as near every passage, and ranks them at random; a
+        provider under load may send them): ``what`` the texts are, for its message."""
         if not texts:
             return []
         url = self._url()
@@ -136,7 +143,14 @@ class Embedder:
         headers = {"Content-Type": "application/json"}
         key = os.environ.get(self.api_key_env) if self.api_key_env else None
         if key and self.provider == "openai":
+            key = key.strip()  # (a key pasted with its line end, or read from a CRLF .env file)
+            if any(ord(c) < 32 or ord(c) == 127 for c in key):
+                raise RagError(f"the API key in ${self.api_key_env} holds a line break or another control "
+                               "character; set it without one")
             headers["Authorization"] = f"Bearer {key}"
+
+        def scrub(text: str) -> str:  # (a server may quote the key back)
+            return text.replace(key, "***") if key else text
         deadline = time.monotonic() + REQUEST_TIMEOUT
         try:
             request = urllib.request.Request(url, data=body, headers=headers, method="POST")
@@ -160,7 +174,7 @@ class Embedder:
                         else f" (is model {self.model!r} served there, and does base_url end "
                         "where /embeddings follows, e.g. .../v1?)")
             raise RagError(f"the embedding provider at {url}{_proxy_note(url)} answered HTTP {e.code}{hint}: "
-                           f"{detail or e.reason}") from None
+                           f"{scrub(detail or str(e.reason))}") from None
         except (urllib.error.URLError, OSError) as e:
             reason = getattr(e, "reason", e)
             if isinstance(reason, TimeoutError):
@@ -174,10 +188,10 @@ class Embedder:
             raise RagError(f"the embedding provider at {url} sent a broken answer ({type(e).__name__}"
                            f"{': ' + str(e) if str(e) else ''}); is it working?") from None
         except ValueError as e:  # (a URL urllib cannot read: "http://[::1")
-            raise RagError(f"embedding.base_url {self.base_url!r} is not a usable URL ({e})") from None
-        return self._parse(raw, len(texts), url)
+            raise RagError(f"embedding.base_url {self.base_url!r} is not a usable URL ({scrub(str(e))})") from None
+        return self._parse(raw, len(texts), url, what)
 
-    def _parse(self, raw: bytes, n: int, url: str) -> list[list[float]]:
+    def _parse(self, raw: bytes, n: int, url: str, what: str = "text") -> list[list[float]]:
         try:
             doc = json.loads(raw)
             if self.provider == "ollama":
@@ -196,6 +210,9 @@ class Embedder:
             if len(v) != self.dimension:
                 raise RagError(f"the embedding provider at {url} sent vectors of {len(v)} dimensions, but "
                                f"embedding.dimension is {self.dimension}; set it to {len(v)}")
+            if not any(v):  # (kept, a chunk's would count as embedded, and never be asked for again)
+                raise RagError(f"the embedding provider at {url} sent an all-zero vector for the {what}, which "
+                               "says nothing about its meaning (a provider under load may; try again)")
         return vectors
 
 
@@ -242,13 +259,32 @@ def _read_answer(response, url: str, deadline: float, limit: int, n_texts: int) 
     return b"".join(parts)
 
 
+def _netloc(url: str) -> str:
+    """The host part of ``url`` ('' when it cannot be read: its request says how)."""
+    try:
+        return urllib.parse.urlsplit(url).netloc
+    except ValueError:
+        return ""
+
+
+def _shown_url(url: str) -> str:
+    """``url`` as a message shows it: a user name and password in it as ``***``."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError:
+        return url
+    if "@" not in parts.netloc:
+        return url
+    return urllib.parse.urlunsplit(parts._replace(netloc="***@" + parts.netloc.rsplit("@", 1)[1]))
+
+
 def _proxy_note(url: str) -> str:
     """" (through the proxy ... )" when the environment's proxy settings apply to ``url``."""
     parts = urllib.parse.urlsplit(url)
     proxy = urllib.request.getproxies().get(parts.scheme)
     if not proxy or urllib.request.proxy_bypass(parts.hostname or ""):
         return ""
-    return (f" (through the proxy {proxy} that the environment's {parts.scheme}_proxy sets; "
+    return (f" (through the proxy {_shown_url(proxy)} that the environment's {parts.scheme}_proxy sets; "
             f"add {parts.hostname} to NO_PROXY to reach it directly)")
 
 
@@ -263,7 +299,8 @@ def passage_similarities(embedder: Embedder, question: str, texts: list[str]) ->
     todo = sorted({t for t in texts if t not in cache})
     for i in range(0, len(todo), embedder.batch_size):
         batch = todo[i:i + embedder.batch_size]
-        for t, v in zip(batch, embedder.embed_documents(batch)):
+        vectors = embedder.embed_at_query_time([embedder.document_prefix + t for t in batch], "passage")
+        for t, v in zip(batch, vectors):
             cache[t] = blob_vector(normalized_blob(v))
     out = similarities(embedder.embed_query(question), [cache[t] for t in texts])
     if len(cache) > PASSAGE_CACHE:
@@ -433,10 +470,10 @@ def fuse(bm25: dict[int, float], vector: dict[int, float], rrf_k: int, bm25_weig
             continue
         for cid, rank in _ranks(scores).items():
             out[cid] = out.get(cid, 0.0) + weight / (rrf_k + rank)
-    if vector and bm25_weight < 1.0:
+    if bm25_weight < 1.0:  # (no vector at all yet: every chunk by its BM25 rank; at weight 0 by it alone)
         for cid, rank in _ranks(bm25).items():
             if cid not in vector:
-                out[cid] += (1.0 - bm25_weight) / (rrf_k + rank)
+                out[cid] = out.get(cid, 0.0) + (1.0 - bm25_weight) / (rrf_k + rank)
     return out
 
 
