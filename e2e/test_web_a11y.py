@@ -129,7 +129,7 @@ def test_a_banner_about_the_last_drop_goes_when_the_next_one_starts(app):
 
 def test_the_drop_zone_is_a_named_button_holding_no_other_buttons(app):
     page = app.page
-    zone = page.get_by_role("button", name="Drop files here, or press Enter to choose files")
+    zone = page.get_by_role("button", name="Drop files or whole folders here, or press Enter to choose files")
     expect(zone).to_have_id("dropzone")
     expect(zone).to_have_accessible_description(re.compile(r"^Text and code files are indexed"))
     # (a button inside a button is not reachable by every screen reader)

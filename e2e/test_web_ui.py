@@ -82,7 +82,7 @@ def test_search_as_you_type_and_empty_question_message(app):
     assert "no indexable words" in app.page.locator("#search-info").inner_text()
     box.fill("quantum chromodynamics")
     box.press("Enter")
-    expect(app.page.locator("#search-info")).to_contain_text("0 results in")
+    expect(app.page.locator("#search-info")).to_contain_text("0 results: ")
     expect(app.page.locator("#search-info")).to_contain_text(": no indexed file has these words")
     app.call("() => ragClear()")
     box.press("Enter")

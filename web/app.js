@@ -56,6 +56,9 @@
     apiSeq: 0,             // ragIndex and ragRemove calls made while drops were queued or under way
     apiChanges: new Map(), // path -> {seq, how}: the last such call on it (a drop made before leaves it out)
     lastPack: null,
+    packQuery: null,       // the question lastPack was made for
+    packWarning: null,     // its evidence warning
+    packShownStale: false, // its summary says it is for an earlier question
     packPaths: new Set(),  // the files lastPack quotes
     pending: null,         // 'search' or 'pack': asked for while the engine loaded
     indexing: false,
@@ -290,7 +293,8 @@
   // indexed yet. The next tab to load compares it with what it finds (`exitNotesMessage`).
   function saveOnExit() {
     const note = { savedAt: Date.now(), base: state.generation, queued: state.queued,
-                   left: state.drop ? state.drop.left : 0, reading: !!(state.drop && state.drop.reading) };
+                   left: state.drop ? state.drop.left : 0, reading: !!(state.drop && state.drop.reading),
+                   total: state.drop && Number.isInteger(state.drop.total) ? state.drop.total : null };
     if (state.ready && (state.dirty || state.saving) && !state.storageRefused && openedDb) {
       try {
         const bases = [state.generation];
@@ -375,16 +379,29 @@
         "the save it made on its way out did not reach the browser's storage" +
         (files >= 0 ? ` (${plural(files, 'file was', 'files were')} indexed then; ${num(docs)} ${docs === 1 ? 'is' : 'are'} restored here).` : '.'));
     }
-    for (const note of notes) parts.push(...cutShortMessage(note));
+    // (a drop whose exit save did not land lost what it had indexed since the last save too:
+    // the files indexed then that are not restored here)
+    for (const note of notes) {
+      const lost = missed.includes(note) && Number.isInteger(note.files) ? Math.max(0, note.files - docs) : 0;
+      parts.push(...cutShortMessage(note, undefined, lost));
+    }
     return parts;
   }
 
   // The drop a closed tab's note says was under way, and those queued behind it.
-  function cutShortMessage(note, when = 'the page was closed or reloaded') {
+  // `lost`: files indexed when the page closed that are not restored (its exit save did not
+  // land): those of the drop are not indexed here either.
+  function cutShortMessage(note, when = 'the page was closed or reloaded', lost = 0) {
     const parts = [];
-    const left = Number.isInteger(note.left) ? note.left : 0;
+    const notIndexed = Number.isInteger(note.left) ? note.left : 0;
+    const total = Number.isInteger(note.total) && note.total > 0 ? note.total : null;
     const queued = Number.isInteger(note.queued) ? note.queued : 0;
-    if (left > 0) {
+    const left = lost > 0 && notIndexed > 0 ? Math.min(total ?? Infinity, notIndexed + lost) : notIndexed;
+    if (left > 0 && left !== notIndexed) {
+      parts.push(`A drop was cut short when ${when}, and the files it had indexed were not all kept: ` +
+        `${total ? `${num(left)} of its ${plural(total, 'file', 'files')}` : `at least ${num(left)} of its files`} ` +
+        `${left === 1 ? 'is' : 'are'} not in the index here; drop them again to add them.`);
+    } else if (left > 0) {
       parts.push(`A drop was cut short when ${when}: ${note.reading ? 'at least ' : ''}` +
         `${plural(left, 'of its files was', 'of its files were')} not indexed` +
         `${note.reading ? ' (its folders were still being read)' : ''}; drop them again to add them.`);
@@ -732,9 +749,16 @@
       : info.restored ? ' (restored from this browser)' : '';
     setStatus(`Ready. ${docs} file${docs === 1 ? '' : 's'} indexed${how}.`);
     document.body.classList.add('ready');
-    if (state.pending === 'pack') runPack();
-    else if (state.pending === 'search') rerunSearch();
-    state.pending = null;
+    // A question or a pack asked for while the engine loaded: answered after the files
+    // dropped meanwhile are indexed (queued behind them), not before.
+    if (state.pending) {
+      state.jobs = state.jobs.then(() => {
+        const what = state.pending;
+        state.pending = null;
+        if (what === 'pack') runPack();
+        else if (what === 'search') rerunSearch();
+      });
+    }
     return {
       ready: true,
       restored: !!info.restored,
@@ -1012,7 +1036,10 @@
     $('progress').classList.add('busy');
     state.indexing = true;  // the file list and stats refresh once at the end, not per file
     state.lastSave = performance.now();  // (a drop's first save while it runs: DROP_SAVE_MS in)
-    state.drop = { reading: false, left: items.length };
+    state.drop = { reading: false, left: items.length, total: items.length };
+    // (said on the status line, a live region, so that a screen-reader user hears it started;
+    // the progress text below is not live)
+    if (items.length) setStatus(`Indexing ${plural(items.length, 'file', 'files')}…`);
     bar.max = Math.max(items.length, 1);
     bar.value = 0;
     const show = (done) => {
@@ -1272,7 +1299,12 @@
   }
 
   // (the reason itself is in the banner, an alert: the status line would read it out twice)
-  const configLeftOut = (folder, name, why = 'is invalid') => `${folder}/ (its ${name} ${why}; see the message below)`;
+  const configLeftOuts = new Map();  // configLeftOut's texts -> the config file's name (nothingIndexed's advice)
+  const configLeftOut = (folder, name, why = 'is invalid') => {
+    const text = `${folder}/ (its ${name} ${why}; see the message below)`;
+    configLeftOuts.set(text, name);
+    return text;
+  };
 
   const entryFile = (entry) => new Promise((resolve, reject) => entry.file(resolve, reject));
   // The bytes of a File, or of a dropped folder's FileSystemFileEntry
@@ -1662,9 +1694,19 @@
   // A drop that indexed nothing says what was left out, as `rag index` does.
   function nothingIndexed(leftOut, tally) {
     const parts = [];
-    if (leftOut.length) {
-      parts.push(`left out the folder${leftOut.length === 1 ? '' : 's'} ${leftOut.slice(0, 5).join(', ')}` +
-        `${leftOut.length > 5 ? ' …' : ''} (drop such a folder's contents to index them)`);
+    // (a folder excluded or ignored: its contents dropped are indexed; a folder whose config
+    // file is invalid or unreadable: that file must be fixed)
+    const byConfig = leftOut.filter((f) => configLeftOuts.has(f));
+    const excluded = leftOut.filter((f) => !configLeftOuts.has(f));
+    if (excluded.length) {
+      parts.push(`left out the folder${excluded.length === 1 ? '' : 's'} ${excluded.slice(0, 5).join(', ')}` +
+        `${excluded.length > 5 ? ' …' : ''} (drop such a folder's contents to index them)`);
+    }
+    if (byConfig.length) {
+      const names = [...new Set(byConfig.map((f) => configLeftOuts.get(f)))];
+      const one = byConfig.length === 1;
+      parts.push(`left out the folder${one ? '' : 's'} ${byConfig.slice(0, 5).join(', ')}${byConfig.length > 5 ? ' …' : ''} ` +
+        `(fix ${one ? 'its' : 'their'} ${names.length === 1 ? names[0] : 'config files'} and drop ${one ? 'it' : 'them'} again)`);
     }
     // (files too large are named in a note of their own)
     const skipped = tally.skippedList.filter((s) => !tally.tooLarge.some((t) => s.startsWith(`${t.path}: too large`)));
@@ -1722,6 +1764,13 @@
       (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   }
 
+  // Text with the bidi embeddings, overrides and isolates shown as U+FFFD, one for one, as
+  // the engine's `formats.shown` shows them in results and in the Markdown and Text views.
+  const noBidi = (text) => String(text).replace(/[\u202a-\u202e\u2066-\u2069]/g, '\ufffd');
+  // A file's name as the file list and the results show it (alike): bidi controls as U+FFFD,
+  // the other invisible characters as escapes.
+  const listName = (path) => visible(noBidi(path));
+
   function setStatus(message) { $('status').textContent = visible(message); }
 
   function showBanner(message, kind, offerClear = false) {
@@ -1763,7 +1812,8 @@
     if (st.error) { $('stats').textContent = st.error; return; }
     const size = JSON.parse(state.facade.index_size());
     $('stats').textContent = `${st.totalDocs} file${st.totalDocs === 1 ? '' : 's'}, ` +
-      `${st.totalChunks} chunk${st.totalChunks === 1 ? '' : 's'}, average chunk ${st.avgChunkLen} terms` +
+      `${st.totalChunks} chunk${st.totalChunks === 1 ? '' : 's'}` +
+      (st.totalChunks ? ` (about ${Math.round(st.avgChunkLen)} searchable words each)` : '') +
       (size.error ? '' : `; index ${formatBytes(size.bytes)} of the ${formatBytes(size.max)} a tab holds`);
     renderFiles(st.files);
     updateStorage();
@@ -1774,7 +1824,7 @@
   // before, else "Choose files" (never <body>).
   function renderFiles(files) {
     const list = $('files');
-    const shown = Array.from(list.querySelectorAll('.path'), (el) => el.textContent);
+    const shown = Array.from(list.querySelectorAll('.path'), (el) => el.dataset.path);
     if (shown.length === files.length && shown.every((p, i) => p === files[i])) return;
     const buttons = () => Array.from(list.querySelectorAll('.remove'));
     const focused = buttons().indexOf(document.activeElement);
@@ -1783,12 +1833,13 @@
       const li = document.createElement('li');
       const name = document.createElement('span');
       name.className = 'path';
-      name.textContent = visible(path);
+      name.dataset.path = path;
+      name.textContent = listName(path);  // (as the results show it)
       const btn = document.createElement('button');
       btn.type = 'button';
       btn.className = 'remove';
       btn.textContent = 'Remove';
-      btn.setAttribute('aria-label', `Remove ${visible(path)}`);
+      btn.setAttribute('aria-label', `Remove ${listName(path)}`);
       btn.dataset.testid = 'remove';
       btn.addEventListener('click', () => {
         const out = JSON.parse(ragRemove(path));
@@ -1830,16 +1881,29 @@
     setStatus('The engine is still loading: your question is answered when it is ready.');
   }
 
-  function runSearch() {
+  // The top box's number of results (1 to 100; a number outside is shown clamped).
+  function topK() {
+    const box = $('topk');
+    const asked = box.value.trim() === '' ? NaN : Number(box.value);  // ("1e1" is 10)
+    if (!Number.isFinite(asked)) return 10;
+    const k = Math.max(1, Math.min(100, Math.round(asked)));
+    if (k !== asked) box.value = String(k);
+    return k;
+  }
+
+  // `typing`: a search made as the question is typed. It keeps the results on show, and says
+  // nothing, while the words typed so far have none to search for ("how do r"): Enter says it.
+  function runSearch(typing = false) {
     if (!state.ready) { whenReady('search'); return; }
     const q = $('search').value;
     const list = $('results');
-    if (!q.trim()) { list.replaceChildren(); $('search-info').textContent = ''; return; }
-    const asked = $('topk').value.trim() === '' ? NaN : Number($('topk').value);  // ("1e1" is 10)
-    const k = Number.isFinite(asked) ? Math.max(1, Math.min(100, Math.round(asked))) : 10;
+    const k = topK();
+    if (!q.trim()) { list.replaceChildren(); $('search-info').textContent = ''; $('search-time').textContent = ''; return; }
     const t0 = performance.now();
     const res = JSON.parse(state.facade.search_ui(q, k));
     const ms = performance.now() - t0;
+    if (res.error && typing && /has no indexable words/.test(res.error)) return;
+    $('search-time').textContent = '';
     if (res.error) { list.replaceChildren(); $('search-info').textContent = visible(res.error); return; }
     const n = res.results.length;
     let why = '';
@@ -1847,7 +1911,9 @@
       why = res.indexEmpty ? ': nothing is indexed yet; add files above or try the sample project'
         : ': no indexed file has these words';
     }
-    $('search-info').textContent = `${n} result${n === 1 ? '' : 's'} in ${ms.toFixed(1)} ms${why}`;
+    // (the time is not in the live region: it would be read out at each keystroke)
+    $('search-info').textContent = `${n} result${n === 1 ? '' : 's'}${why}`;
+    $('search-time').textContent = ` (in ${ms.toFixed(1)} ms)`;
     const frag = document.createDocumentFragment();
     for (const r of res.results) {
       const li = document.createElement('li');
@@ -1857,7 +1923,8 @@
       head.className = 'result-head';
       const cite = document.createElement('code');
       cite.className = 'cite';
-      cite.textContent = `${r.path}:L${r.startLine}-${r.endLine}`;
+      const citation = `${listName(r.path)}:L${r.startLine}-${r.endLine}`;  // (its name as the file list shows it)
+      cite.textContent = citation;
       const score = document.createElement('span');
       score.className = 'score';
       score.textContent = `score ${r.score.toFixed(3)}`;
@@ -1870,6 +1937,9 @@
       }
       const body = document.createElement('pre');
       body.className = 'snippet';
+      // (a long snippet scrolls, and Chromium then puts it in the tab order: it needs a name)
+      body.setAttribute('role', 'group');
+      body.setAttribute('aria-label', citation);
       body.append(highlighted(r.text, r.marks || []));
       li.append(head, body);
       frag.append(li);
@@ -1887,8 +1957,9 @@
     const raw = $('budget').value.trim();  // (as a number: "1e3" is 1000; a fraction is refused by ragPack)
     const mode = $('pack-mode').value;
     const out = ragPack(q, raw === '' ? undefined : Number(raw), PACK_MODES[mode] || {});
-    const res = JSON.parse(out);
+    const res = q.trim() ? JSON.parse(out) : { error: 'Type a question above first: Pack packs the best evidence for it.' };
     state.lastPack = res.error ? null : out;
+    state.packQuery = res.error ? null : q;
     state.packPaths = new Set(res.error ? [] : res.snippets.map((sn) => sn.path));
     if (res.error) {
       $('pack-info').textContent = visible(res.error);  // (it may quote the question)
@@ -1911,6 +1982,7 @@
   // No packed context on show (after Clear all: it quoted files that are gone).
   function resetPack() {
     state.lastPack = null;
+    state.packQuery = null;
     state.packPaths = new Set();
     $('pack-info').textContent = '';
     $('pack-output').textContent = '';
@@ -1925,11 +1997,40 @@
 
   function showPack() {
     if (!state.lastPack) return;
-    const res = JSON.parse(state.lastPack);
     const view = renderedPack();
-    $('pack-info').textContent = `${res.snippets.length} snippet${res.snippets.length === 1 ? '' : 's'}, ` +
-      `${res.used_tokens} of ${res.budget_tokens} tokens` + (view.warning ? ` (${view.warning})` : '');
-    $('pack-output').textContent = view.error ? view.error : view.text;
+    state.packWarning = view.warning || null;
+    showPackInfo();
+    // (display only: the bidi controls shown as U+FFFD, as the Markdown and Text views show
+    // them, so a name like "notes\u202edm.txt" cannot read reversed; Copy copies the view exact)
+    $('pack-output').textContent = view.error ? view.error : noBidi(view.text);
+  }
+
+  // The question the pack on show was made for, quoted (a long one cut short).
+  function packQuestion() {
+    const q = state.packQuery.trim().replace(/\s+/g, ' ');
+    return `“${q.length > 80 ? `${q.slice(0, 80)}…` : q}”`;
+  }
+
+  // The question box no longer holds the question of the pack on show.
+  const packStale = () => !!state.lastPack && $('search').value.trim() !== state.packQuery.trim();
+
+  // The pack's summary: its question (marked as the earlier one once the box holds another),
+  // snippets, tokens and evidence warning.
+  function showPackInfo() {
+    const res = JSON.parse(state.lastPack);
+    const n = res.snippets.length;
+    state.packShownStale = packStale();
+    const head = `${n} snippet${n === 1 ? '' : 's'} for ${state.packShownStale ? 'the earlier question ' : ''}` +
+      `${packQuestion()}, ${res.used_tokens} of ${res.budget_tokens} tokens` +
+      (state.packWarning ? ` (${state.packWarning})` : '');
+    $('pack-info').textContent = visible(state.packShownStale
+      ? `${head}. The question above has changed since: press Pack to pack it.` : head);
+  }
+
+  // On each edit of the question: the pack's summary says when it is for an earlier question
+  // (said once, when that changes, not at each keystroke: #pack-info is a live region).
+  function notePackQuestion() {
+    if (state.lastPack && packStale() !== state.packShownStale) showPackInfo();
   }
 
   async function copyText(text) {
@@ -1957,8 +2058,9 @@
     const res = JSON.parse(state.facade.runtime_prompt(state.lastPack));
     if (res.error) { $('pack-info').textContent = visible(res.error); return; }
     const ok = await copyText(res.prompt);
-    $('pack-info').textContent = ok ? `Copied the prompt (${res.prompt.length} characters): paste it into any LLM.`
-      : 'Could not copy automatically: select the packed context and copy it by hand.';
+    $('pack-info').textContent = visible(ok ? `Copied the prompt for ${packStale() ? 'the earlier question ' : ''}` +
+      `${packQuestion()} (${res.prompt.length} characters): paste it into any LLM.`
+      : 'Could not copy automatically: select the packed context and copy it by hand.');
   }
 
   // "Clear all" also empties the index saved in this browser, so it asks first (unless
@@ -1999,7 +2101,8 @@
     let searchTimer = null;
     $('search').addEventListener('input', () => {
       clearTimeout(searchTimer);
-      searchTimer = setTimeout(runSearch, 150);
+      notePackQuestion();
+      searchTimer = setTimeout(() => runSearch(true), 150);
     });
     $('search-form').addEventListener('submit', (e) => { e.preventDefault(); clearTimeout(searchTimer); runSearch(); });
     $('topk').addEventListener('change', rerunSearch);
@@ -2014,7 +2117,9 @@
       if (state.lastPack) {
         const view = renderedPack();
         const ok = await copyText(view.text || '');
-        $('pack-info').textContent = ok ? `Copied the packed context (${$('pack-format').value}).` : 'Could not copy automatically.';
+        const format = $('pack-format').selectedOptions[0].textContent;  // ("JSON", "Markdown"...)
+        $('pack-info').textContent = visible(ok ? `Copied the packed context (${format}) for ${packStale() ? 'the earlier question ' : ''}` +
+          `${packQuestion()}.` : 'Could not copy automatically.');
       }
     });
     $('clear-all').addEventListener('click', () => {
@@ -2028,6 +2133,14 @@
     });
     $('banner-clear').addEventListener('click', clearStoredIndex);
     $('banner-close').addEventListener('click', () => closeBanner(true));
+    // Escape closes the banner (from inside it, or from anywhere but a field, where Escape
+    // has a meaning of its own: the question box clears)
+    document.addEventListener('keydown', (e) => {
+      if (e.key !== 'Escape' || $('banner').hidden || e.defaultPrevented) return;
+      const inBanner = $('banner').contains(document.activeElement);
+      if (!inBanner && document.activeElement && document.activeElement.matches('input, select, textarea')) return;
+      closeBanner(inBanner);
+    });
     // Save a pending change when the tab is hidden (it may be discarded later) or left.
     document.addEventListener('visibilitychange', () => {
       if (document.visibilityState === 'hidden' && state.ready && state.dirty) flush();

@@ -1,0 +1,227 @@
+"""UI fixes: a question asked while the engine loads, a pack on show for an earlier question,
+bidi controls in the pack's views and the file list, search as you type, the status line of a
+drop, contrast, the advice for a folder left out, the banner after a reload mid-drop, wording."""
+
+import json
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from test_web_a11y import DROP_FOLDER_JS, INVALID_CONFIG
+
+LIGHTHOUSE = "# Lighthouse\n\nThe lighthouse keeper sounds the fog horn every night.\n"
+
+
+def _held_boot(browser, base_url, offline):
+    """A page whose engine waits (its wheels held) until `release()` is called."""
+    ctx = browser.new_context(base_url=base_url)
+    offline.install(ctx)
+    page = ctx.new_page()
+    page.set_default_timeout(60_000)
+    held = []
+
+    def hold(route):
+        if held is None:
+            route.fallback()
+        else:
+            held.append(route)
+    page.route("**/wheels/*.whl", hold)
+    page.goto("./")
+    page.wait_for_selector("#search")
+
+    def release():
+        nonlocal held
+        waiting, held = held, None
+        for route in waiting:
+            route.fallback()
+        page.evaluate("window.ragReady")
+        page.evaluate("window.ragweb.idle()")
+    return ctx, page, release
+
+
+@pytest.mark.parametrize("how", ["drop", "sample"])
+def test_a_pack_asked_for_while_loading_waits_for_the_files_given_meanwhile(browser, base_url, offline, how):
+    """A Pack clicked while the engine loaded ran before the files dropped meanwhile were
+    indexed: "0 snippets ... no evidence", while the search found them."""
+    ctx, page, release = _held_boot(browser, base_url, offline)
+    try:
+        assert "not ready" in page.evaluate("ragStats()")
+        if how == "drop":
+            page.evaluate("""(text) => {
+                const dt = new DataTransfer();
+                dt.items.add(new File([text], 'lighthouse.md'));
+                document.querySelector('[data-testid="dropzone"]').dispatchEvent(
+                    new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
+            }""", LIGHTHOUSE)
+            question, path = "fog horn", "lighthouse.md"
+        else:
+            page.get_by_test_id("try-sample").click()
+            question, path = "retry backoff", None
+        page.get_by_test_id("search").fill(question)
+        page.get_by_test_id("pack-run").click()
+        assert "not ready" in page.evaluate("ragStats()")  # (still loading)
+        release()
+        packed = json.loads(page.get_by_test_id("pack-output").inner_text())
+        assert packed["query"] == question and packed["snippets"], packed
+        if path:
+            assert [s["path"] for s in packed["snippets"]] == [path]
+        else:
+            assert all(s["path"].startswith("sample/") for s in packed["snippets"])
+        assert page.get_by_test_id("copy-prompt").is_enabled()
+    finally:
+        ctx.close()
+
+
+def test_a_pack_names_its_question_and_says_when_the_question_changed(app):
+    app.page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    app.index_sample()
+    page = app.page
+    box = page.get_by_test_id("search")
+    box.fill("retry backoff")
+    page.get_by_test_id("pack-run").click()
+    info = page.locator("#pack-info")
+    expect(info).to_contain_text("for “retry backoff”, ")
+    assert "earlier question" not in info.inner_text()
+    box.fill("how are headers parsed")  # (an input event, as typing makes)
+    expect(info).to_contain_text("for the earlier question “retry backoff”")
+    expect(info).to_contain_text("The question above has changed since: press Pack to pack it.")
+    page.get_by_test_id("copy-prompt").click()
+    expect(info).to_contain_text("Copied the prompt for the earlier question “retry backoff” (")
+    box.fill("retry backoff")  # back to the pack's question
+    expect(info).to_have_text(re.compile(r"^\d+ snippets? for “retry backoff”, \d+ of 4000 tokens"))
+    page.get_by_test_id("copy-json").click()
+    expect(info).to_have_text("Copied the packed context (JSON) for “retry backoff”.")
+
+
+def test_bidi_controls_are_not_shown_raw_in_any_view_and_names_show_alike(app):
+    name = "notes\u202edm.txt"
+    app.index(name, "The zeppelin hangar opens at dawn.\n")
+    page = app.page
+    page.get_by_test_id("search").fill("zeppelin hangar")
+    page.get_by_test_id("search").press("Enter")
+    page.locator('[data-testid="result"]').first.wait_for()
+    cite = page.locator(".result .cite").first.inner_text()
+    expect(page.locator("#files .path")).to_have_text(["notes\ufffddm.txt"])
+    assert cite.startswith("notes\ufffddm.txt:L1-"), cite  # (as the file list shows it)
+    page.get_by_test_id("pack-run").click()
+    for fmt in ("json", "xml", "markdown", "text"):
+        page.select_option("#pack-format", fmt)
+        shown = page.get_by_test_id("pack-output").inner_text()
+        assert "zeppelin" in shown and "\ufffd" in shown, fmt
+        assert not re.search("[\u202a-\u202e\u2066-\u2069]", shown), fmt
+    # what Copy copies stays exact (a JSON view is data: its name as it is)
+    page.select_option("#pack-format", "json")
+    page.get_by_test_id("copy-json").click()
+    app.wait("window.__ragLastCopied !== undefined")
+    copied = json.loads(page.evaluate("window.__ragLastCopied"))
+    assert copied["snippets"][0]["path"] == name
+
+
+def test_search_as_you_type_keeps_results_and_stays_silent_on_partial_words(app):
+    app.index("a.md", "# A\nretry policy with backoff\n")
+    page = app.page
+    box = page.get_by_test_id("search")
+    info = page.locator("#search-info")
+    box.fill("backoff")
+    expect(page.locator('[data-testid="result"]')).to_have_count(1)
+    expect(info).to_have_text("1 result")  # (the live region: no changing timing in it)
+    expect(page.locator("#search-time")).to_contain_text(" ms")
+    box.fill("how do r")  # typed so far: no word to search for yet
+    page.wait_for_timeout(500)
+    expect(page.locator('[data-testid="result"]')).to_have_count(1)
+    assert info.inner_text() == "1 result"
+    box.press("Enter")  # asked for: now it says why
+    expect(info).to_contain_text("has no indexable words")
+    expect(page.locator('[data-testid="result"]')).to_have_count(0)
+
+
+def test_the_status_line_says_a_drop_has_started(app):
+    page = app.page
+    page.evaluate("""() => {
+        window.__said = [];
+        new MutationObserver(() => window.__said.push(document.getElementById('status').textContent))
+            .observe(document.getElementById('status'), {childList: true, characterData: true, subtree: true});
+    }""")
+    app.drop_files({"a.md": "# A\nOtters.\n", "b.md": "# B\nOtters.\n", "c.md": "# C\nOtters.\n"})
+    said = page.evaluate("window.__said")
+    assert "Indexing 3 files…" in said, said
+    assert said[-1].startswith("Indexed 3 files"), said
+
+
+def _contrast(page, fg_sel, fg_prop, bg_sel, bg_prop):
+    return page.evaluate("""([a, ap, b, bp]) => {
+        const rgb = (sel, prop) => getComputedStyle(document.querySelector(sel))[prop].match(/\\d+(\\.\\d+)?/g).map(Number);
+        const lum = ([r, g, bl]) => [r, g, bl].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+            .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+        const [x, y] = [lum(rgb(a, ap)), lum(rgb(b, bp))].sort((p, q) => q - p);
+        return (x + 0.05) / (y + 0.05);
+    }""", [fg_sel, fg_prop, bg_sel, bg_prop])
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_buttons_and_form_controls_have_enough_contrast(app, scheme):
+    page = app.page
+    page.emulate_media(color_scheme=scheme)
+    try:
+        for sel in ("#pack-run", "#try-sample", "#search-form button[type=submit]"):
+            assert _contrast(page, sel, "color", sel, "backgroundColor") >= 4.5, (scheme, sel)
+        for sel in ("#search", "#topk", "#budget", "#pack-mode", "#clear-all", "#choose-files"):
+            ratio = _contrast(page, sel, "borderTopColor", ".panel", "backgroundColor")
+            assert ratio >= 3, (scheme, sel, ratio)
+    finally:
+        page.emulate_media(color_scheme="light")
+
+
+def test_a_folder_left_out_for_its_invalid_config_is_told_to_fix_it(app):
+    app.page.evaluate(DROP_FOLDER_JS, {"proj": {"rag.yaml": INVALID_CONFIG, "guide.md": "# Guide\nEgret.\n"}})
+    status = app.page.locator("#status").inner_text()
+    assert status == ("Nothing was indexed: left out the folder proj/ (its rag.yaml is invalid; see the message "
+                      "below) (fix its rag.yaml and drop it again)."), status
+
+
+def test_the_banner_after_a_reload_mid_drop_counts_the_files_not_kept(launch_persistent, boot_page):
+    """The save on the way out did not land: 1,111 files were indexed then and none is
+    restored, and 873 were not indexed yet: the banner said "873 of its files were not
+    indexed" where 1,984 of the drop's 2,000 files are not in the index."""
+    ctx = launch_persistent()
+    page = ctx.pages[0] if ctx.pages else ctx.new_page()
+    boot_page(page)
+    page.evaluate("""() => localStorage.setItem('ragweb:exit-note:exit:gone', JSON.stringify({
+        savedAt: Date.now(), base: null, queued: 0, left: 873, reading: false, total: 2000,
+        files: 1111, exitKey: 'exit:gone', generation: 'gone'}))""")
+    boot_page(page)
+    text = page.locator("#banner-text").inner_text()
+    assert "(1,111 files were indexed then; 0 are restored here)" in text, text
+    assert ("A drop was cut short when the page was closed or reloaded, and the files it had indexed were "
+            "not all kept: 1,984 of its 2,000 files are not in the index here; drop them again to add them.") in text
+    assert "873 of its files" not in text
+
+
+def test_smaller_wording_and_keyboard_fixes(app):
+    page = app.page
+    # the drop zone's name holds its visible text
+    zone = page.locator("#dropzone")
+    expect(zone).to_have_accessible_name(re.compile(r"^Drop files or whole folders here\b"))
+    # an empty question in Pack: said in the page's words
+    page.get_by_test_id("pack-run").click()
+    expect(page.locator("#pack-info")).to_have_text("Type a question above first: Pack packs the best evidence for it.")
+    # the stats line without jargon
+    app.index("a.md", "# A\nThe otter swims in the river by the old mill.\n")
+    expect(page.get_by_test_id("stats")).to_contain_text(re.compile(r"^1 file, 1 chunk \(about \d+ searchable words each\)"))
+    # top 0 is shown as the 1 it is read as
+    page.get_by_test_id("search").fill("otter")
+    page.fill("#topk", "0")
+    page.dispatch_event("#topk", "change")
+    expect(page.locator("#topk")).to_have_value("1")
+    page.fill("#topk", "10")
+    # a snippet (which Chromium puts in the tab order when it scrolls) is named by its citation
+    snippet = page.locator(".result .snippet").first
+    expect(snippet).to_have_accessible_name(page.locator(".result .cite").first.inner_text())
+    # Escape closes the banner
+    page.evaluate(DROP_FOLDER_JS, {"bad": {"rag.yaml": INVALID_CONFIG}})
+    expect(page.locator("#banner")).to_be_visible()
+    page.locator("#banner-close").focus()
+    page.keyboard.press("Escape")
+    expect(page.locator("#banner")).to_be_hidden()
+    assert page.evaluate("document.activeElement.id") == "dropzone"
