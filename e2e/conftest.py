@@ -109,6 +109,32 @@ def wait_js(page, expr: str, timeout: float = 30.0) -> None:
         time.sleep(0.05)
 
 
+def _hold_wheels(page):
+    """Hold the page's wheel requests, so its engine keeps loading until the returned
+    ``release()`` lets them go on (to the context's offline routing)."""
+    held = []
+
+    def hold(route):
+        if held is None:
+            route.fallback()
+        else:
+            held.append(route)
+    page.route("**/wheels/*.whl", hold)
+
+    def release():
+        nonlocal held
+        waiting, held = held, None
+        for route in waiting:
+            route.fallback()
+    return release
+
+
+@pytest.fixture
+def hold_wheels():
+    """`_hold_wheels`: ``release = hold_wheels(page)`` before the page is opened."""
+    return _hold_wheels
+
+
 def boot(page, path: str = "./") -> dict:
     """Open the app and wait for window.ragReady; returns what it resolved to."""
     page.goto(path)

@@ -314,29 +314,21 @@ def _saved_tab(launch_persistent, boot_page, make_app, path=None, text=None):
     return ctx, page, app
 
 
-def test_a_tab_that_loads_while_another_saves_catches_up(launch_persistent, boot_page, make_app, wait_for):
+def test_a_tab_that_loads_while_another_saves_catches_up(launch_persistent, boot_page, make_app, wait_for,
+                                                           hold_wheels):
     """B reads the stored index at once and is ready seconds later; A saves in between. B
     missed A's announcement (it came before B was ready) and kept the older index, and a
     change made in B then replaced A's save on B's way out."""
     ctx, page_a, a = _saved_tab(launch_persistent, boot_page, make_app, "old.md", "# Old\nabout walruses\n")
     page_b = ctx.new_page()
     page_b.add_init_script(STORE_READ_FLAG_JS)
-    held = []  # B's wheels wait until A has saved, so B cannot be ready before
-
-    def hold(route):
-        if held is None:
-            route.fallback()
-        else:
-            held.append(route)
-    page_b.route("**/wheels/*.whl", hold)
+    release = hold_wheels(page_b)  # B's wheels wait until A has saved, so B cannot be ready before
     page_b.goto("./")
     wait_for(page_b, "window.__storeRead === true")
     a.index("new.md", "# New\nabout narwhals\n")
     assert a.flush()["saved"] is True
     assert "not ready" in page_b.evaluate("ragStats()")  # (A saved between B's read and B's start)
-    waiting, held = held, None
-    for route in waiting:
-        route.fallback()  # (on to the context's offline routing, which lets the site through)
+    release()
     page_b.evaluate("window.ragReady")
     wait_for(page_b, "JSON.parse(ragStats()).files.includes('new.md')")
     b = make_app(page_b)

@@ -13,38 +13,28 @@ from test_web_a11y import DROP_FOLDER_JS, INVALID_CONFIG
 LIGHTHOUSE = "# Lighthouse\n\nThe lighthouse keeper sounds the fog horn every night.\n"
 
 
-def _held_boot(browser, base_url, offline):
+def _held_boot(browser, base_url, offline, hold_wheels):
     """A page whose engine waits (its wheels held) until `release()` is called."""
     ctx = browser.new_context(base_url=base_url)
     offline.install(ctx)
     page = ctx.new_page()
     page.set_default_timeout(60_000)
-    held = []
-
-    def hold(route):
-        if held is None:
-            route.fallback()
-        else:
-            held.append(route)
-    page.route("**/wheels/*.whl", hold)
+    let_go = hold_wheels(page)
     page.goto("./")
     page.wait_for_selector("#search")
 
     def release():
-        nonlocal held
-        waiting, held = held, None
-        for route in waiting:
-            route.fallback()
+        let_go()
         page.evaluate("window.ragReady")
         page.evaluate("window.ragweb.idle()")
     return ctx, page, release
 
 
 @pytest.mark.parametrize("how", ["drop", "sample"])
-def test_a_pack_asked_for_while_loading_waits_for_the_files_given_meanwhile(browser, base_url, offline, how):
+def test_a_pack_asked_for_while_loading_waits_for_the_files_given_meanwhile(browser, base_url, offline, how, hold_wheels):
     """A Pack clicked while the engine loaded ran before the files dropped meanwhile were
     indexed: "0 snippets ... no evidence", while the search found them."""
-    ctx, page, release = _held_boot(browser, base_url, offline)
+    ctx, page, release = _held_boot(browser, base_url, offline, hold_wheels)
     try:
         assert "not ready" in page.evaluate("ragStats()")
         if how == "drop":
