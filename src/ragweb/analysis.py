@@ -18,6 +18,7 @@ lacks in its related indexed terms (synonyms left out).
 from __future__ import annotations
 
 import bisect
+import os
 import re
 import unicodedata
 from collections import _count_elements  # C helper behind Counter.update
@@ -192,7 +193,16 @@ def _same(text: str) -> str:
 
 
 def _stemmer_version() -> str:
-    """The installed snowballstemmer's version ('' when its metadata cannot be read)."""
+    """The installed snowballstemmer's version ('' when its metadata cannot be read): from
+    the name of its ``.dist-info`` folder beside it, as `importlib.metadata` would give it
+    at many times the cost (in the page, 140 ms of its boot)."""
+    try:
+        site = os.path.dirname(os.path.dirname(os.path.abspath(snowballstemmer.__file__)))
+        for name in os.listdir(site):
+            if name.lower().startswith("snowballstemmer-") and name.endswith(".dist-info"):
+                return name[len("snowballstemmer-"):-len(".dist-info")]
+    except (OSError, TypeError, AttributeError):  # (a module that is not a file)
+        pass
     try:
         from importlib.metadata import version
         return version("snowballstemmer")
