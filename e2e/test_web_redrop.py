@@ -110,7 +110,8 @@ def test_dropping_a_folder_again_removes_the_files_under_folders_it_now_leaves_o
                       "old": {"o.md": "# Old\nAn old kestrel note.\n"},
                       "data.txt": "kestrel data\n"}}
     entered = app.page.evaluate(DROP_TREE_JS, again)
-    assert "proj/drafts" not in entered and "proj/old" not in entered  # (not read: pruned)
+    # (pruned: their files not read; their names listed, as the index held files there)
+    assert entered.count("proj/drafts") == 1 and entered.count("proj/old") == 1, entered
     assert app.stats()["files"] == ["proj/a.md"]
     text = status(app)
     assert "Removed 3 files indexed before that this drop leaves out, as rag index does: " in text, text
@@ -118,6 +119,28 @@ def test_dropping_a_folder_again_removes_the_files_under_folders_it_now_leaves_o
                  "proj/data.txt: not included"):
         assert said in text, (said, text)
     assert "kept (not in this drop" not in text, text
+
+
+def test_a_drop_removes_only_what_a_folder_it_now_leaves_out_holds(app):
+    # (a folder left out was taken to hold every indexed path under its name: files a
+    # ragIndex put there, never in any drop, were removed by a drop of the folder)
+    app.page.evaluate(DROP_TREE_JS, {"proj": {"a.md": "# A\nThe kestrel hovers.\n",
+                                              "gen": {"x.md": "# X\nA generated kestrel page.\n"}}})
+    assert app.index("proj/gen/api.md", "# API\nThe kestrel API, indexed by hand.\n").get("success")
+    assert app.index("proj/node_modules/readme.md", "# Readme\nA kestrel module.\n").get("success")
+    app.page.evaluate(DROP_TREE_JS, {"proj": {"a.md": "# A\nThe kestrel hovers.\n", ".gitignore": "gen/\n",
+                                              "gen": {"x.md": "# X\nA generated kestrel page.\n"},
+                                              "node_modules": {"other.md": "# Other\n"}}})
+    assert app.stats()["files"] == ["proj/a.md", "proj/gen/api.md", "proj/node_modules/readme.md"]
+    text = status(app)
+    assert "Removed 1 file indexed before that this drop leaves out" in text and "proj/gen/x.md: ignored" in text, text
+
+
+def test_names_that_differ_by_a_bidi_control_are_told_apart_in_the_file_list(app):
+    for name in ("notes\u202a.md", "notes\u202b.md"):
+        assert app.index(name, "# Notes\nabout kestrels\n").get("success")
+    labels = app.page.eval_on_selector_all("#files .remove", "els => els.map(e => e.getAttribute('aria-label'))")
+    assert labels == ["Remove notes\\u202a.md", "Remove notes\\u202b.md"], labels
 
 
 def make_repo(root: Path) -> None:

@@ -1055,7 +1055,7 @@
     };
     show(false);
     try {
-      if (state.clears === ticket.clears) removePruned(pruned, tally, ticket);
+      if (state.clears === ticket.clears) await removePruned(pruned, tally, ticket);
       await indexLoop(items, tally, show, ticket);
     } finally {
       state.indexing = false;
@@ -1171,21 +1171,46 @@
     dropPackQuoting(path);
   }
 
-  // The files indexed before a drop under the folders its walk left out (`pruned`:
-  // [{path, why}], excluded or ignored now): removed, as `rag index` removes them.
-  function removePruned(pruned, tally, ticket) {
+  // The files indexed before a drop that lie in the folders its walk left out (`pruned`:
+  // [{path, why, entry}], excluded or ignored now): removed, as `rag index` removes them.
+  // Only those the folder holds now (its names listed, no file read): a file under the same
+  // name that a ragIndex or another folder of that name put there is not this drop's.
+  async function removePruned(pruned, tally, ticket) {
     if (!pruned.length) return;
-    const why = new Map(pruned.map((p) => [p.path, p.why]));
+    const byDir = new Map(pruned.map((p) => [p.path, { ...p, under: [] }]));
     const tops = new Set(pruned.map((p) => p.path.split('/')[0]));
-    for (const path of [...tally.had]) {
+    for (const path of tally.had) {
       const slash = path.indexOf('/');
       if (slash < 0 || !tops.has(path.slice(0, slash))) continue;  // (a loose file, another folder's)
       const parts = path.split('/');
       for (let i = 1; i < parts.length; i++) {
-        const dir = parts.slice(0, i).join('/');
-        if (why.has(dir)) { removeStale(path, `${why.get(dir)} (its folder ${shownPath(dir)}/)`, tally, ticket); break; }
+        const dir = byDir.get(parts.slice(0, i).join('/'));
+        if (dir) { dir.under.push(path); break; }
       }
     }
+    for (const dir of byDir.values()) {
+      if (!dir.under.length || !dir.entry) continue;
+      let present;
+      try {
+        present = await namesUnder(dir.entry, dir.path, new Set());
+      } catch (e) {
+        continue;  // (a folder that cannot be listed: what the index holds of it stays)
+      }
+      if (state.clears !== ticket.clears) return;
+      for (const path of dir.under) {
+        if (present.has(path)) removeStale(path, `${dir.why} (its folder ${shownPath(dir.path)}/)`, tally, ticket);
+      }
+    }
+  }
+
+  // The paths of the files in a dropped folder entry and its subfolders, by their names only.
+  async function namesUnder(entry, dirPath, out) {
+    for (const child of await readAll(entry)) {
+      const path = `${dirPath}/${child.name}`;
+      if (child.isDirectory) await namesUnder(child, path, out);
+      else out.add(path);
+    }
+    return out;
   }
 
   // What indexLoop makes of a dropped file that a later ragIndex or ragRemove changed (as the
@@ -1432,7 +1457,7 @@
         const skip = dirCheck.skip;
         if (skip) {
           if (!entry.name.startsWith('.')) out.leftOut.push(`${dirPath}/ (${skip})`);
-          out.pruned.push({ path: dirCheck.path || dirPath, why: skip });
+          out.pruned.push({ path: dirCheck.path || dirPath, why: skip, entry });
           return;
         }
         const children = await readFolder(entry, dirPath, out);
@@ -1835,11 +1860,12 @@
       name.className = 'path';
       name.dataset.path = path;
       name.textContent = listName(path);  // (as the results show it)
+      name.title = visible(path);  // (names differing only by a bidi control told apart: escapes)
       const btn = document.createElement('button');
       btn.type = 'button';
       btn.className = 'remove';
       btn.textContent = 'Remove';
-      btn.setAttribute('aria-label', `Remove ${listName(path)}`);
+      btn.setAttribute('aria-label', `Remove ${visible(path)}`);
       btn.dataset.testid = 'remove';
       btn.addEventListener('click', () => {
         const out = JSON.parse(ragRemove(path));
@@ -2057,9 +2083,12 @@
     if (!state.lastPack) return;
     const res = JSON.parse(state.facade.runtime_prompt(state.lastPack));
     if (res.error) { $('pack-info').textContent = visible(res.error); return; }
+    const pack = state.lastPack;
+    const which = `${packStale() ? 'the earlier question ' : ''}${packQuestion()}`;  // (before the wait)
     const ok = await copyText(res.prompt);
-    $('pack-info').textContent = visible(ok ? `Copied the prompt for ${packStale() ? 'the earlier question ' : ''}` +
-      `${packQuestion()} (${res.prompt.length} characters): paste it into any LLM.`
+    if (state.lastPack !== pack) return;  // (reset meanwhile: a file it quotes changed, and it says so)
+    $('pack-info').textContent = visible(ok ? `Copied the prompt for ${which}` +
+      ` (${res.prompt.length} characters): paste it into any LLM.`
       : 'Could not copy automatically: select the packed context and copy it by hand.');
   }
 
@@ -2116,10 +2145,13 @@
     $('copy-json').addEventListener('click', async () => {
       if (state.lastPack) {
         const view = renderedPack();
-        const ok = await copyText(view.text || '');
+        const pack = state.lastPack;
+        const which = `${packStale() ? 'the earlier question ' : ''}${packQuestion()}`;  // (before the wait)
         const format = $('pack-format').selectedOptions[0].textContent;  // ("JSON", "Markdown"...)
-        $('pack-info').textContent = visible(ok ? `Copied the packed context (${format}) for ${packStale() ? 'the earlier question ' : ''}` +
-          `${packQuestion()}.` : 'Could not copy automatically.');
+        const ok = await copyText(view.text || '');
+        if (state.lastPack !== pack) return;  // (reset meanwhile: a file it quotes changed, and it says so)
+        $('pack-info').textContent = visible(ok ? `Copied the packed context (${format}) for ${which}.`
+          : 'Could not copy automatically.');
       }
     });
     $('clear-all').addEventListener('click', () => {
