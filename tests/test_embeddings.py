@@ -832,10 +832,16 @@ def test_all_zero_chunk_vectors_are_refused_so_the_next_run_asks_again(tmp_path,
     root = write_root(tmp_path, provider)
     provider.reply = lambda texts: {"embeddings": [[0.0] * DIM for _ in texts]}
     r = rag("index", root)
-    assert r.returncode == 1 and "all-zero vector for the text" in r.stderr and "0 of 3 chunks have embeddings" in r.stderr
+    assert r.returncode == 1 and "all-zero vector, which says nothing of a text's meaning, for 3 chunks" in r.stderr
+    assert "0 of 3 chunks have embeddings" in r.stderr
+    # one text the provider always gives zeros: the others of its batch are kept, and it is named
+    provider.reply = lambda texts: {"embeddings": [[0.0] * DIM if "Taxes" in t else fake_vector(t) for t in texts]}
+    r = rag("index", root)
+    assert r.returncode == 1 and "for 1 chunk (taxes.md:L1-3); it was left without one" in r.stderr, r.stderr
+    assert "2 of 3 chunks have embeddings" in r.stderr
     provider.reply = None
     r = rag("index", root)
-    assert r.returncode == 0 and "embedded 3 chunks" in r.stderr + r.stdout, r.stderr
+    assert r.returncode == 0 and "embedded 1 chunk" in r.stderr + r.stdout, r.stderr
     assert query(root, "-q", "feline", "--semantic", "-k", "1")[0]["path"] == "pets.md"
 
 

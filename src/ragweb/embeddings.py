@@ -210,7 +210,7 @@ class Embedder:
             if len(v) != self.dimension:
                 raise RagError(f"the embedding provider at {url} sent vectors of {len(v)} dimensions, but "
                                f"embedding.dimension is {self.dimension}; set it to {len(v)}")
-            if not any(v):  # (kept, a chunk's would count as embedded, and never be asked for again)
+            if what == "question" and not any(v):  # (a chunk's: left without one, `embed_missing`)
                 raise RagError(f"the embedding provider at {url} sent an all-zero vector for the {what}, which "
                                "says nothing about its meaning (a provider under load may; try again)")
         return vectors
@@ -364,6 +364,7 @@ def embed_missing(engine, embedder: Embedder,
         todo = [cid for (cid,) in engine.conn.execute("SELECT id FROM chunks ORDER BY id")]
         had = 0
     done, size = 0, embedder.batch_size
+    zero: list[int] = []  # chunks the provider gave an all-zero vector
     batches = [todo[i:i + size] for i in range(0, len(todo), size)]
     if len(batches) > 1:  # (two runs at once start at different batches, and skip what the other did;
         start = random.randrange(len(batches))  # each batch holds what it would hold anyway)
@@ -381,6 +382,10 @@ def embed_missing(engine, embedder: Embedder,
                 progress(min(i + size, len(todo)), len(todo))
             continue
         vectors = embedder.embed_documents([texts[cid] for cid in ids])
+        # (an all-zero vector says nothing of its text; stored, the chunk would count as
+        # embedded and never be asked for again: it is left without one, and said below)
+        zero += [cid for cid, v in zip(ids, vectors) if not any(v)]
+        ids, vectors = [cid for cid, v in zip(ids, vectors) if any(v)], [v for v in vectors if any(v)]
         with engine.transaction():
             now = engine._meta("embedding")
             if now != stored and now != signature:
@@ -398,6 +403,14 @@ def embed_missing(engine, embedder: Embedder,
         if progress:
             progress(min(i + size, len(todo)), len(todo))
     engine.drop_vector_cache()
+    if zero:
+        rows = engine.conn.execute(f"SELECT f.path, c.start_line, c.end_line FROM chunks c JOIN files f ON f.id = "
+                                   f"c.file_id WHERE c.id IN ({','.join('?' * len(zero[:3]))})", zero[:3]).fetchall()
+        named = ", ".join(f"{p}:L{a}-{b}" for p, a, b in rows) + (" ..." if len(zero) > 3 else "")
+        raise RagError(f"the embedding provider at {embedder._url()} sent an all-zero vector, which says nothing "
+                       f"of a text's meaning, for {len(zero)} chunk{'' if len(zero) == 1 else 's'} ({named}); "
+                       f"{'it was' if len(zero) == 1 else 'they were'} left without one (the next run asks again), "
+                       f"and the other {done} were embedded")
     return done, had
 
 
