@@ -338,6 +338,8 @@ def test_a_number_with_an_exponent_is_read_and_ranges_are_shown_without_one():
     assert error_of("index:\n  max_file_bytes: 5.5e0\n") == (  # (an integer key: only a whole number)
         "rag.yaml line 2: index.max_file_bytes must be an integer between 1 and 1099511627776, got 5.5e0")
     assert error_of("index:\n  max_file_bytes: 1e999999\n").endswith("got 1e999999")
+    # (an exponent past what a number holds was a traceback: decimal.InvalidOperation)
+    assert error_of("retrieve:\n  top_k: 1e99999999999999999999\n").endswith("got 1e99999999999999999999")
     assert error_of("index:\n  chunk_tokens: 1" + "0" * 5000 + "e1\n").endswith("got 1" + "0" * 79 + "...")
     assert error_of("index:\n  chunk_tokens: 0" + "9" * 5000 + "\n") == (
         "rag.yaml line 2: index.chunk_tokens is a number too long to read (5001 characters)")

@@ -92,7 +92,8 @@ _SPACELESS_MARKS = ("\u0e31\u0e34-\u0e3a\u0e47-\u0e4e\u0eb1\u0eb4-\u0ebc\u0ec8-\
                     "\u17b4-\u17d3\u17dd\ua9e5\uaa7b-\uaa7d")
 # Invisible characters inside a word that are no part of it: the soft hyphen (HTML's &shy;),
 # zero-width space, ZWNJ and ZWJ (Persian "می‌خواهم"), word joiner, zero-width no-break space
-_JOINERS = "\u00ad\u200b-\u200d\u2060\ufeff"
+_JOINER_RANGES = ((0x00AD, 0x00AD), (0x200B, 0x200D), (0x2060, 0x2060), (0xFEFF, 0xFEFF))
+_JOINERS = "".join(re.escape(chr(a)) + (f"-{re.escape(chr(b))}" if b != a else "") for a, b in _JOINER_RANGES)
 # A word as `Analyzer.folds` reads it: `MARKED_WORD_RE`'s, through the invisible joiners too, and
 # a run of a script written without spaces whole, its marks and all (cut into clusters later)
 FOLDED_WORD_RE = re.compile(f"\\w+(?:[{_MARKS}{_SPACELESS_MARKS}{_JOINERS}]+\\w*)*")
@@ -105,7 +106,7 @@ _OPTIONAL_MARKS = {c: None for a, b in _mark_ranges() for c in range(max(a, 0x05
 # What `Analyzer.folds` deletes from a word: those marks, the joiners and the Arabic tatweel,
 # which stretches a letter ("قاعـــدة"); and a test for whether a word holds any (cheaper than
 # translating every word: most hold none)
-_FOLD_DELETES = {**_OPTIONAL_MARKS, **dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff\u0640"))}
+_FOLD_DELETES = {**_OPTIONAL_MARKS, **{c: None for a, b in _JOINER_RANGES for c in range(a, b + 1)}, 0x0640: None}
 _FOLD_DELETES_RE = re.compile("[%s]" % "".join(re.escape(chr(c)) for c in sorted(_FOLD_DELETES)))
 
 

@@ -398,7 +398,11 @@ def _plain_number(section: str, key: str, node, loader) -> tuple[str, object] | 
         return text, int(text.replace("_", ""), 10)
     if _EXPONENT_RE.fullmatch(text):
         from decimal import Decimal  # (exact: 5e6 is 5000000, whatever the exponent)
-        number = Decimal(text.replace("_", ""))
+        try:
+            number = Decimal(text.replace("_", ""))
+            float(number)
+        except ArithmeticError:  # (an exponent past what a number holds: 1e99999999999999999999)
+            return text, float("nan")  # (out of every range: refused, with the value as written)
         if typ is float:
             return text, float(number)
         lo, hi = SCHEMA[section][key][2]

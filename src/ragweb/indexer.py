@@ -174,9 +174,11 @@ def scan_changes(engine: Engine, root: str | Path, config: dict,
     is decoded again, and listed in ``reread`` when its text is not the stored one, as is
     one whose stored text is a packed context (`_indexed_packs`); and a file whose time and
     size are unchanged but whose time is close to the last run's scan (`RACY_SECONDS`) has
-    its text compared, and is listed in ``changed`` when it differs. So has, at a query's
-    scan too, one that is not the file the last run read (`Engine.file_idents`: a link that
-    points elsewhere, two files of one time and size swapped)."""
+    its text compared, and is listed in ``changed`` when it differs. So has one that is not
+    the file the last run read (`Engine.file_idents`: a link that points elsewhere, two files
+    of one time and size swapped). Not at a query's scan, which records nothing: after a
+    `chmod -R` or a copy of the tree (every file's status or inode new), each query would
+    read every file again until the next `rag index`."""
     ix = config["index"]
     older = decoding and engine.decoded_by() < DECODER_VERSION
     beyond = engine.paths_beyond_ascii() if older else set()
@@ -189,7 +191,7 @@ def scan_changes(engine: Engine, root: str | Path, config: dict,
     racy_since = None if scanned is None else scanned - RACY_SECONDS
     same_limit = engine.size_limit() == ix["max_file_bytes"]
     out = Changes()
-    idents = out.idents = engine.file_idents()
+    idents = out.idents = engine.file_idents() if decoding else {}
     seen = set()
     outputs = pack_outputs(root)
     output_files = _output_files(root, outputs)
