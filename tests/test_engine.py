@@ -794,6 +794,8 @@ def test_a_dropped_folders_name_does_not_weigh_in_ranking_or_the_evidence():
         a, b = native.pack(q, 60), page.pack(q, 60)
         assert (a["evidence"], a["evidence_score"]) == (b["evidence"], b["evidence_score"]), q
     assert Engine.from_bytes(page.to_bytes()).weighed_path("acme/n1.md") == "n1.md"  # (kept with the index)
+    page.reread()  # (a re-read for a new version keeps them)
+    assert page.weighed_path("acme/n1.md") == "n1.md"
     page.clear()
     assert page.weighed_path("acme/n1.md") == "acme/n1.md"
 

@@ -425,8 +425,10 @@ class Engine:
         with self.transaction():
             files = self.conn.execute("SELECT path, text, mtime, size, sha256 FROM files ORDER BY id").fetchall()
             skipped = self.conn.execute("SELECT path, mtime, size, reason FROM skipped").fetchall()
+            roots = sorted(self._roots)  # (the page's dropped folders: still its files' first names)
             yield 0, len(files)
             self.reset(self.config)
+            self.add_roots(roots)
             for row in skipped:
                 self.mark_skipped(*row)
             for done, (path, text, mtime, size, sha256) in enumerate(files, 1):
