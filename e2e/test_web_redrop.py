@@ -139,6 +139,7 @@ def test_a_drop_removes_only_what_a_folder_it_now_leaves_out_holds(app):
 def test_names_that_differ_by_a_bidi_control_are_told_apart_in_the_file_list(app):
     for name in ("notes\u202a.md", "notes\u202b.md"):
         assert app.index(name, "# Notes\nabout kestrels\n").get("success")
+    app.wait("document.querySelectorAll('#files .remove').length === 2")  # (the list is drawn after the API call)
     labels = app.page.eval_on_selector_all("#files .remove", "els => els.map(e => e.getAttribute('aria-label'))")
     assert labels == ["Remove notes\\u202a.md", "Remove notes\\u202b.md"], labels
 
