@@ -531,17 +531,12 @@ def check_path(path, size=None) -> str:
 
 
 def _case_only(path: str) -> str | None:
-    """The glob (``**/*.MD``) that would take ``path``, which no ``index.includes`` glob takes
-    but one takes with its suffix in lower case, else None (`files.LeftOut.case_only`: the
-    CLI notes such files, hidden ones aside)."""
-    import os.path
+    """`files.case_only_glob` of a dropped path, by its folder's includes (the CLI notes such
+    files, hidden ones aside)."""
+    from ragweb.files import case_only_glob
 
     _, rel, _, (includes, _) = _selection(path)
-    name = rel.rsplit("/", 1)[-1]
-    suffix = os.path.splitext(name)[1]
-    if name.startswith(".") or suffix == suffix.lower():
-        return None
-    return f"**/*{suffix}" if includes.matches_file(rel[:len(rel) - len(suffix)] + suffix.lower()) else None
+    return None if rel.rsplit("/", 1)[-1].startswith(".") else case_only_glob(includes, rel)
 
 
 @_guard

@@ -327,6 +327,16 @@ def _composed(text: str) -> str:
     return text if text.isascii() else unicodedata.normalize("NFC", text)
 
 
+def case_only_glob(includes: "GlobSet", path: str) -> str | None:
+    """The glob (``**/*.MD``) that would take ``path``, which ``includes`` leaves out only
+    for the case of its suffix (``Guide.MD``, which ``**/*.md`` takes in lower case), else
+    None (`LeftOut.case_only`; the page's `facade.check_path`)."""
+    suffix = os.path.splitext(path.rsplit("/", 1)[-1])[1]
+    if suffix == suffix.lower() or not includes.matches_file(path[:len(path) - len(suffix)] + suffix.lower()):
+        return None
+    return f"**/*{suffix}"
+
+
 class GlobSet:
     """Config globs (includes or excludes) compiled into one regex per kind; the globs that
     only name an ending (``**/*.md``) or a folder (``**/build/**``) are tested as strings,
@@ -734,7 +744,7 @@ class _Walker:
                 # (.gitignore: nobody means to index that)
                 suffix = os.path.splitext(entry.name)[1]
                 self.left_out.suffixes[suffix] = self.left_out.suffixes.get(suffix, 0) + 1
-                if suffix != suffix.lower() and self.includes.matches_file(path[:len(path) - len(suffix)] + suffix.lower()):
+                if case_only_glob(self.includes, path):
                     self.left_out.case_only.append(path)
 
     def _walk_dir(self, entry: os.DirEntry, path: str, ignores: list) -> Iterator[FileEntry]:
