@@ -145,14 +145,12 @@ def number_and_option_terms(text: str) -> list[str]:
 # Parts of an identifier: "HTTPServer" -> HTTP, Server; "parse2Json" -> parse, 2, Json.
 _PART_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[^\W\d_A-Za-z]+")
 _NEEDS_SPLIT_RE = re.compile(r"_|[a-z][A-Z]|[A-Za-z][0-9]|[0-9][A-Za-z]|[A-Z]{2}[a-z]")
-_CJK_RE = re.compile(
-    "[\u3040-\u30ff\u3100-\u312f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f]+"
-)
+_CJK_BMP = "\u3040-\u30ff\u3100-\u312f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
+_CJK_RE = re.compile(f"[{_CJK_BMP}]+")
 # `Analyzer.folds`: CJK with the iteration marks "々" "〆" "〇" and the ideographs beyond the
 # BMP (Extension B to G: "𠮷"), which `_CJK_RE` left as one-character words, dropped; and runs
 # of Thai, Lao, Myanmar and Khmer letters and marks (digits left out: a number stays a word)
-_CJK_CHARS = ("\u3005-\u3007\u3040-\u30ff\u3100-\u312f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
-              "\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f")
+_CJK_CHARS = f"\u3005-\u3007{_CJK_BMP}\U00020000-\U0003134f"
 _RUNS_RE = re.compile(f"([{_CJK_CHARS}]+)|([\u0e00-\u0e4f\u0e5a-\u0ecf\u0eda-\u0eff\u1000-\u103f\u104a-\u108f"
                       f"\u109a-\u109f\u1780-\u17df\u17ea-\u17ff\ua9e0-\ua9ef\ua9fa-\ua9ff\uaa60-\uaa7f]+)")
 _CJK_CHAR_RE = re.compile(f"[{_CJK_CHARS}]")
