@@ -12,6 +12,7 @@ synonyms together, so a question can match a passage it shares no word with.
 import json
 import math
 import re
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -317,6 +318,7 @@ def test_rebuilding_or_clearing_drops_vectors(tmp_path, provider):
     with eng.transaction():
         eng.reset()
     assert embeddings.status(eng) == (None, 0, 0) and not embeddings.has_vectors(eng)
+    assert eng.conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'vector_keys'").fetchone() is None
     eng.close()
     provider.requests.clear()
     r = rag("index", root, "--rebuild")
@@ -869,3 +871,100 @@ def test_an_api_key_or_a_proxy_password_is_never_shown(tmp_path, provider, monke
     config_file(root).write_text(text)
     r = rag("query", "-d", root, "--no-auto-index", "-q", "automobile", "--semantic")
     assert r.returncode == 1 and "holds a user name or password" in r.stderr and "PASS" not in r.stderr, r.stderr
+
+
+def manual(edited: bool = False) -> str:
+    """A manual of 30 steps, each its own chunk at ``chunk_tokens: 32``; ``edited``: one word
+    of step 17 other."""
+    steps = []
+    for i in range(30):
+        check = f"Check that the gauge reads {'nine' if edited and i == 17 else 'zero'} before the next step."
+        steps.append(f"## Step {i}\n\nTurn valve {i} slowly to the left until it stops.\n{check}\n"
+                     "Write the reading in the log book.\n")
+    return "# Manual\n\n" + "\n".join(steps)
+
+
+def write_manual_root(tmp_path, provider):
+    root = write_root(tmp_path, provider, batch_size=4)
+    with config_file(root).open("a") as f:
+        f.write("index:\n  chunk_tokens: 32\n  chunk_overlap: 0\nretrieve:\n  hybrid_enabled: true\n")
+    (root / "manual.md").write_text(manual())
+    assert rag("index", root).returncode == 0
+    return root
+
+
+def chunk_texts(root) -> set[str]:
+    """The texts the index's chunks are embedded from."""
+    eng = Engine.open(root / ".rag" / "index.db", create=False)
+    try:
+        return set(eng.chunk_texts([cid for (cid,) in eng.conn.execute("SELECT id FROM chunks")]).values())
+    finally:
+        eng.close()
+
+
+def placed_vectors(root) -> dict[tuple, list[float]]:
+    """(path, first line, last line) -> the vector stored for that chunk."""
+    eng = Engine.open(root / ".rag" / "index.db", create=False)
+    try:
+        rows = eng.conn.execute("SELECT f.path, c.start_line, c.end_line, v.data FROM vectors v JOIN chunks c "
+                                "ON c.id = v.chunk JOIN files f ON f.id = c.file_id").fetchall()
+        return {(path, a, b): list(embeddings.blob_vector(blob)) for path, a, b, blob in rows}
+    finally:
+        eng.close()
+
+
+def test_a_one_line_edit_sends_only_its_chunk_and_searches_as_a_full_re_embed(tmp_path, provider):
+    # (every chunk of a changed file was sent again: a one-line edit of a long manual paid
+    # the provider for all of it)
+    root = write_manual_root(tmp_path, provider)
+    before = chunk_texts(root)
+    assert len(before) > 30
+    (root / "manual.md").write_text(manual(edited=True))
+    provider.requests.clear()
+    r = rag("index", root)
+    assert r.returncode == 0, r.stderr
+    changed = sorted(chunk_texts(root) - before)
+    assert len(changed) == 1 and "reads nine" in changed[0]
+    assert provider.texts() == changed
+    assert "embedded 1 chunks" in r.stdout and "reused the vector of an identical text" in r.stdout
+    # the same vectors, and the same hybrid and semantic results, as embedding it all again
+    fresh = tmp_path / "fresh"
+    shutil.copytree(root, fresh, ignore=shutil.ignore_patterns("index.db*"))
+    assert rag("index", fresh).returncode == 0
+    assert placed_vectors(root) == placed_vectors(fresh) and len(placed_vectors(root)) == len(before)
+    for q in ("gauge reads nine", "valve 17 log book", "automobile battery"):
+        assert query(root, "-q", q, "-k", "5") == query(fresh, "-q", q, "-k", "5")
+        assert query(root, "-q", q, "-k", "5", "--semantic") == query(fresh, "-q", q, "-k", "5", "--semantic")
+    # a renamed file sends nothing, and the vectors of the chunks it had are deleted
+    (root / "manual.md").rename(root / "guide.md")
+    provider.requests.clear()
+    r = rag("index", root)
+    assert r.returncode == 0 and provider.requests == [] and "embedded 0 chunks" in r.stdout
+    eng = Engine.open(root / ".rag" / "index.db", create=False)
+    (stored,) = eng.conn.execute("SELECT count(*) FROM vectors").fetchone()
+    assert embeddings.status(eng)[1] == embeddings.status(eng)[2] == stored == len(before)
+    eng.close()
+
+
+def test_vectors_stored_before_they_were_keyed_are_reused_and_a_rewritten_one_is_not(tmp_path, provider):
+    root = write_manual_root(tmp_path, provider)
+    db = root / ".rag" / "index.db"
+    with sqlite3.connect(db) as conn:  # as an index embedded before keys were kept
+        conn.execute("DROP TABLE IF EXISTS vector_keys")
+    provider.requests.clear()
+    r = rag("index", root)
+    assert r.returncode == 0 and provider.requests == [], r.stderr
+    before = chunk_texts(root)
+    (root / "manual.md").write_text(manual(edited=True))
+    assert rag("index", root).returncode == 0
+    assert provider.texts() == sorted(chunk_texts(root) - before)  # (its one changed chunk)
+    # a vector rewritten by a version that keeps no keys is not taken for its old text's
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE vectors SET data = (SELECT v.data FROM vectors v JOIN chunks c ON c.id = v.chunk "
+                     "JOIN files f ON f.id = c.file_id WHERE f.path = 'garage.md') WHERE chunk = "
+                     "(SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = 'pets.md')")
+    (root / "pets.md").rename(root / "cats.md")
+    provider.requests.clear()
+    assert rag("index", root).returncode == 0
+    assert provider.texts() == ["Pets\n" + DOCS["pets.md"].strip()]
+    assert query(root, "-q", "feline", "--semantic", "-k", "1")[0]["path"] == "cats.md"

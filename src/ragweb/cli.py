@@ -382,7 +382,7 @@ def _run_embed(root: Path, cfg: dict, quiet: bool, out=None) -> None:
     engine = Engine.open(index_path(root), cfg, create=False, timeout=WRITER_WAIT_SECONDS)
     try:
         try:
-            done, had = embeddings.embed_missing(engine, embedder, lambda d, n: bar(d, n, 0, 0))
+            done, had, reused = embeddings.embed_missing(engine, embedder, lambda d, n: bar(d, n, 0, 0))
         except RagError as e:
             raise RagError(f"{e}\n{_embedding_state(engine, embedder)}") from None
         except sqlite3.Error as e:  # (each batch of vectors commits on its own)
@@ -395,8 +395,9 @@ def _run_embed(root: Path, cfg: dict, quiet: bool, out=None) -> None:
             bar.close()
     finally:
         engine.close()
+    kept = f", {reused} reused the vector of an identical text" if reused else ""
     print(f"embedded {done} chunks with {embedder.provider} {embedder.model} "
-          f"({had} already had embeddings); {time.perf_counter() - t0:.2f} s", file=out or sys.stdout)
+          f"({had} already had embeddings{kept}); {time.perf_counter() - t0:.2f} s", file=out or sys.stdout)
 
 
 def _embedding_state(engine, embedder) -> str:

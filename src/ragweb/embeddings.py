@@ -22,9 +22,11 @@ provider, model, dimension and document prefix that made them; vectors made othe
 dropped and made again by the next `rag index`. (``document_prefix`` and ``query_prefix``
 go before each chunk and each question: some models, nomic-embed-text among them, are
 trained with such task prefixes.) Chunk ids are never reused, so a replaced or removed
-chunk's vector is an orphan: ignored by searches (they join on live chunks) and deleted by
-the next `embed_missing`. Each batch of vectors commits on its own: an interrupted run, or
-a provider that fails half way, keeps the finished batches and the next run goes on.
+chunk's vector is an orphan: ignored by searches (they join on live chunks), and deleted at
+the end of the next `embed_missing`, which first gives its vector to any new chunk of the same
+text (`VECTOR_KEYS_TABLE`: a one-line edit of a long file sends the chunks it changed, not all).
+Each batch of vectors commits on its own: an interrupted run, or a provider that fails half
+way, keeps the finished batches and the next run goes on.
 
 Similarity is pure Python; numpy, when installed, is an accelerator with the same results
 (`similarities`).
@@ -32,6 +34,7 @@ Similarity is pure Python; numpy, when installed, is an accelerator with the sam
 
 from __future__ import annotations
 
+import hashlib
 import http.client
 import json
 import math
@@ -41,6 +44,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import zlib
 from array import array
 from operator import mul
 from typing import Callable
@@ -54,6 +58,13 @@ ANSWER_BYTES_PER_TEXT = 256 * 1024  # the most an answer may hold per text (a 4,
 MIN_ANSWER_BYTES = 16 * 1024 * 1024  # is about 90 KB of JSON), and at least this: an endless answer stops
 MAX_TEXT_CHARS = 8000    # a chunk's text is cut to this many characters before embedding
 VECTOR_TABLE = "CREATE TABLE IF NOT EXISTS vectors(chunk INTEGER PRIMARY KEY, data BLOB NOT NULL)"
+# Which text each vector was made from (`text_key`), so that a chunk of the same text reuses it,
+# and the crc32 of the vector it was written with. A table of its own, created when first
+# written: an index without it is read as before, and an older version of ragweb, which writes
+# vectors without keys, can still write them (a key whose crc no longer matches is not used).
+VECTOR_KEYS_TABLE = ("CREATE TABLE IF NOT EXISTS vector_keys(chunk INTEGER PRIMARY KEY, text_key BLOB NOT NULL, "
+                     "data_crc INTEGER NOT NULL)")
+VECTOR_KEYS_INDEX = "CREATE INDEX IF NOT EXISTS vector_keys_text ON vector_keys(text_key)"
 
 
 class _RedirectRefused(Exception):
@@ -102,9 +113,13 @@ class Embedder:
         return {"provider": self.provider, "model": self.model, "dimension": self.dimension,
                 "document_prefix": self.document_prefix}
 
+    def document_text(self, text: str) -> str:
+        """What is sent for a chunk's ``text``: after ``document_prefix``, cut to `MAX_TEXT_CHARS`."""
+        return (self.document_prefix + text)[:MAX_TEXT_CHARS]
+
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """`embed` chunk texts, each after ``document_prefix``."""
-        return self.embed([self.document_prefix + t for t in texts])
+        """`embed` chunk texts, each as `document_text` makes it."""
+        return self.embed([self.document_text(t) for t in texts])
 
     def embed_query(self, question: str) -> list[float]:
         """`embed` a question, after ``query_prefix`` (an all-zero vector is an error: it is
@@ -338,11 +353,53 @@ def status(engine) -> tuple[dict | None, int, int]:
     return engine._meta("embedding"), done, total
 
 
+def text_key(sent: str) -> bytes:
+    """The key a vector is kept under for reuse: the first 16 bytes of the sha256 of the text
+    sent for it (`Embedder.document_text`)."""
+    return hashlib.sha256(sent.encode("utf-8", "surrogatepass")).digest()[:16]
+
+
+def _put_vectors(engine, rows: list[tuple[int, bytes, bytes]]) -> None:
+    """Store (chunk id, unit vector blob, `text_key`) rows, each vector with its key."""
+    engine.conn.executemany("INSERT OR REPLACE INTO vectors VALUES(?, ?)", [(cid, blob) for cid, blob, _ in rows])
+    engine.conn.executemany("INSERT OR REPLACE INTO vector_keys VALUES(?, ?, ?)",
+                            [(cid, key, zlib.crc32(blob)) for cid, blob, key in rows])
+
+
+def _kept_vectors(engine, keys) -> dict[bytes, bytes]:
+    """`text_key` -> a stored vector made from that text, of any chunk (a live one's, or one
+    a changed or removed file left behind), for the keys of ``keys`` that have one."""
+    rows = engine._select_in("SELECT k.text_key, k.data_crc, v.data FROM vector_keys k JOIN vectors v "
+                             "ON v.chunk = k.chunk WHERE k.text_key IN", sorted(set(keys)))
+    # (a key whose vector another version of ragweb has rewritten since, which keeps no keys,
+    # is not that vector's: its check no longer matches)
+    return {key: blob for key, crc, blob in rows if zlib.crc32(blob) == crc}
+
+
+def _key_unkeyed_vectors(engine, embedder: Embedder) -> None:
+    """Give each live chunk's vector its `text_key` where it has none (vectors stored before
+    keys were kept, or by an older version), so that later runs can reuse it."""
+    ids = [cid for (cid,) in engine.conn.execute(
+        "SELECT v.chunk FROM vectors v JOIN chunks c ON c.id = v.chunk "
+        "LEFT JOIN vector_keys k ON k.chunk = v.chunk WHERE k.chunk IS NULL ORDER BY v.chunk")]
+    for i in range(0, len(ids), 1000):
+        texts = engine.chunk_texts(ids[i:i + 1000])
+        blobs = dict(engine._select_in("SELECT chunk, data FROM vectors WHERE chunk IN", list(texts)))
+        engine.conn.executemany("INSERT INTO vector_keys VALUES(?, ?, ?)",
+                                [(cid, text_key(embedder.document_text(text)), zlib.crc32(blobs[cid]))
+                                 for cid, text in texts.items()])
+
+
 def embed_missing(engine, embedder: Embedder,
-                  progress: Callable[[int, int], None] | None = None) -> tuple[int, int]:
+                  progress: Callable[[int, int], None] | None = None) -> tuple[int, int, int]:
     """Give every live chunk of ``engine`` a vector from ``embedder``; returns (chunks
-    embedded now, chunks that had one). Each batch commits on its own (module doc); a
-    provider error is raised after the finished batches are kept.
+    embedded now, chunks that had one, chunks that reused a stored vector of the same text).
+    Each batch commits on its own (module doc); a provider error is raised after the
+    finished batches are kept.
+
+    A chunk whose text, as it would be sent, is that of a stored vector (of a chunk a changed
+    or renamed file left behind, or of another chunk) gets a copy of it, unsent. Vectors of
+    chunks no longer in the index are deleted once the run has given every chunk one.
 
     Vectors of another provider, model, dimension or document prefix are replaced: they are
     dropped with the first batch of new ones, in its transaction, so a run that gets no
@@ -354,16 +411,19 @@ def embed_missing(engine, embedder: Embedder,
     signature = embedder.signature
     with engine.transaction():
         engine.conn.execute(VECTOR_TABLE)
-        engine.conn.execute("DELETE FROM vectors WHERE chunk NOT IN (SELECT id FROM chunks)")
+        engine.conn.execute(VECTOR_KEYS_TABLE)
+        engine.conn.execute(VECTOR_KEYS_INDEX)
         stored = engine._meta("embedding")
+        if stored == signature:
+            _key_unkeyed_vectors(engine, embedder)
     if stored == signature:
         todo = [cid for (cid,) in engine.conn.execute(
             "SELECT c.id FROM chunks c LEFT JOIN vectors v ON v.chunk = c.id WHERE v.chunk IS NULL ORDER BY c.id")]
-        (had,) = engine.conn.execute("SELECT count(*) FROM vectors").fetchone()
+        (had,) = engine.conn.execute("SELECT count(*) FROM vectors v JOIN chunks c ON c.id = v.chunk").fetchone()
     else:
         todo = [cid for (cid,) in engine.conn.execute("SELECT id FROM chunks ORDER BY id")]
         had = 0
-    done, size = 0, embedder.batch_size
+    done, reused, size = 0, 0, embedder.batch_size
     zero: list[int] = []  # chunks the provider gave an all-zero vector
     batches = [todo[i:i + size] for i in range(0, len(todo), size)]
     if len(batches) > 1:  # (two runs at once start at different batches, and skip what the other did;
@@ -377,31 +437,37 @@ def embed_missing(engine, embedder: Embedder,
             ids = [cid for cid in ids if cid not in have]
         texts = engine.chunk_texts(ids)
         ids = [cid for cid in ids if cid in texts]  # (not those removed since the run began)
-        if not ids:
-            if progress:
-                progress(min(i + size, len(todo)), len(todo))
-            continue
-        vectors = embedder.embed_documents([texts[cid] for cid in ids])
+        keys = {cid: text_key(embedder.document_text(texts[cid])) for cid in ids}
+        kept = _kept_vectors(engine, keys.values()) if stored == signature else {}
+        rows = [(cid, kept[keys[cid]], keys[cid]) for cid in ids if keys[cid] in kept]
+        reused += len(rows)
+        ids = [cid for cid in ids if keys[cid] not in kept]
+        vectors = embedder.embed_documents([texts[cid] for cid in ids]) if ids else []
         # (an all-zero vector says nothing of its text; stored, the chunk would count as
         # embedded and never be asked for again: it is left without one, and said below)
         zero += [cid for cid, v in zip(ids, vectors) if not any(v)]
-        ids, vectors = [cid for cid, v in zip(ids, vectors) if any(v)], [v for v in vectors if any(v)]
-        with engine.transaction():
-            now = engine._meta("embedding")
-            if now != stored and now != signature:
-                raise RagError(f"another run changed the index's embeddings while this one ran (to "
-                               f"{described(now)}); this run stopped, so that the index does not "
-                               "mix vectors of two models")
-            stored = now  # (another run with this embedder may have begun meanwhile: its vectors stay)
-            if stored != signature:
-                engine.conn.execute("DELETE FROM vectors")
-                engine._set_meta("embedding", signature)
-                stored = signature
-            engine.conn.executemany("INSERT OR REPLACE INTO vectors VALUES(?, ?)",
-                                    [(cid, normalized_blob(v)) for cid, v in zip(ids, vectors)])
-        done += len(ids)
+        made = [(cid, normalized_blob(v), keys[cid]) for cid, v in zip(ids, vectors) if any(v)]
+        done += len(made)
+        rows += made
+        if rows:
+            with engine.transaction():
+                now = engine._meta("embedding")
+                if now != stored and now != signature:
+                    raise RagError(f"another run changed the index's embeddings while this one ran (to "
+                                   f"{described(now)}); this run stopped, so that the index does not "
+                                   "mix vectors of two models")
+                stored = now  # (another run with this embedder may have begun meanwhile: its vectors stay)
+                if stored != signature:
+                    engine.conn.execute("DELETE FROM vectors")
+                    engine.conn.execute("DELETE FROM vector_keys")
+                    engine._set_meta("embedding", signature)
+                    stored = signature
+                _put_vectors(engine, rows)
         if progress:
             progress(min(i + size, len(todo)), len(todo))
+    with engine.transaction():  # (kept until now: a changed file's old chunks' vectors, for reuse)
+        engine.conn.execute("DELETE FROM vectors WHERE chunk NOT IN (SELECT id FROM chunks)")
+        engine.conn.execute("DELETE FROM vector_keys WHERE chunk NOT IN (SELECT chunk FROM vectors)")
     engine.drop_vector_cache()
     if zero:
         rows = engine.conn.execute(f"SELECT f.path, c.start_line, c.end_line FROM chunks c JOIN files f ON f.id = "
@@ -411,7 +477,7 @@ def embed_missing(engine, embedder: Embedder,
                        f"of a text's meaning, for {len(zero)} chunk{'' if len(zero) == 1 else 's'} ({named}); "
                        f"{'it was' if len(zero) == 1 else 'they were'} left without one (the next run asks again), "
                        f"and the other {done} were embedded")
-    return done, had
+    return done, had, reused
 
 
 def described(signature: dict | None) -> str:

@@ -395,6 +395,7 @@ class Engine:
         for table in ("files", "chunks", "terms", "postings", "dead", "skipped", "meta"):
             self.conn.execute(f"DELETE FROM {table}")
         self.conn.execute("DROP TABLE IF EXISTS vectors")
+        self.conn.execute("DROP TABLE IF EXISTS vector_keys")
         self.conn.execute("DROP TABLE IF EXISTS idents")
         store.drop_shown(self.conn)
         self.conn.execute("INSERT INTO meta VALUES('format', ?)", (str(store.FORMAT_VERSION),))
