@@ -283,3 +283,35 @@ def test_the_stemmers_version_is_the_installed_ones():
     # (read from its .dist-info folder's name: importlib.metadata took 140 ms of the page's boot)
     from importlib.metadata import version
     assert analysis.STEMMER_VERSION == version("snowballstemmer")
+
+
+def test_a_word_and_its_particle_are_also_read_as_one_word():
+    a = Analyzer()
+    assert a.compound_terms("how do retries back off?") == {"backoff": "back", "retriesback": "retri"}
+    assert a.compound_terms("does it fall back?") == {"fallback": "fall"}
+    assert a.compound_terms("When does a request time out, and how do I log in?") == {"timeout": "time", "login": "log"}
+    assert a.compound_terms("set up the server") == {"setup": "set"}
+    # only spaces between them, each word whole, never a stopword first, never a noun pair
+    assert a.compound_terms("back, off; time-out; back\noff") == {}
+    assert a.compound_terms("get it in on time") == {}
+    assert a.compound_terms("the user name and file name") == {}
+    # already one word in the question: nothing to add
+    assert "backoff" not in a.compound_terms("does backoff back off")
+
+
+def test_a_question_finds_the_word_its_two_words_are_written_as():
+    from ragweb import engine as engine_mod
+    from ragweb.engine import Engine
+    eng = Engine.memory()
+    eng.add_document("retry.md", "# Retry policy\n\nDelays grow by exponential backoff with full jitter.\n")
+    eng.add_document("headers.md", "# Headers\n\nSerialise the headers back to wire format before you send them.\n")
+    eng.flush()
+    hits = eng.search("how do retries back off?")
+    assert hits[0].path == "retry.md" and "backoff" in hits[0].terms
+    packed = eng.pack("how do retries back off?", 20)
+    assert [s["path"] for s in packed["snippets"]][:1] == ["retry.md"], packed
+    engine_mod.COMPOUND_MATCH = 0.0
+    try:
+        assert "backoff" not in eng.search("how do retries back off?", mmr=False)[0].terms
+    finally:
+        engine_mod.COMPOUND_MATCH = 1.0

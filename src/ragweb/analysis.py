@@ -421,6 +421,31 @@ class Analyzer:
         """Distinct terms of a question, sorted (a fixed order keeps float sums identical)."""
         return sorted(set(self.terms(text)))
 
+    def compound_terms(self, text: str) -> dict[str, str]:
+        """Two words of ``text`` that documentation often writes as one, read as one: a word
+        and the particle after it, apart only by spaces ("back off" -> "backoff", "time out"
+        -> "timeout", "log in" -> "login", "set up" -> "setup"; `COMPOUND_SECOND`). The term of
+        each joined word that is not a term of ``text`` already -> the term of its first word,
+        which it is another way of writing. A caller keeps those its index holds."""
+        text = self.normal(text)
+        own = set(self.terms(text))
+        out: dict[str, str] = {}
+        for m in _PAIR_RE.finditer(text):
+            a, b = m.group(1).lower(), m.group(2).lower()
+            if a in self._stop or (COMPOUND_SECOND and b not in COMPOUND_SECOND):
+                continue
+            joined, first = self.word_terms(a + b), self.word_terms(a)
+            if len(joined) == 1 and len(first) == 1 and joined[0] not in own:
+                out.setdefault(joined[0], first[0])
+        return out
+
+
+COMPOUND_SECOND = frozenset("up down out off in on over back away".split())  # the particles a compound ends in (empty: any word)
+# Two words of letters (at least two each) with only spaces or tabs between them, each whole
+# (not part of an identifier or a hyphenated word): `Analyzer.compound_terms`' pairs, found
+# overlapping ("set up the time out": "set up", "up the", "the time", "time out").
+_PAIR_RE = re.compile(r"(?<![\w\-.])(?=([^\W\d_]{2,})[ \t]+([^\W\d_]{2,})(?![\w\-]))")
+
 
 # ------------------------------------------------------------------ related forms of a term
 

@@ -38,6 +38,7 @@ DEAD_MERGE_RATIO = 0.25    # all segments are merged when this share of indexed 
 FLUSH_INTS = 4_000_000     # buffered postings (3 ints each) are flushed as a segment beyond this (~30 MB of text)
 MEMO_MAX = 500_000         # words whose analysis a flush keeps memoised, at most (then forgotten)
 RELATED_LONGER = 10        # a question term the index lacks is searched for as up to this many longer terms
+COMPOUND_MATCH = 1.0       # match strength of two question words the index holds as one ("back off": "backoff"; 0: off)
 TIES_KEPT = 4  # chunks tied at a search's pool cut are all kept up to this many times the pool
 
 FILE_CACHE = 256           # files whose lines (and an HTML page's views) packing keeps in memory ...
@@ -992,6 +993,13 @@ class Engine:
             for tid, term, df in self._term_rows(sorted(strength.keys() - idfs.keys())):
                 term_of[tid] = term
                 weighted.append((bm25_idf(n, df) * strength[term] * k1p1, self._postings(tid)))
+        if COMPOUND_MATCH and mode != "semantic":
+            # two question words the index holds as one ("back off": "backoff")
+            joined = sorted(self.analyzer.compound_terms(query).keys() - term_of.values())
+            for tid, term, df in self._term_rows(joined):
+                if df > 0:
+                    term_of[tid] = term
+                    weighted.append((bm25_idf(n, df) * COMPOUND_MATCH * k1p1, self._postings(tid)))
         # numpy, when installed (`accel`), scores a BM25-only search over every chunk at
         # once and cuts the pool itself; the same arithmetic in the same order gives the
         # same floats

@@ -115,6 +115,7 @@ SUFFICIENT = 0.6           # evidence_score at or above this: "sufficient" (0..1
 WEAK = 0.45                # evidence_score at or above this: "weak"; below: "none" (0..1)
 LEAN_SUFFICIENT = 0.56     # the same for a lean pack, which holds less of the question's wording by
 LEAN_WEAK = 0.42           # design (dev sets: 6 of 19 wrong refusals fewer, the same refusals)
+COMPOUND_PACK = 1.0        # match strength in packing of two question words written as one ("backoff"; 0: off)
 SEMANTIC_NORMAL = 0.0      # share of pack.semantic_weight a normal (not lean) pack uses (0..1)
 
 
@@ -375,6 +376,11 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
     vocab = cp.prepare_units(units, engine.analyzer, {fid: (lines_of[fid], shown) for fid, shown in shown_of.items()})
     synonyms = engine.analyzer.synonyms(engine.config["pack"].get("synonyms", []))
     related = related_terms(qterms, vocab, synonyms=synonyms)
+    if COMPOUND_PACK:
+        for joined, first in engine.analyzer.compound_terms(query).items():
+            if joined in vocab and first in qterms:  # ("back off": a unit saying "backoff" says "back off")
+                rel = related.setdefault(first, {})
+                rel[joined] = max(rel.get(joined, 0.0), COMPOUND_PACK)
     idf = engine.idf_of(sorted(set(qterms) | {t for rel in related.values() for t in rel}))
     idf = cp.blend_local_idf(idf, units)
     weights = cp.query_weights(idf, qterms, related, cp.LEAN_IDF_POWER if lean else 1.0)
