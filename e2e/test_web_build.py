@@ -37,9 +37,9 @@ def test_site_layout(site_dir):
     assert not list(site_dir.glob("*.md"))  # docs of web/ stay out of the site
     for name in (*webbuild.PAGE_FILES, ".nojekyll"):
         assert (site_dir / name).is_file()
-    sample = sorted(p.relative_to(REPO / "sample").as_posix() for p in (REPO / "sample").rglob("*") if p.is_file())
-    assert manifest["sample"] == sample
-    assert all((site_dir / "sample" / s).is_file() for s in sample)
+    assert manifest["sample"] == list(webbuild.SAMPLE_FILES)
+    assert sorted(p.relative_to(site_dir / "sample").as_posix() for p in (site_dir / "sample").rglob("*")
+                  if p.is_file()) == sorted(webbuild.SAMPLE_FILES)
 
 
 def test_page_uses_only_relative_urls(site_dir):
@@ -120,6 +120,7 @@ def test_rebuild_removes_only_what_an_earlier_build_wrote(tmp_path):
     foreign = tmp_path / "mine"
     foreign.mkdir()
     (foreign / "keep.txt").write_text("precious")
+    (foreign / "CNAME").write_text("example.org\n")  # (a deploy folder's files do not make the rest ours)
     with pytest.raises(UsageError, match="not a ragweb site"):
         webbuild.build_site(foreign, precompile=False)
     assert (foreign / "keep.txt").read_text() == "precious"
@@ -139,6 +140,55 @@ def test_rebuild_keeps_what_the_user_added(tmp_path):
     files = json.loads((out / "manifest.json").read_text())["files"]
     assert "CNAME" not in files and "sample/mine.md" not in files and "app.js" in files
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]  # no temporary folders left
+
+
+@pytest.mark.parametrize("git", ["worktree", "repository"])
+def test_a_first_build_into_a_deploy_folder_keeps_its_git_and_cname(tmp_path, git):
+    # (`git worktree add site gh-pages` leaves a `.git` file, `git init` a `.git` folder, and a
+    # GitHub Pages folder a CNAME: such a folder was refused as "not empty", so the first deploy failed)
+    out = tmp_path / "site"
+    out.mkdir()
+    if git == "worktree":
+        (out / ".git").write_text("gitdir: /elsewhere/.git/worktrees/site\n")
+    else:
+        (out / ".git").mkdir()
+        (out / ".git" / "HEAD").write_text("ref: refs/heads/gh-pages\n")
+    (out / "CNAME").write_text("example.org\n")
+    (out / ".nojekyll").write_text("")
+    before = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    for _ in range(2):  # (the first build, then a rebuild)
+        webbuild.build_site(out, precompile=False)
+        assert {name: (out / name).read_bytes() for name in before} == before
+        files = json.loads((out / "manifest.json").read_text())["files"]
+        assert "index.html" in files and ".nojekyll" in files and "CNAME" not in files
+        assert not [f for f in files if f == ".git" or f.startswith(".git/")]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+    (out / "manifest.json").unlink()  # (no longer a ragweb site: its other files are the user's)
+    with pytest.raises(UsageError, match="not a ragweb site"):
+        webbuild.build_site(out, precompile=False)
+    assert (out / "index.html").is_file() and (out / "CNAME").read_text() == "example.org\n"
+
+
+def test_only_the_named_sample_files_are_shipped(tmp_path, monkeypatch):
+    # (a `ctx.json` written in sample/ by `rag pack -o` ended up in the site, and the page
+    # said "Indexed 8 of 9 files, 1 skipped")
+    sample = tmp_path / "sample"
+    shutil.copytree(webbuild.sample_dir(), sample, ignore=shutil.ignore_patterns(".rag"))
+    (sample / "ctx.json").write_text("{}")
+    (sample / "docs" / "notes.md").write_text("mine")
+    monkeypatch.setattr(webbuild, "sample_dir", lambda: sample)
+    out = tmp_path / "site"
+    webbuild.build_site(out, precompile=False)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["sample"] == list(webbuild.SAMPLE_FILES)
+    assert sorted(p.relative_to(out / "sample").as_posix() for p in (out / "sample").rglob("*")
+                  if p.is_file()) == sorted(webbuild.SAMPLE_FILES)
+    # An earlier build that shipped the stray file: the rebuild removes it.
+    (out / "sample" / "ctx.json").write_text("{}")
+    manifest["files"].append("sample/ctx.json")
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    webbuild.build_site(out, precompile=False)
+    assert not (out / "sample" / "ctx.json").exists()
 
 
 def test_rebuild_of_a_build_that_did_not_list_its_files_keeps_unknown_ones(tmp_path):

@@ -180,6 +180,7 @@ def test_a_wheel_carries_the_page_and_the_sample_so_rag_web_works_when_installed
     src = tmp_path / "src"  # (a clean copy: a checkout's build/ may hold an earlier build's files)
     shutil.copytree(repo, src, ignore=shutil.ignore_patterns(".git", ".venv", "node_modules", "build", "dist", "site",
                                                           "bench", "*.egg-info", "__pycache__", ".rag*"))
+    (src / "sample" / "ctx.json").write_text("{}")  # (`rag pack -o ctx.json` run there: not the sample's)
     r = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp_path), str(src)],
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
@@ -187,8 +188,7 @@ def test_a_wheel_carries_the_page_and_the_sample_so_rag_web_works_when_installed
     names = set(zipfile.ZipFile(wheel).namelist())
     for name in webbuild.PAGE_FILES:
         assert f"ragweb/web/{name}" in names, name
-    sample = {p.relative_to(repo / "sample").as_posix() for p in (repo / "sample").rglob("*") if p.is_file()}
-    assert {n.removeprefix("ragweb/sample/") for n in names if n.startswith("ragweb/sample/")} == sample
+    assert {n.removeprefix("ragweb/sample/") for n in names if n.startswith("ragweb/sample/")} == set(webbuild.SAMPLE_FILES)
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
 
 
@@ -209,6 +209,7 @@ def test_the_sdist_carries_what_make_test_and_make_bench_need(tmp_path):
         shutil.copy2(repo / f, src / f)
     (src / "bench" / "out").mkdir(parents=True, exist_ok=True)
     (src / "bench" / "out" / "native.json").write_text("{}")
+    (src / "sample" / "ctx.json").write_text("{}")
     r = subprocess.run([sys.executable, "-m", "build", "--sdist", "-o", str(tmp_path / "dist"), str(src)],
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-2000:]
@@ -217,4 +218,19 @@ def test_the_sdist_carries_what_make_test_and_make_bench_need(tmp_path):
         names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n and tar.getmember(n).isfile()}
     expected = {f for f in files if not f.startswith((".github/", ".gitignore"))}
     assert expected - names == set()
-    assert not [n for n in names if n.startswith("bench/out/") or "__pycache__" in n]
+    assert not [n for n in names if n.startswith("bench/out/") or "__pycache__" in n or n == "sample/ctx.json"]
+
+
+def test_the_shipped_sample_is_the_files_git_tracks_in_sample():
+    """The sample is a fixed list (a `ctx.json` left in sample/ was shipped in the site, the
+    wheel and the sdist); a file added to the sample must be added to that list too."""
+    import subprocess
+    repo = webbuild.project_root()
+    tracked = subprocess.run(["git", "-C", str(repo), "ls-files", "sample"], capture_output=True, text=True, check=True)
+    assert sorted(f.removeprefix("sample/") for f in tracked.stdout.split()) == sorted(webbuild.SAMPLE_FILES)
+
+
+def test_the_help_of_pyodide_dir_names_its_environment_variable():
+    parser = argparse.ArgumentParser(prog="rag web")
+    webbuild.add_arguments(parser)
+    assert "$RAGWEB_PYODIDE_DIR" in " ".join(parser.format_help().split())

@@ -62,6 +62,19 @@ PYODIDE_CORE_FILES = (
 PAGE_FILES = ("index.html", "app.js", "style.css")
 """The page: copied from ``web/`` into the site root (with anything else there but docs)."""
 
+SAMPLE_FILES = (
+    "CHANGELOG.md", "README.md", "docs/configuration.md", "docs/headers.md", "docs/troubleshooting.md",
+    "pigeonpost/headers.py", "pigeonpost/retry.py", "web/client.js",
+)
+"""The sample project (paths in ``sample/``): only these are shipped, in the site, the wheel
+and the sdist (setup.py reads this list), so a file a user leaves in ``sample/``, such as the
+``ctx.json`` of a ``rag pack -o`` run there, is not published."""
+
+DEPLOY_FILES = frozenset({".git", "CNAME", ".nojekyll"})
+"""What a static host's deploy folder may hold before the first build (a ``git worktree``'s
+``.git``, GitHub Pages' ``CNAME`` and ``.nojekyll``): such a folder counts as empty, and a
+build keeps them (``.nojekyll`` it writes itself)."""
+
 MANIFEST = "manifest.json"
 GENERATOR = "ragweb.webbuild"
 
@@ -491,9 +504,9 @@ def _check_destination(out: Path) -> None:
         if os.path.ismount(out):  # (the site is swapped in by renaming the folder, which a mount point refuses)
             raise UsageError(f"{out} is a mount point, which a build cannot replace; build into a folder "
                              f"inside it, such as {out / 'site'}")
-        if any(out.iterdir()) and not _is_our_site(out):
-            raise UsageError(f"{out} is not empty and is not a ragweb site; "
-                             "choose an empty or new folder for --build")
+        if any(p.name not in DEPLOY_FILES for p in out.iterdir()) and not _is_our_site(out):
+            raise UsageError(f"{out} is not empty and is not a ragweb site; choose an empty or new folder "
+                             f"for --build (one holding nothing but {', '.join(sorted(DEPLOY_FILES))} will do)")
         try:
             here = Path.cwd().resolve()
         except OSError:
@@ -509,9 +522,9 @@ def build_site(out_dir: str | os.PathLike, pyodide_dir: str | os.PathLike | None
                wheels_dir: str | os.PathLike | None = None, precompile: bool = True) -> Path:
     """Write the static site into ``out_dir`` and return its path.
 
-    ``out_dir`` must be empty, missing, or an earlier build. An earlier build is replaced
-    as a whole (one rename), keeping what the user added to it (a CNAME, a ``.git``): only
-    the files the manifest says that build wrote are removed.
+    ``out_dir`` must be missing, empty (`DEPLOY_FILES` aside), or an earlier build. An
+    earlier build is replaced as a whole (one rename), keeping what the user added to it (a
+    CNAME, a ``.git``): only the files the manifest says that build wrote are removed.
     ``pyodide_dir``: the npm package folder of Pyodide (default: found by `find_pyodide`).
     ``wheels_dir``: cache folder for the third-party wheels (default ``build/wheels``).
     ``precompile``: add Pyodide bytecode to the wheels (needs node; see `precompile_wheels`).
@@ -713,17 +726,17 @@ def _swap_in(tmp: Path, out: Path, kept: list[str]) -> Path | None:
 
 
 def _copy_sample(dest: Path) -> list[str]:
+    """Copy the `SAMPLE_FILES` there are into ``dest``; returns their names."""
     src = sample_dir()
     names: list[str] = []
     dest.mkdir()
     if src is None:
         return names
-    for path in sorted(src.rglob("*")):
-        rel = path.relative_to(src)
-        if path.is_file() and not any(p.startswith(".") or p == "__pycache__" for p in rel.parts):
-            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(path, dest / rel)
-            names.append(rel.as_posix())
+    for name in SAMPLE_FILES:
+        if (src / name).is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src / name, dest / name)
+            names.append(name)
     return names
 
 
@@ -827,12 +840,13 @@ def serve(site_dir: str | os.PathLike, port: int = 8000, host: str = "127.0.0.1"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Flags of ``rag web``."""
     parser.add_argument("--build", metavar="DIR",
-                        help="write the static site into DIR and exit (DIR must be empty or an earlier build)")
+                        help="write the static site into DIR and exit (DIR must be new, empty or an earlier build; "
+                        "a .git, CNAME or .nojekyll in it is kept)")
     parser.add_argument("--port", type=int, default=8000,
                         help="port to serve on (default 8000; 0 picks a free one)")
     parser.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1)")
     parser.add_argument("--pyodide-dir", metavar="DIR",
-                        help="folder of the npm package `pyodide` (default: node_modules/pyodide)")
+                        help="folder of the npm package `pyodide` (default: $RAGWEB_PYODIDE_DIR, else node_modules/pyodide)")
     parser.add_argument("--wheels-dir", metavar="DIR",
                         help="cache folder for the snowballstemmer and pyyaml wheels (default: build/wheels of the checkout, else ~/.cache/ragweb/wheels)")
 
