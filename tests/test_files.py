@@ -777,8 +777,15 @@ def test_a_gzip_file_is_read_as_the_file_it_compresses(tmp_path):
 
 
 def test_unreadable_file(tmp_path):
-    result = read_text_file(tmp_path / "missing", 100)
-    assert result == DecodeResult(None, "unreadable: No such file or directory")
+    from ragweb.files import BROKEN_LINK, GONE
+    # gone (deleted after a walk listed it; its folder too, or a file now): not "unreadable"
+    (tmp_path / "file").write_text("x\n")
+    for missing in ("missing", "gone/missing", "file/missing"):
+        assert read_text_file(tmp_path / missing, 100) == DecodeResult(None, GONE), missing
+    (tmp_path / "link.md").symlink_to(tmp_path / "missing")
+    (tmp_path / "folder").symlink_to(tmp_path / "gone")
+    for broken in ("link.md", "folder/a.md"):  # (a link whose target is gone: kept, as the walk keeps it)
+        assert read_text_file(tmp_path / broken, 100) == DecodeResult(None, BROKEN_LINK), broken
     assert read_text_file(tmp_path, 100).skipped == "unreadable: not a regular file (a folder)"
 
 

@@ -717,6 +717,50 @@ def test_a_file_or_folder_that_cannot_be_read_this_time_keeps_what_was_indexed(s
     assert r.updated == 1 and search_paths(sample_root, "walruses")[0][0] == "docs/configuration.md"
 
 
+def test_a_file_deleted_while_the_run_reads_the_others_is_removed_not_kept(tmp_path):
+    """A file the walk listed that is gone when its turn to be read comes (deleted, its folder
+    deleted, or the folder replaced by a file) is removed, as the next run would remove it:
+    it kept its old text, cited by every query until then, with an "unreadable" warning. A
+    link whose target went meanwhile is a broken link, and what was indexed of it stays."""
+    root, outside = tmp_path / "tree", tmp_path / "outside.md"
+    outside.write_text("# Outside\nThe okapi lives outside.\n")
+    root.mkdir()
+    (root / "sub").mkdir()
+    (root / "link.md").symlink_to(outside)
+    (root / "z.bin").write_bytes(b"\x00binary" * 10)
+
+    def write(version: str) -> None:
+        for name in ("a.md", "b.md", "sub/c.md"):
+            (root / name).write_text(f"# {name}\nThe walrus{version} text of {name}.\n")
+    write("one")
+    cfg = default_config()
+    assert index_root(root, cfg).added == 4
+    write("twotwo")  # (all changed: the run reads each again, a.md first)
+    outside.write_text("# Outside\nThe okapi lives outside, still.\n")
+    (root / "z.bin").write_bytes(b"\x00binary again" * 10)
+
+    def progress(done, total, bytes_done, bytes_total):
+        if done == 1:  # a.md is stored; the others go before they are read
+            (root / "b.md").unlink()
+            (root / "sub" / "c.md").unlink()
+            (root / "sub").rmdir()
+            (root / "sub").write_text("now a file\n")  # (sub/c.md: "not a directory")
+            (root / "z.bin").unlink()
+            outside.unlink()
+
+    r = index_root(root, cfg, progress=progress)
+    assert (r.updated, r.removed) == (1, 2) and r.problems == [("link.md", "unreadable: broken symlink")]
+    assert [p for p, *_ in search_paths(root, "walrustwotwo")] == ["a.md"]
+    assert search_paths(root, "walrusone") == []
+    assert [p for p, *_ in search_paths(root, "okapi")] == ["link.md"]  # (kept: its target may come back)
+    eng = Engine.open(index_path(root))
+    assert eng.skipped_states() == {}  # (z.bin's row went with it)
+    eng.close()
+    outside.write_text("# Outside\nThe okapi is back.\n")
+    r = index_root(root, cfg)
+    assert (r.updated, r.removed) == (1, 0) and r.problems == []  # (link.md, read again)
+
+
 def _indexed_pages(tmp_path, n: int, words: int):
     """A folder ``docs`` of ``n`` pages of ``words`` words each, indexed: (root, config, index file)."""
     root = tmp_path / "docs"

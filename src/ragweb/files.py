@@ -1050,15 +1050,37 @@ def user_text(data: bytes, errors: str = "strict") -> str:
     return data.decode("utf-8", errors).removeprefix("\ufeff")
 
 
+GONE = "gone: deleted since the walk listed it"
+"""`read_text_file`'s reason for a file no longer there when it is read (deleted or moved
+while `rag index` ran): the indexer treats it as deleted, as the next walk would."""
+
+
 def read_text_file(abspath: str | os.PathLike, max_bytes: int) -> DecodeResult:
-    """Read and decode a file, or say why it was skipped (binary, too large, unreadable)."""
+    """Read and decode a file, or say why it was skipped (binary, too large, unreadable, `GONE`)."""
     try:
         data = read_regular(abspath, max_bytes)
     except TooLarge as e:
         return DecodeResult(None, f"too large ({e.size} bytes > max_file_bytes {max_bytes})")
+    except (FileNotFoundError, NotADirectoryError) as e:
+        return DecodeResult(None, _missing(abspath) or f"unreadable: {e.strerror or e}")
     except OSError as e:
         return DecodeResult(None, f"unreadable: {e.strerror or e}")
     return decode_file(str(abspath), data, max_bytes)
+
+
+def _missing(abspath: str | os.PathLike) -> str | None:
+    """Why the file at ``abspath`` cannot be found: `BROKEN_LINK` when the nearest part of
+    its path still there is a symbolic link whose target is gone (the file itself, or a
+    folder's link: what was indexed through it is kept, as the walk keeps it), `GONE` when
+    a part of the path is not there (or is a file now), else None."""
+    path = p = os.path.abspath(abspath)
+    while not os.path.lexists(p):
+        if os.path.dirname(p) == p:
+            break
+        p = os.path.dirname(p)
+    if os.path.islink(p) and not os.path.exists(p):
+        return BROKEN_LINK
+    return GONE if p != path else None
 
 
 def decode_file(path: str, data: bytes, max_bytes: int) -> DecodeResult:

@@ -27,8 +27,8 @@ from ragweb.analysis import Analyzer
 from ragweb.config import never_indexed
 from ragweb.engine import Engine
 from ragweb.errors import IndexReadOnlyError, Interrupted, RagError
-from ragweb.files import (BROKEN_LINK, DECODER_VERSION, LEGACY_REASON, NOT_REGULAR, PACKED_REASON, AtomicWrite,
-                          FileEntry, LeftOut, compressed, is_left_out_note, is_link_note, iter_files,
+from ragweb.files import (BROKEN_LINK, DECODER_VERSION, GONE, LEGACY_REASON, NOT_REGULAR, PACKED_REASON,
+                          AtomicWrite, FileEntry, LeftOut, compressed, is_left_out_note, is_link_note, iter_files,
                           packed_context_reason, read_regular, read_text_file)
 
 INDEX_DIR = ".rag"
@@ -699,6 +699,12 @@ def _prepared(todo: list[FileEntry], states: dict, engine: Engine, max_bytes: in
 
 def _index_one(engine: Engine, entry: FileEntry, old, outcome: tuple, report: IndexReport) -> None:
     reason, doc = outcome
+    if reason == GONE:  # (deleted after the walk listed it: as if the walk had not seen it)
+        log.debug("gone: %s", entry.path)
+        if engine.remove_document(entry.path):
+            report.removed += 1
+        engine.mark_skipped(entry.path, 0.0, 0, None)
+        return
     if reason is not None:
         log.debug("skipped %s: %s", entry.path, reason)
         if reason == "binary":
