@@ -1329,6 +1329,54 @@ def test_a_current_folder_deleted_or_unreadable_is_named(tmp_path):
         locked.chmod(0o755)
 
 
+def _as_user() -> str:
+    """A command prefix that runs `rag` without root's power to read and write any file (for
+    the permission tests), "" when not root."""
+    if os.geteuid() != 0:
+        return ""
+    if subprocess.run(["setpriv", "--version"], capture_output=True).returncode:
+        pytest.skip("root reads an unreadable folder; setpriv drops the capability")
+    return "setpriv --inh-caps=-dac_override,-dac_read_search --bounding-set=-dac_override,-dac_read_search --"
+
+
+def test_an_index_folder_or_file_this_user_may_not_read_or_write_is_named(indexed):
+    """A folder on the way to the index that cannot be entered, or an index file of another
+    user's, is said to be so, with what to do: it was a raw "[Errno 13] Permission denied:
+    '.../.rag'", or "the disk could not be read or written (is it full, or read-only?)"."""
+    as_user, rag_cmd = _as_user(), f'"{sys.executable}" -m ragweb'
+    db = indexed / ".rag" / "index.db"
+    remedy = "(its permissions); fix them (chmod, chown), or replace the index with `rag index --rebuild`\n"
+    cases = [(indexed, 0o000, ["index", "query -q retry"],
+              f"Error: cannot read folder {indexed} (permission denied): fix its permissions (chmod), "
+              "or ask its owner\n"),
+             (indexed / ".rag", 0o000, ["index", "query -q retry"],
+              f"Error: cannot read folder {indexed / '.rag'} (permission denied): fix its permissions "
+              "(chmod), or ask its owner\n"),
+             (db, 0o000, ["index", "query -q retry"], f"Error: cannot open {db}: this user may not read it {remedy}"),
+             (db, 0o444, ["index"], f"Error: cannot open {db}: this user may not write it {remedy}")]
+    for path, mode, commands, said in cases:
+        before = path.stat().st_mode
+        try:
+            for cmd in commands:
+                r = subprocess.run(["sh", "-c", f"chmod {mode:o} '{path}' && exec {as_user} {rag_cmd} {cmd} "
+                                                f"-d '{indexed}' --no-auto-index" if cmd != "index" else
+                                    f"chmod {mode:o} '{path}' && exec {as_user} {rag_cmd} index '{indexed}'"],
+                                   capture_output=True, text=True, timeout=120)
+                assert (r.returncode, r.stderr) == (1, said), (path, cmd)
+        finally:
+            path.chmod(before)
+    try:  # (without -d: the index here, not one above it)
+        r = subprocess.run(["sh", "-c", f"cd '{indexed}' && chmod 000 .rag && exec {as_user} {rag_cmd} query -q retry"],
+                           capture_output=True, text=True, timeout=120)
+        assert (r.returncode, r.stderr) == (1, "Error: cannot read folder .rag (permission denied): fix its "
+                                               "permissions (chmod), or ask its owner\n")
+    finally:
+        (indexed / ".rag").chmod(0o755)
+    r = subprocess.run(["sh", "-c", f"chmod 444 '{db}' && exec {as_user} {rag_cmd} query -q retry -d '{indexed}'"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stdout.startswith("1. "), r.stderr  # (a query only reads it)
+
+
 def test_no_color_and_a_dumb_terminal_turn_highlighting_off(indexed):
     args = ["query", "-q", "parse headers", "-d", indexed, "-k", "1"]
     assert "\x1b[1;33m" in run_on_terminal(args, "", env={"NO_COLOR": ""})  # (https://no-color.org: empty is unset)

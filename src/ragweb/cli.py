@@ -182,12 +182,24 @@ def _index_above(args, root: Path) -> Path | None:
     if args.dir is not None or getattr(args, "root", None):
         return None
     from ragweb.indexer import index_path
-    if index_path(root).is_file():
+    try:
+        if index_path(root).is_file():
+            return None
+    except PermissionError:  # (a .rag here that cannot be entered: `check_index_place` says so)
         return None
     # (the folders above it as the shell names them first: from inside a linked folder,
     # `mydocs/docs/sub` where mydocs/docs links elsewhere, the index of mydocs is above)
     above = [*Path(_logical_cwd()).parents] if root == Path(".") else []
-    return next((folder for folder in [*above, *root.resolve().parents] if index_path(folder).is_file()), None)
+    return next((folder for folder in [*above, *root.resolve().parents] if _has_index(folder)), None)
+
+
+def _has_index(folder: Path) -> bool:
+    """Whether ``folder`` holds an index file (False when that cannot be told: another user's)."""
+    from ragweb.indexer import index_path
+    try:
+        return index_path(folder).is_file()
+    except OSError:
+        return False
 
 
 def _logical_cwd() -> str:

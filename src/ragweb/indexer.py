@@ -495,13 +495,19 @@ def _empty_the_log(engine: Engine) -> None:
 
 def check_index_place(db: Path) -> None:
     """Raise a clear error when something else stands where the index goes: a file named
-    ``.rag``, or a folder named ``index.db`` (SQLite would only say it cannot open it)."""
-    if db.parent.exists() and not db.parent.is_dir():
-        raise RagError(f"{db.parent} is a file, not a folder: rag keeps the index in the folder "
-                       f"{db.parent.name}/ there; rename or move that file")
-    if db.is_dir():
-        raise RagError(f"{db} is a folder, not an index: rag keeps the index in a file of that name; "
-                       "move or remove the folder")
+    ``.rag``, or a folder named ``index.db`` (SQLite would only say it cannot open it); or
+    when a folder on the way cannot be entered (``chmod 000``)."""
+    try:
+        if db.parent.exists() and not db.parent.is_dir():
+            raise RagError(f"{db.parent} is a file, not a folder: rag keeps the index in the folder "
+                           f"{db.parent.name}/ there; rename or move that file")
+        if db.is_dir():
+            raise RagError(f"{db} is a folder, not an index: rag keeps the index in a file of that name; "
+                           "move or remove the folder")
+    except PermissionError as e:  # (what was looked up is in a folder this user may not enter)
+        folder = os.path.dirname(e.filename) if e.filename else db.parent
+        raise RagError(f"cannot read folder {folder} (permission denied): fix its permissions "
+                       "(chmod), or ask its owner") from None
 
 
 REBUILD_SUFFIX = ".rebuild-"  # index.db.rebuild-PID: the file a --rebuild builds, then moves into place

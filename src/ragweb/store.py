@@ -220,15 +220,35 @@ def _cannot_write(folder: Path, err: OSError | None) -> IndexReadOnlyError:
 _STORAGE_ERRORS = ("SQLITE_FULL", "SQLITE_IOERR", "SQLITE_CANTOPEN", "SQLITE_READONLY")
 
 
-def storage_problem(e: sqlite3.Error) -> str | None:
+def storage_problem(e: sqlite3.Error, path: Path | None = None, write: bool = True) -> str | None:
     """What a SQLite error says of the storage under the index, when that is its cause (a
-    full disk, an I/O error, a file that cannot be opened or written), else None: the index
-    itself is then not at fault, and rebuilding it would not help."""
+    full disk, an I/O error, a file that cannot be opened or written: `permission_problem`
+    of ``path`` and ``write`` when it has one), else None: the index itself is then not at
+    fault, and rebuilding it would not help."""
     name = getattr(e, "sqlite_errorname", "") or ""
     if name == "SQLITE_FULL" or "disk is full" in str(e):
         return "the disk is full"
     if name.startswith(_STORAGE_ERRORS) or "disk I/O error" in str(e):
-        return "the disk could not be read or written (is it full, or read-only?)"
+        return ((path is not None and permission_problem(path, write))
+                or "the disk could not be read or written (is it full, or read-only?)")
+    return None
+
+
+def permission_problem(path: Path, write: bool) -> str | None:
+    """Why this user may not read (or, with ``write``, write) the index file at ``path`` or
+    the log files beside it, by their permissions, else None. (SQLite says only that it
+    cannot open the file, or that the database is read-only.)"""
+    for file in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        if not file.is_file():
+            continue
+        if not os.access(file, os.R_OK):
+            verb = "read"
+        elif write and not os.access(file, os.W_OK):
+            verb = "write"
+        else:
+            continue
+        return (f"this user may not {verb} {'it' if file == path else f'{file.name} beside it'} (its "
+                "permissions); fix them (chmod, chown), or replace the index with `rag index --rebuild`")
     return None
 
 
@@ -262,6 +282,8 @@ def open_file(path: Path, create: bool = True, timeout: float = LOCK_WAIT_SECOND
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise _cannot_write(folder, e) from None
+    if why := permission_problem(path, write=create):  # (a query only reads it)
+        raise RagError(f"cannot open {path}: {why}")
     read_only = not create and read_as_it_is(path)
     if read_only:
         wal = path.with_name(path.name + "-wal")
@@ -285,11 +307,11 @@ def open_file(path: Path, create: bool = True, timeout: float = LOCK_WAIT_SECOND
     except sqlite3.OperationalError as e:
         if "locked" in str(e) or "busy" in str(e):
             raise IndexBusyError(f"{path} is being written by another rag process; try again") from e
-        if why := storage_problem(e):
+        if why := storage_problem(e, path, create):
             raise RagError(f"cannot open {path}: {why} ({e})") from e
         raise IndexCorruptError(f"cannot open {path}: {e}; rebuild it with `rag index --rebuild`") from e
     except sqlite3.DatabaseError as e:
-        if why := storage_problem(e):
+        if why := storage_problem(e, path, create):
             raise RagError(f"cannot open {path}: {why} ({e})") from e
         raise IndexCorruptError(f"{path} is not a readable index ({e}); rebuild it with `rag index --rebuild`") from e
     return conn
