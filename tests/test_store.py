@@ -109,3 +109,17 @@ def test_an_index_of_an_early_version_without_a_table_is_named_so(tmp_path):
         Engine.open(tmp_path / "index.db")
     with pytest.raises(IndexCorruptError, match=re.escape(says)):
         Engine.from_bytes(data)
+
+
+def test_an_index_of_a_newer_format_says_a_newer_ragweb_made_it(tmp_path):
+    # (it only said "rebuild it", which throws away what the newer ragweb indexed, when
+    # upgrading this one reads it); the remedy follows the cause after "; ", for the page's own
+    conn = store.open_file(tmp_path / "index.db")
+    conn.execute(f"PRAGMA user_version={store.FORMAT_VERSION + 1}")
+    conn.close()
+    with pytest.raises(IndexCorruptError) as e:
+        store.open_file(tmp_path / "index.db", create=False)
+    cause, remedy = str(e.value).split("; ")
+    assert cause == (f"{tmp_path / 'index.db'} was made by a newer version of ragweb (index format version "
+                     f"{store.FORMAT_VERSION + 1}, this one reads version {store.FORMAT_VERSION})")
+    assert remedy == "upgrade ragweb to read it, or rebuild it with `rag index --rebuild` to replace it"

@@ -191,6 +191,11 @@ def check_format(conn: sqlite3.Connection, where: str, deep: bool = False) -> bo
         return False
     if app != APPLICATION_ID:
         raise IndexCorruptError(f"{where} is not a ragweb index; rebuild it with `rag index --rebuild`")
+    if version > FORMAT_VERSION:  # (the cause, then after "; " the remedy: the page gives its own)
+        raise IndexCorruptError(
+            f"{where} was made by a newer version of ragweb (index format version {version}, this one "
+            f"reads version {FORMAT_VERSION}); upgrade ragweb to read it, or rebuild it with "
+            "`rag index --rebuild` to replace it")
     if version != FORMAT_VERSION:
         raise IndexCorruptError(
             f"{where} has index format version {version}, this ragweb reads version "
