@@ -281,6 +281,20 @@ def test_binary_and_large_files_are_skipped_and_counted(sample_root):
     assert "blob.txt" not in eng.stats()["files"] and "huge.txt" not in eng.stats()["files"]
 
 
+def test_files_skipped_before_are_counted_by_why_on_later_runs(sample_root):
+    # (the next run called them "unchanged": "9 skipped (9 unchanged)", the too large file among them)
+    (sample_root / "blob.txt").write_bytes(b"\x00\x01\x02binary" * 10)
+    (sample_root / "huge.txt").write_text("word " * 3000)
+    (sample_root / "bundle.js").write_text("var a=1;" * 300)
+    cfg = default_config()
+    cfg["index"]["max_file_bytes"] = 10_000
+    first = index_root(sample_root, cfg)
+    assert "3 skipped (1 binary, 1 too large, 1 minified)" in first.summary()
+    r = index_root(sample_root, cfg)
+    assert f"{first.added + 3} skipped ({first.added} unchanged, 1 binary, 1 too large, 1 minified)" in r.summary()
+    assert (r.unchanged, r.binary, r.too_large, r.minified) == (first.added, 0, 0, 0)  # (the CLI's note: once)
+
+
 def test_a_new_size_limit_applies_to_files_already_seen(sample_root):
     """Raising index.max_file_bytes indexes the files it refused (unchanged since); lowering it
     removes the indexed ones now over it: as a fresh index with that limit would hold."""
@@ -309,7 +323,7 @@ def test_a_new_size_limit_applies_to_gz_files_by_their_uncompressed_size(tmp_pat
     r = index_root(tmp_path, cfg)
     assert (r.removed, r.too_large) == (1, 1) and search_paths(tmp_path, "walrus") == []
     r = index_root(tmp_path, cfg)  # remembered: not read again, and not "changed" for ever
-    assert (r.too_large, r.unchanged) == (0, 1)
+    assert (r.too_large, r.unchanged, r.skipped_before) == (0, 0, {"too large": 1})
     eng = Engine.open(index_path(tmp_path), cfg, create=False)
     try:
         from ragweb.indexer import scan_changes

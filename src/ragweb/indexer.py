@@ -281,6 +281,16 @@ def _refused_by_older_decoder(reason: str | None) -> bool:
     return bool(reason) and reason.startswith("not UTF-8") and reason != LEGACY_REASON
 
 
+def _skip_kind(reason: str) -> str | None:
+    """How `IndexReport.summary` counts a file skipped for ``reason``: "binary", "too large",
+    "minified", "packed", or None (a legacy encoding, a damaged file: warned of once)."""
+    if reason == "binary":
+        return "binary"
+    if reason == PACKED_REASON:
+        return "packed"
+    return "too large" if _too_large(reason) else "minified" if reason.startswith("minified") else None
+
+
 def _too_large(reason: str | None) -> bool:
     """Whether a file's stored state says it was skipped for its size (a hash never does)."""
     return bool(reason) and reason.startswith("too large")
@@ -297,6 +307,9 @@ class IndexReport:
     binary: int = 0
     too_large: int = 0
     too_large_paths: list[str] = field(default_factory=list)  # (the first few, for the CLI's note)
+    # unchanged files an earlier run skipped, by why ("binary", "too large", ...): counted so,
+    # not as "unchanged" (the counts above, and the CLI's note, are of the files this run read)
+    skipped_before: dict[str, int] = field(default_factory=dict)
     minified: int = 0
     packed: int = 0  # packed contexts (`files.PACKED_REASON`)
     chunks: int = 0
@@ -322,10 +335,13 @@ class IndexReport:
 
     def summary(self) -> str:
         """One line: what the run did, why files were skipped, what it could not read."""
-        skipped = self.unchanged + self.binary + self.too_large + self.minified + self.packed
-        why = [f"{n} {reason}" for n, reason in ((self.unchanged, "unchanged"), (self.binary, "binary"),
-                                                  (self.too_large, "too large"), (self.minified, "minified"),
-                                                  (self.packed, "packed context" + "s" * (self.packed != 1))) if n]
+        before = self.skipped_before.get
+        packed = self.packed + before("packed", 0)
+        counts = ((self.unchanged, "unchanged"), (self.binary + before("binary", 0), "binary"),
+                  (self.too_large + before("too large", 0), "too large"),
+                  (self.minified + before("minified", 0), "minified"), (packed, "packed context" + "s" * (packed != 1)))
+        skipped = sum(n for n, _ in counts)
+        why = [f"{n} {reason}" for n, reason in counts if n]
         parts = [f"{self.added} added", f"{self.updated} updated", f"{self.removed} removed",
                  f"{skipped} skipped" + (f" ({', '.join(why)})" if why else "")]
         links = len(self.links_not_followed)
@@ -415,7 +431,11 @@ def _index_into(engine: Engine, root: Path, config: dict, use_gitignore: bool | 
             changes = scan_changes(engine, root, config, use_gitignore, decoding=True)
             report.problems = changes.problems
             report.left_out = changes.left_out
-            report.unchanged = len(changes.unchanged)
+            kinds = engine.skipped_states()
+            for entry in changes.unchanged:
+                if entry.path in kinds and (kind := _skip_kind(kinds[entry.path][2])):
+                    report.skipped_before[kind] = report.skipped_before.get(kind, 0) + 1
+            report.unchanged = len(changes.unchanged) - sum(report.skipped_before.values())
             todo = changes.new + changes.changed + changes.reread
             states = engine.file_states()
             total_bytes = sum(e.size for e in todo)
@@ -431,7 +451,7 @@ def _index_into(engine: Engine, root: Path, config: dict, use_gitignore: bool | 
                     _index_one(engine, entry, states.get(entry.path), outcome, report)
                     if progress:
                         progress(i + 1, len(todo), report.bytes, total_bytes)
-            report.files = len(todo) + report.unchanged
+            report.files = len(todo) + len(changes.unchanged)
             engine.set_file_idents({e.path: e.ident for e in todo + changes.unchanged if e.ident}, changes.idents)
             engine.set_decoded_by(DECODER_VERSION)
             engine.set_scanned_at(scanned)
