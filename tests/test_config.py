@@ -351,6 +351,16 @@ def test_range_bounds_are_inclusive():
     assert (cfg["index"]["chunk_tokens"], cfg["index"]["chunk_overlap"], cfg["index"]["b"]) == (16, 0, 1.0)
 
 
+def test_a_choice_is_read_in_any_case():
+    # (as `language: English` and `stemming: Porter` were, while `output: JSON` was refused)
+    cfg = parse_config("pack:\n  output: JSON\nlogging:\n  level: WARNING\nembedding:\n  provider: OpenAI\n")
+    assert (cfg["pack"]["output"], cfg["logging"]["level"], cfg["embedding"]["provider"]) == \
+        ("json", "warning", "openai")
+    msg = error_of("pack:\n  output: JSN\n")  # (the error as it was: the value as written)
+    assert msg.startswith("rag.yaml line 2: pack.output must be one of: ") and "got 'JSN'" in msg
+    assert "did you mean 'json'?" in msg
+
+
 def test_choice_error_lists_every_choice_from_schema():
     msg = error_of("\npack:\n  output: jsn\n")
     choices = SCHEMA["pack"]["output"][2]

@@ -427,9 +427,12 @@ def _coerce(section: str, key: str, value: object) -> tuple[bool, object]:
         return ok, value
     if typ is bool:
         return isinstance(value, bool), value
+    if typ is str and check is not None:  # (a choice, in any case: `JSON`, as `language: English`)
+        if isinstance(value, str) and value.lower() in check:
+            return True, value.lower()
+        return False, value
     if typ is str:
-        ok = isinstance(value, str) and (check is None or value in check)
-        return ok, value
+        return isinstance(value, str), value
     # numbers: bool is an int subclass in Python but never a number here
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return False, value
