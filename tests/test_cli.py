@@ -451,6 +451,15 @@ def test_every_command_and_flag_has_help_and_is_in_the_readme():
                 f"rag {name} {action.option_strings} is not in README.md"
 
 
+def test_each_commands_help_shows_its_own_name_in_examples():
+    # (`rag pack --help` showed "instead of -q (rag query how does retry work)")
+    sub = next(a for a in build_parser()._actions if a.__class__.__name__ == "_SubParsersAction")
+    for name, p in sub.choices.items():
+        for action in p._actions:
+            for other in set(sub.choices) - {name}:
+                assert f"rag {other} " not in (action.help or ""), (name, action.dest)
+
+
 def test_readme_config_table_is_current():
     from ragweb.config import config_help
     assert config_help().strip() in README.read_text(), \
@@ -489,6 +498,16 @@ def test_terminal_offers_to_index_then_highlights(sample_root):
     assert "Index it now? [Y/n]" in out
     assert "indexed" in out and "8/8 files" in out          # the progress bar, then the summary
     assert "\x1b[1;33m" in out                               # matched words highlighted
+
+
+def test_the_offer_to_index_names_the_folder_and_the_index_below_it(indexed):
+    # (it asked "There is no index for .. Index it now?", where Enter indexes the whole
+    # folder, while piped the error said which -d finds the index below)
+    here = indexed.parent
+    out = run_on_terminal(["query", "-q", "parse headers"], "\x04", cwd=here)
+    assert (f"There is no index for the current folder {here} (add `-d corpus` to use the index in corpus "
+            "instead). Index it now? [Y/n] ") in out
+    assert "add `-d corpus` to use the index in corpus\r\n" in out and "indexed" not in out  # (Ctrl-D: no)
 
 
 def test_terminal_offers_to_reindex_changed_files(indexed):
@@ -1060,6 +1079,26 @@ def test_a_batch_that_cannot_be_written_names_the_file(indexed, tmp_path):
     assert r.returncode == 1 and r.stderr.strip() == "Error: cannot write /dev/full: No space left on device"
 
 
+@pytest.mark.parametrize("unbuffered", ["", "1"])
+def test_an_output_that_cannot_be_written_midway_says_so(tmp_path, unbuffered):
+    # (more than the output's buffer holds: it was written, and failed, before the command
+    # ended, as a raw "[Errno 27] File too large" past `ulimit -f` or "[Errno 28] ..." here)
+    import resource
+    root = tmp_path / "notes"
+    make_files(root, {f"n{i}.md": f"# Note {i}\n\n" + "".join(f"The retry {i} backs off at step {j} of {i * j}. "
+                                                          for j in range(40)) + "\n" for i in range(60)})
+    assert rag("index", root).returncode == 0
+    for target, limit, why in (("/dev/full", None, "No space left on device"),
+                               # (40 KB: SQLite's -shm file beside the index takes 32 KB)
+                               (tmp_path / "out.txt", 40_960, "File too large")):
+        with open(target, "w") as out:
+            r = subprocess.run([sys.executable, "-m", "ragweb", "pack", "-d", root, "-q", "retry backoff",
+                                "-k", "60", "-b", "100000", "--format", "text"], stdout=out, stderr=subprocess.PIPE,
+                               text=True, env={**os.environ, "PYTHONUNBUFFERED": unbuffered}, timeout=120,
+                               preexec_fn=limit and (lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))))
+        assert (r.returncode, r.stderr) == (1, f"Error: cannot write the output: {why}\n"), target
+
+
 def test_nothing_indexed_says_what_excludes_left_out_not_the_index_files(tmp_path):
     _tree(tmp_path, {"a.pdf": "x\n", "notes.md": "notes\n", "rag.yaml": "index:\n  excludes: ['notes.md']\n"})
     for _ in range(2):  # (the second run walks past .rag/ and its index.db)
@@ -1103,6 +1142,21 @@ def test_a_path_from_a_dot_in_a_subfolder_is_that_subfolder(tmp_path):
     assert _paths(rag(*q, "--path", ".", cwd=tmp_path / "docs")) == ["docs/a.md", "docs/sub/b.md"]
     assert _paths(rag(*q, "--path", "./sub", cwd=tmp_path / "docs")) == ["docs/sub/b.md"]
     assert _paths(rag(*q, "--path", ".", cwd=tmp_path)) == ["docs/a.md", "docs/sub/b.md", "notes.md", "src/r.py"]
+
+
+def test_a_path_from_dot_dot_is_read_from_the_current_folder(tmp_path):
+    # (`--path '../src/**'` from docs/ "matched no indexed file": it was matched as written)
+    root = _tree(tmp_path / "proj", {"notes.md": "retry notes\n", "src/r.py": "retry = 1  # notes\n",
+                                     "docs/a.md": "retry notes a\n"})
+    assert rag("index", root).returncode == 0
+    q = ("query", "-q", "retry notes", "--json", "-k", "10", "--no-mmr")
+    assert _paths(rag(*q, "--path", "../src/**", cwd=root / "docs")) == ["src/r.py"]
+    assert _paths(rag(*q, "--path", "..", cwd=root / "docs")) == ["docs/a.md", "notes.md", "src/r.py"]
+    assert _paths(rag(*q, "-d", root, "--path", "../proj/docs", cwd=root)) == ["docs/a.md"]
+    for cwd, path in ((root / "docs", "../../other/**"), (root, "../other")):
+        r = rag(*q, "-d", root, "--path", path, cwd=cwd)
+        assert (r.returncode, r.stderr) == (2, f"Error: --path {path!r} leads out of the indexed folder {root}: "
+                                               "the paths of its index are matched, relative to that folder\n")
 
 
 @pytest.mark.parametrize("name", ["Rag.yaml", "RAG.YAML", "rag.yml", "rag.yaml.txt"])

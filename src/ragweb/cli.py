@@ -65,10 +65,10 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
 
 
-def _retrieval(p: argparse.ArgumentParser) -> None:
+def _retrieval(p: argparse.ArgumentParser, command: str) -> None:
     p.add_argument("-q", "--query", help="the question (required unless --batch)")
     p.add_argument("words", nargs="*", metavar="QUESTION",
-                   help="the question as plain words, instead of -q (rag query how does retry work)")
+                   help=f"the question as plain words, instead of -q (rag {command} how does retry work)")
     _common(p)
     p.add_argument("-k", "--top-k", type=int, default=None, metavar="N",
                    help="number of results (query) or candidate pool (pack); default retrieve.top_k")
@@ -99,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
     p = sub.add_parser("query", help="search the index and print ranked results")
-    _retrieval(p)
+    _retrieval(p, "query")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--no-mmr", action="store_true", help="rank by relevance only (no diversity)")
     p.add_argument("-c", "--context", type=int, default=0, metavar="N",
@@ -107,7 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--semantic", action="store_true", help="vector search only (needs embeddings)")
 
     p = sub.add_parser("pack", help="pack the best evidence for a question into a token budget")
-    _retrieval(p)
+    _retrieval(p, "pack")
     p.add_argument("-b", "--budget", type=int, default=None, metavar="TOKENS",
                    help="token budget (default pack.token_budget); tokens = ceil(chars/4)")
     p.add_argument("-o", "--output", metavar="FILE", default=None, help="write to FILE instead of stdout ('-': stdout)")
@@ -283,6 +283,38 @@ def _escape_unencodable() -> None:
             stream.reconfigure(errors="ragweb.escape")
 
 
+class OutputError(OSError):
+    """Standard output could not be written (`rag query > FILE` on a full disk, or past
+    ``ulimit -f``): said as such, not as a bare ``[Errno 27] File too large``."""
+
+
+class _Output(io.FileIO):
+    """Standard output's file, whose failed writes are `OutputError`s (a reader gone stays a
+    BrokenPipeError)."""
+
+    def write(self, data):
+        try:
+            return super().write(data)
+        except (BrokenPipeError, BlockingIOError):
+            raise
+        except OSError as e:
+            raise OutputError(e.errno, e.strerror) from None
+
+
+def _guard_output() -> None:
+    """Standard output written through `_Output` (when it is the process's own file)."""
+    out = sys.stdout
+    if not isinstance(out, io.TextIOWrapper):
+        return
+    raw = out.buffer if isinstance(out.buffer, io.FileIO) else getattr(out.buffer, "raw", None)  # (unbuffered: -u)
+    if type(raw) is io.FileIO:
+        out.flush()
+        guarded = _Output(raw.fileno(), "w", closefd=False)
+        sys.stdout = io.TextIOWrapper(guarded if raw is out.buffer else io.BufferedWriter(guarded),
+                                      encoding=out.encoding, errors=out.errors,
+                                      line_buffering=out.line_buffering, write_through=out.write_through)
+
+
 def _utf8_stdout() -> None:
     """Standard output in UTF-8, whatever the terminal's encoding, for JSON and XML (the
     encoding they are read in, and `-o FILE` writes); a lone surrogate is written as the JSON
@@ -436,22 +468,24 @@ def _open_for_reading(args, root: Path, cfg: dict):
     shown_root = shlex.quote(str(root))  # (for the commands the messages suggest)
     interactive = _stdin_is_tty() and not args.no_auto_index and not args.batch
     if not path.exists():
-        msg = f"no index at {path}; run `rag index {shown_root}` first"
+        other = ""  # (`rag index docs` puts the index in docs/: the usual slip is asking from above it)
         if args.dir is None and not getattr(args, "root", None):
-            # (`rag index docs` puts the index in docs/: the usual slip is asking from above it)
             try:
-                below = sorted(p.name for p in root.iterdir() if p.is_dir() and index_path(p).is_file())
+                below = sorted(p.name for p in root.iterdir() if p.is_dir() and _has_index(p))
             except OSError:  # (a folder that can be entered but not listed)
                 below = []
             if below:
                 names = [shlex.quote(n) for n in below]
-                msg += (f", or add `-d {names[0]}` to use the index in {names[0]}" if len(names) == 1 else
-                        f", or add `-d DIR` to use the index in one of {', '.join(names[:5])}"
-                        + (", ..." if len(names) > 5 else ""))
-        if interactive and _ask(f"There is no index for {root}. Index it now? [Y/n] "):
+                other = (f"add `-d {names[0]}` to use the index in {names[0]}" if len(names) == 1 else
+                         f"add `-d DIR` to use the index in one of {', '.join(names[:5])}"
+                         + (", ..." if len(names) > 5 else ""))
+        # (the folder by its name: "There is no index for .." read as a slip; Enter indexes all of it)
+        where = f"the current folder {_logical_cwd()}" if root == Path(".") else str(root)
+        if interactive and _ask(f"There is no index for {where}{f' ({other} instead)' if other else ''}. "
+                                "Index it now? [Y/n] "):
             _run_index(root, cfg, out=sys.stderr)
         else:
-            raise RagError(msg)
+            raise RagError(f"no index at {path}; run `rag index {shown_root}` first{f', or {other}' if other else ''}")
     engine = Engine.open(path, cfg, create=False)
     if engine.n_chunks == 0 and store.being_written(path):  # (not "the index is empty")
         engine.close()
@@ -642,13 +676,15 @@ def _question(args, command: str) -> str | None:
 def _path_option(args, root: Path) -> None:
     """``--path`` as a glob relative to ``root``: an absolute path inside the root is made
     relative to it (a glob starting with ``/`` is anchored at the root, so ``$PWD/src`` named
-    nothing), and so is one written from ``./`` in a folder inside the root. An absolute path
-    that exists names itself: its ``[``, ``*``, ``?`` are not wildcards."""
+    nothing), and so is one written from ``./`` in a folder inside the root, or from ``../``
+    (from the current folder, wherever it is; one that leads out of the root is an error).
+    An absolute path that exists names itself: its ``[``, ``*``, ``?`` are not wildcards."""
     value = args.path
     literal = value is not None and os.path.isabs(value) and os.path.lexists(value)  # (a path, not a glob)
-    if value is not None and (value == "." or value.startswith("./")):
+    climbs = value is not None and (value == ".." or value.startswith("../"))
+    if value is not None and (value == "." or value.startswith("./") or climbs):
         for here, top in ((_logical_cwd(), os.path.abspath(root)), (os.path.realpath("."), os.path.realpath(root))):
-            if here != top and within(here, top):
+            if climbs or (here != top and within(here, top)):
                 # run from a folder inside the root (its index found above): "." is this folder
                 value = os.path.join(here, value)
                 break
@@ -661,6 +697,9 @@ def _path_option(args, root: Path) -> None:
             rel = glob_escape(rel) if literal else rel  # (pages/[id].tsx names that file, not pages/i.tsx)
             args.path = ("**" if rel == "." else "/" + rel) + ("/" if value.endswith("/") and rel != "." else "")
             return
+    if climbs:
+        raise UsageError(f"--path {args.path!r} leads out of the indexed folder {os.path.abspath(root)}: the paths "
+                         "of its index are matched, relative to that folder")
 
 
 def _check_path_matches(args, engine, root: Path) -> None:
@@ -951,6 +990,7 @@ COMMANDS = {"index": cmd_index, "query": cmd_query, "pack": cmd_pack, "runprompt
 
 def main(argv: list[str] | None = None) -> int:
     """Run `rag` with ``argv`` (default: the command line) and return its exit code."""
+    _guard_output()
     _escape_unencodable()
     try:
         try:
@@ -1021,6 +1061,9 @@ def _main(argv: list[str] | None) -> int:
     except OSError as e:
         if args.debug:
             raise
+        if isinstance(e, OutputError):  # (what it holds is not written again at exit)
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            e = f"cannot write the output: {e.strerror or e}"
         print(f"Error: {e}", file=sys.stderr)
         return EXIT_ERROR
     finally:
