@@ -125,6 +125,18 @@ def test_restore_of_garbage_is_a_format_error():
     assert call(facade.stats)["totalDocs"] == 0  # an empty engine is there anyway
 
 
+def test_an_unreadable_stored_index_names_the_pages_remedy_not_the_clis(tmp_path):
+    import sqlite3
+    db = tmp_path / "other.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute("create table t (x)")
+    for data in (db.read_bytes(), b"\x00" * 4096):
+        out = call(facade.init, data)
+        assert out["error"].endswith('; to start again, clear it with "Clear stored index" and add the files again')
+        assert "rag index" not in out["error"] and "index again" not in out["error"]
+    assert out["error"].startswith("the stored index cannot be read (it is not a SQLite database)")
+
+
 def test_dump_gives_its_checksum_and_restore_checks_it(sample_docs):
     for path, text in sample_docs:
         call(facade.index_text, path, text)

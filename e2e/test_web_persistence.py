@@ -685,3 +685,148 @@ def test_a_long_drop_is_saved_as_it_goes_so_a_reload_in_its_middle_keeps_the_fil
     info = page.evaluate("window.ragReady")
     assert info["restored"] is True and 1000 < info["totalDocs"] < 1000 + n, (info, n)
     assert "notes" in {f.split("/")[0] for f in app.stats()["files"]}
+
+
+FEED_JS = """(period) => {
+    window.__fedAt = Date.now();
+    window.__fed = 0;
+    window.__feed = setInterval(() => {
+        ragIndex(`feed/${window.__fed}.txt`, `fed document ${window.__fed} about walrus${window.__fed}`);
+        window.__fed += 1;
+    }, period);
+}"""
+
+
+def test_changes_that_keep_coming_are_saved_every_few_seconds(launch_persistent, boot_page):
+    """A script calling ragIndex every 200 ms restarted the save's debounce at each call:
+    nothing was stored for as long as it went on (a crash after 12 s lost 60 of 61 files)."""
+    ctx = launch_persistent()
+    page = ctx.pages[0]
+    boot_page(page)
+    page.evaluate(FEED_JS, 200)
+    deadline = time.monotonic() + 9
+    while (record := page.evaluate(READ_RECORD_JS)) is None:
+        assert time.monotonic() < deadline, "nothing was stored while the changes kept coming"
+        time.sleep(0.25)
+    fed = page.evaluate("window.__fed")
+    page.evaluate("clearInterval(window.__feed)")
+    assert record["size"] > 0 and fed >= 10
+    assert 4000 <= record["savedAt"] - page.evaluate("window.__fedAt") <= 8000
+
+
+DELETE_DB_JS = """() => new Promise((ok, ko) => {
+    const rq = indexedDB.deleteDatabase('ragweb');
+    rq.onsuccess = () => ok(true);
+    rq.onerror = () => ko(rq.error);
+    rq.onblocked = () => ko(new Error('blocked'));
+})"""
+
+
+def test_a_change_after_the_database_was_deleted_under_the_page_is_kept_or_told(
+        launch_persistent, boot_page, make_app, wait_for):
+    """The database deleted (devtools, another tab) while the page is open: a change and a
+    reload at once lost the whole index without a word (the save on the way out had no
+    database to write to, and left no note saying so)."""
+    _, page, app = _saved_tab(launch_persistent, boot_page, make_app, "a.md", "# A\nabout narwhals\n")
+    page.evaluate(DELETE_DB_JS)
+    app.index("b.md", "# B\nabout belugas\n")
+    page.reload()
+    page.evaluate("window.ragReady")
+    files = app.stats()["files"]
+    if files != ["a.md", "b.md"]:
+        expect(page.locator("#banner")).to_contain_text("did not reach the browser's storage")
+    wait_for(page, "!window.ragweb.storage().dirty && !window.ragweb.storage().saving")
+    # a moment after the deletion the page has the database open again: the change is kept
+    page.evaluate(DELETE_DB_JS)
+    time.sleep(1)
+    app.index("c.md", "# C\nabout orcas\n")
+    page.reload()
+    page.evaluate("window.ragReady")
+    assert app.stats()["files"] == sorted(files + ["c.md"])
+    expect(page.locator("#banner")).to_be_hidden()
+
+
+def test_a_stored_database_of_another_program_is_refused_with_the_pages_remedy(
+        launch_persistent, boot_page, make_app, tmp_path):
+    """The banner told the page's user to run `rag index --rebuild` (the CLI's remedy), in a
+    sentence that began in lower case."""
+    import sqlite3
+    db = tmp_path / "other.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute("create table t (x)")
+    ctx = launch_persistent()
+    page = ctx.pages[0]
+    boot_page(page)
+    page.evaluate(WRITE_RECORD_JS, {"version": 1, "bytes": list(db.read_bytes()), "savedAt": 0})
+    page.reload()
+    assert page.evaluate("window.ragReady")["restored"] is False
+    text = page.locator("#banner-text").inner_text()
+    assert text.startswith("The stored index cannot be read (it is not a ragweb index)"), text
+    assert 'clear it with "Clear stored index" and add the files again' in text and "rag index" not in text
+    assert "rag index" not in make_app(page).flush()["error"]
+
+
+# Holds the page's indexedDB.open calls (as Safari's that never answer) until
+# window.__releaseOpen() lets them go on.
+HOLD_OPEN_JS = """(() => {
+    const open = IDBFactory.prototype.open;
+    let held = [];
+    window.__releaseOpen = () => { const waiting = held; held = null; for (const go of waiting) go(); };
+    IDBFactory.prototype.open = function (...args) {
+        if (held === null) return open.apply(this, args);
+        let real = null;
+        const rq = { get result() { return real.result; }, get error() { return real.error; } };
+        held.push(() => {
+            real = open.apply(this, args);
+            for (const ev of ['upgradeneeded', 'success', 'error', 'blocked']) {
+                real[`on${ev}`] = (e) => rq[`on${ev}`] && rq[`on${ev}`](e);
+            }
+        });
+        return rq;
+    };
+})();"""
+
+READY_OR_HUNG_JS = "Promise.race([window.ragReady, new Promise((r) => setTimeout(() => r('hung'), 15000))])"
+
+
+def test_a_store_that_never_answers_does_not_hold_the_page(launch_persistent, boot_page, make_app, wait_for):
+    """ragReady never settled when indexedDB.open never answered. The page starts empty, saves
+    nothing meanwhile, and saves once the store answers with nothing stored."""
+    ctx = launch_persistent()
+    page = ctx.pages[0]
+    page.add_init_script(HOLD_OPEN_JS)
+    page.goto("./")
+    wait_for(page, "typeof window.ragReady !== 'undefined'")
+    info = page.evaluate(READY_OR_HUNG_JS)
+    assert info != "hung" and info["ready"] is True and info["restored"] is False
+    expect(page.locator("#banner")).to_contain_text("Could not read the stored index")
+    app = make_app(page)
+    assert app.index("new.md", "about puffins")["success"]
+    assert "saves nothing" in app.flush()["error"]
+    page.evaluate("window.__releaseOpen()")
+    wait_for(page, "document.getElementById('banner').hidden")
+    wait_for(page, "!window.ragweb.storage().dirty && !window.ragweb.storage().saving")
+    assert page.evaluate(READ_RECORD_JS)["size"] > 0
+    other = ctx.new_page()
+    assert boot_page(other)["restored"] is True
+    assert make_app(other).stats()["files"] == ["new.md"]
+
+
+def test_a_store_that_answers_late_is_not_overwritten(launch_persistent, boot_page, make_app, wait_for):
+    """The store answers after the page started without it, which then has changes of its
+    own: they are not saved over the index it never read."""
+    ctx, page, app = _saved_tab(launch_persistent, boot_page, make_app, "keep.md", "about walruses")
+    stored = page.evaluate(READ_RECORD_JS)
+    page.add_init_script(HOLD_OPEN_JS)
+    page.reload()
+    info = page.evaluate(READY_OR_HUNG_JS)
+    assert info != "hung" and info["restored"] is False
+    assert app.index("new.md", "about puffins")["success"]
+    page.evaluate("window.__releaseOpen()")
+    expect(page.locator("#banner")).to_contain_text("answered late")
+    assert "saves nothing" in app.flush()["error"]
+    page.close(run_before_unload=True)
+    other = ctx.new_page()
+    boot_page(other)
+    assert make_app(other).stats()["files"] == ["keep.md"]
+    assert other.evaluate(READ_RECORD_JS) == stored

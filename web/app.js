@@ -15,13 +15,15 @@
   // A tab's save on its way out goes under a key of its own, never over DB_KEY (see saveOnExit)
   const EXIT_PREFIX = 'exit:';
   const SAVE_DELAY_MS = 300;       // debounce: save this long after the last change
-  const DROP_SAVE_MS = 5000;       // during a long drop, save at least this often
+  const SAVE_GAP_MS = 5000;        // while changes keep coming (a long drop, a script), save at least this often
   // ... but no sooner than this many times the page's time the last save took: the saves of a
   // big index hold the page for seconds, and a drop must not spend its time saving
-  const DROP_SAVE_COST = 10;
+  const SAVE_GAP_COST = 10;
   // What a tab's save on its way out held, in localStorage (written at once: see saveOnExit)
   const EXIT_NOTE_PREFIX = 'ragweb:exit-note:';
   const EXIT_WAIT_MS = 3000;       // how long a loading tab waits for a closed tab's save to land
+  // how long the boot waits for IndexedDB to open (Safari's open has been known never to answer)
+  const STORE_OPEN_WAIT_MS = 5000;
   const READ_SHOW_MS = 250;        // the count of a dropped folder's files being read, shown this often
   const MAX_DEPTH_DEFAULT = 200;   // (ragweb.files.MAX_DEPTH, read from the engine: see maxFolderDepth)
   const YIELD_EVERY_MS = 40;       // long indexing yields to the event loop this often
@@ -40,6 +42,7 @@
     ready: false,
     bootError: null,
     storageRefused: null,  // message: stored data of an unknown format; saving is off until cleared
+    storeUnread: null,     // message: the stored index could not be read at boot; saving is off
     quotaError: null,      // message: the last save failed for lack of space
     quotaNotes: [],        // what it cost a drop (shown with it)
     dirty: false,
@@ -49,6 +52,7 @@
     savingGeneration: null,
     saveTimer: null,
     lastSave: 0,           // performance.now() when the last save began (or a drop did)
+    dirtySince: 0,         // performance.now() of the first change not saved yet
     saving: null,
     uiTimer: null,
     jobs: Promise.resolve(),
@@ -92,7 +96,12 @@
         rq.onupgradeneeded = () => rq.result.createObjectStore(DB_STORE);
         rq.onsuccess = () => {
           const db = rq.result;
-          db.onversionchange = () => { db.close(); dbPromise = null; openedDb = null; };
+          // (another tab or devtools deletes or upgrades the database: let it, then open it
+          // again, so that the save on the way out, which cannot wait for an open, has one)
+          db.onversionchange = () => {
+            db.close(); dbPromise = null; openedDb = null;
+            setTimeout(() => { openDb().catch(() => {}); });
+          };
           openedDb = db;
           resolve(db);
         };
@@ -230,14 +239,17 @@
   // `own`: a change the user made (false: the re-read of an index saved by an older version,
   // which another tab's save may replace without a conflict)
   function markChanged(own = true) {
+    if (!state.dirty) state.dirtySince = performance.now();
     state.dirty = true;
     if (own) state.ownChanges = true;
-    // A drop still being indexed is saved after it, and meanwhile every DROP_SAVE_MS: a
-    // reload in its middle keeps what was indexed up to then (the save on the way out
-    // cannot be relied on for a big index: a leaving page may end before its write lands).
-    // A save holds the page while it runs (a big index: seconds), so they come no more often
-    // than DROP_SAVE_COST times the time the last one took.
-    if (state.indexing && !state.saving && performance.now() - state.lastSave >= dropSaveGap()) flush();
+    // Changes that keep coming (a drop being indexed, a script calling ragIndex every 200 ms)
+    // would put the debounced save off for ever: once the first unsaved change is
+    // SAVE_GAP_MS old, save now. A reload or a crash then keeps what was indexed up to then
+    // (the save on the way out cannot be relied on: a leaving page may end before its write
+    // lands). A save holds the page while it runs (a big index: seconds), so they come no
+    // more often than SAVE_GAP_COST times the time the last one took.
+    const waited = performance.now() - Math.max(state.dirtySince, state.lastSave);
+    if (!state.saving && waited >= saveGap()) flush();
     if (state.saveTimer) clearTimeout(state.saveTimer);
     state.saveTimer = setTimeout(() => {
       state.saveTimer = null;
@@ -247,7 +259,7 @@
     scheduleUi();
   }
 
-  const dropSaveGap = () => Math.max(DROP_SAVE_MS, DROP_SAVE_COST * state.saveCost);
+  const saveGap = () => Math.max(SAVE_GAP_MS, SAVE_GAP_COST * state.saveCost);
 
   // The files the index holds (null if the engine cannot say).
   function docCount() {
@@ -316,6 +328,11 @@
         note.failed = !note.exitKey;
         if (note.exitKey) return;
       }
+    } else if (state.ready && (state.dirty || state.saving) && !state.storageRefused) {
+      // nothing to write with (the database was deleted under the page, or never answered):
+      // the next load says these changes were not kept
+      note.failed = true;
+      note.files = docCount();
     }
     // (a drop whose folders are being read has found no file yet, maybe: it is told all the same)
     if (note.failed || note.left || note.queued || note.reading) writeExitNote(note);
@@ -421,6 +438,7 @@
     if (state.saveTimer) { clearTimeout(state.saveTimer); state.saveTimer = null; }
     while (state.saving) await state.saving;
     if (state.storageRefused) return errorJson(state.storageRefused);
+    if (state.storeUnread) return errorJson(state.storeUnread);
     if (state.conflict) return errorJson(state.conflict);
     if (!state.dirty) return state.quotaError ? errorJson(state.quotaError) : JSON.stringify({ success: true, saved: false });
     state.dirty = false;
@@ -549,6 +567,8 @@
   }
 
   // options: {lean, compact, path, topK}, as `rag pack --lean / --no-compact / --path / --top-k`
+  // (what each must be, as the engine's check says it: facade.PACK_OPTIONS)
+  const PACK_OPTION_KINDS = { lean: 'true or false', compact: 'true or false', path: 'a string', topK: 'an integer' };
   function ragPack(query, budget, options) {
     return api(() => {
       if (typeof query !== 'string') return errorJson(`query must be a string, got ${typeName(query)}`);
@@ -569,7 +589,8 @@
           if (typeof v === 'number' && !Number.isFinite(v)) return errorJson(`options.${key} must be a finite number, got ${v}`);
           if (typeof v === 'bigint') return errorJson(`options.${key} must be a number, got a BigInt`);
           if (v !== null && v !== undefined && !['boolean', 'string', 'number'].includes(typeof v)) {
-            return errorJson(`options.${key} must be true or false, a string or a number, got ${typeName(v)}`);
+            const kind = PACK_OPTION_KINDS[key] || 'true or false, a string or a number';
+            return errorJson(`options.${key} must be ${kind}, got ${typeName(v)}`);
           }
           plain[key] = v;
         }
@@ -659,7 +680,13 @@
     wheels.catch(() => {}); // (awaited below; this only keeps an early failure from going unhandled)
     // (the notes of closed tabs first: a note comes before its tab's write, see saveOnExit)
     const exitNotes = readExitNotes();
-    const stored = idbReadAll().catch((e) => ({ readError: e }))
+    // (an open that never answers must not hold the page for ever: after STORE_OPEN_WAIT_MS it
+    // starts empty, and saves nothing until the store answers; see storeAnswered)
+    const opened = openDb();
+    const openWait = new Promise((resolve, reject) => setTimeout(() => reject(Object.assign(
+      new Error(`the browser's storage did not answer in ${STORE_OPEN_WAIT_MS / 1000} s`), { timedOut: true })),
+    STORE_OPEN_WAIT_MS));
+    const stored = Promise.race([opened, openWait]).then(() => idbReadAll()).catch((e) => ({ readError: e }))
       .then((r) => { mark('storeRead', t0); return r; });
     if (typeof loadPyodide !== 'function') throw new Error('pyodide/pyodide.js did not load');
     const pyodide = loadPyodide({ indexURL: new URL('./pyodide/', location.href).href, stdout: () => {} })
@@ -691,7 +718,12 @@
     let info = null;
     let settled = false;  // the index loaded is a closed tab's save, to be stored as the index
     if (found.readError) {
-      showBanner(`Could not read the stored index (${found.readError.message || found.readError}); starting empty.`, 'read');
+      const why = found.readError.message || found.readError;
+      showBanner(`Could not read the stored index (${why}); starting empty. This tab saves nothing, ` +
+        'so as not to overwrite an index it has not read: reload the page to try again.', 'read');
+      state.storeUnread = `could not read the stored index (${why}), so this tab saves nothing (that could ` +
+        'overwrite it); reload the page to try again';
+      if (found.readError.timedOut) opened.then(storeAnswered, () => {});
     } else if (record && record.version !== STORE_FORMAT) {
       refuseStorage(`The stored index has format version ${JSON.stringify(record.version)}, ` +
         `but this page reads version ${STORE_FORMAT}. It was not loaded and will not be overwritten ` +
@@ -705,7 +737,10 @@
       }
       if (!info && record) {
         info = loadRecord(record, true);
-        if (info.error) refuseStorage(`${info.error}. It was not loaded and will not be overwritten unless you clear it.`);
+        if (info.error) {
+          const why = info.error.charAt(0).toUpperCase() + info.error.slice(1);
+          refuseStorage(`${why}. It was not loaded and will not be overwritten unless you clear it.`);
+        }
       }
       if (lost.length) showBanner(lostExitsMessage(lost), 'exit');
       if (settled) state.exitKeys = keys;  // dropped by the save that stores the settled one
@@ -806,7 +841,9 @@
   function settleExits(found) {
     const base = generationOf(found.record);
     const exits = found.exits.filter((e) => e.record && e.record.version === STORE_FORMAT);
-    const onTop = exits.filter((e) => Array.isArray(e.record.bases) && e.record.bases.includes(base))
+    // (with no stored record, as a save with none to check against, any is on top: the
+    // database deleted under an open tab, say)
+    const onTop = exits.filter((e) => !found.record || (Array.isArray(e.record.bases) && e.record.bases.includes(base)))
       .sort((a, b) => (a.record.savedAt || 0) - (b.record.savedAt || 0));
     const pick = onTop[0] || null;
     return { pick, lost: exits.filter((e) => e !== pick).map((e) => e.record), keys: exits.map((e) => e.key) };
@@ -851,6 +888,7 @@
     if (!record) return;
     const res = loadRecord(record, false);
     if (res.error) return;
+    if (state.storeUnread) { state.storeUnread = null; hideBanner('read'); }  // (read now: see storeAnswered)
     state.generation = generationOf(record);
     state.dirty = false;  // (a re-read of an older index, replaced by the other tab's save)
     state.ownChanges = false;
@@ -872,6 +910,26 @@
     removeExitNotes(notes);
     const said = notes.flatMap((n) => cutShortMessage(n, 'a tab of this page closed'));
     if (said.length) showBanner(said.join('\n'), 'exit');
+  }
+
+  // The store answered after the boot had given up on it (STORE_OPEN_WAIT_MS) and started
+  // empty: when nothing is stored, this tab saves from now on; otherwise it goes on saving
+  // nothing (its index was not made on top of the stored one) and says to reload.
+  async function storeAnswered() {
+    let found;
+    try { found = await idbReadAll(); } catch (e) { return; }
+    if (!found.record && !found.exits.length) {
+      state.storeUnread = null;
+      hideBanner('read');
+      if (state.dirty) markChanged(state.ownChanges);
+      return;
+    }
+    if (!hasOwnChanges()) await syncWithStored();  // (loads it, and saves from then on)
+    if (!state.storeUnread) return;
+    state.storeUnread = 'the stored index could be read only after this tab had started without it, so ' +
+      'this tab saves nothing (that would overwrite it); reload the page to load it';
+    showBanner('The browser\'s storage answered late: the stored index was not loaded in this tab, ' +
+      'which saves nothing so as not to overwrite it. Reload the page to load it.', 'read');
   }
 
   function refuseStorage(message) {
@@ -1035,7 +1093,7 @@
     const earlierLoose = sameName ? indexedLoose(items, had) : [];
     $('progress').classList.add('busy');
     state.indexing = true;  // the file list and stats refresh once at the end, not per file
-    state.lastSave = performance.now();  // (a drop's first save while it runs: DROP_SAVE_MS in)
+    state.lastSave = performance.now();  // (a drop's first save while it runs: SAVE_GAP_MS in)
     state.drop = { reading: false, left: items.length, total: items.length };
     // (said on the status line, a live region, so that a screen-reader user hears it started;
     // the progress text below is not live)

@@ -271,7 +271,11 @@ def init(data=None, stepwise=False, crc=None) -> str:
             restored = True
         except IndexCorruptError as exc:
             _engine = Engine.memory(_config)
-            return _error(f"the stored index cannot be read: {exc}", code="format")
+            # (the error's remedy is the CLI's, `rag index --rebuild`; the page has its own)
+            why = re.split(r"; (?:rebuild it with|clear it and)", str(exc))[0]
+            why = re.sub(r"^stored index ", "it ", why)
+            return _error(f"the stored index cannot be read ({why}); to start again, clear it with "
+                          "\"Clear stored index\" and add the files again", code="format")
     else:
         _engine = Engine.memory(_config)
     # an index saved by an older version reads its files differently: read them again
