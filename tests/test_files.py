@@ -6,14 +6,16 @@ import random
 import re
 import stat
 import threading
+import time
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from ragweb.config import DEFAULT_EXCLUDES, DEFAULT_INCLUDES
 from ragweb.errors import UsageError
-from ragweb.files import (DecodeResult, FileEntry, GlobSet, LeftOut, decode, expand_braces, file_sha256, glob_to_regex,
+from ragweb.files import (DecodeResult, FileEntry, GlobSet, LeftOut, backslash_problem, decode, expand_braces, file_sha256,
+                          glob_problem, glob_to_regex,
                           UNINDEXED_TARGET, is_link_note, iter_files, ignore_verdict, parse_ignore, parse_rule, read_text_file)
 
 ALL = ["**"]
@@ -102,6 +104,18 @@ GIT_BRACKETS = {
     "r[a-c-e]s": {"rbs": True, "r-s": True, "res": True, "rds": False},
     "t[!]]u": {"t]u": False, "tau": True},
     "a[[:punct:]]b.md": {"a-b.md": True, "a/b.md": False},  # (a class never matches a slash)
+    # an unclosed bracket after closed ones, a '[' inside a closed one
+    "a[b]c[d": {"abc[d": False, "abcd": False, "a[b]c[d": False},
+    "[x]y[[:digit:]": {"xy5": False, "xy[": False, "xy[[:digit:]": False},
+    "e[[]f[": {"e[f[": False, "e[f": False},
+    "g[:[h]i": {"g:i": True, "g[i": True, "ghi": True, "g]i": False},
+    "j[[:[:k]l": {"j[l": True, "j:l": True, "jkl": True, "j]l": False},
+    "m[]n[o]": {"m]": True, "mn": True, "m[": True, "mo": True, "m]n[o]": False},
+    "p[q[r]s": {"pqs": True, "p[s": True, "prs": True, "ps": False},
+    "t[!u[v]w": {"tuw": False, "t[w": False, "tzw": True, "tvw": False},
+    "x[y]z[\\]": {"xyz]": False, "xyz\\": False, "xyz[\\]": False},
+    "[a][[:alpha:]][:": {"ab": False, "a[:": False},
+    "[[:[:]:]]": {"[": False, ":": False, "]": False},
 }
 
 
@@ -110,6 +124,47 @@ def test_bracket_expressions_match_as_git_matches_them(line):
     rule = parse_rule(line)  # (a reversed range used to raise re.error: `rag index` crashed)
     for name, ignored in GIT_BRACKETS[line].items():
         assert bool(rule.regex.fullmatch(name)) is ignored, name
+
+
+def _growth(work, make, n: int, times: int) -> float:
+    """How much longer ``work(make(times * n))`` takes than ``times`` runs of ``work(make(n))``
+    (best of 5 each): about 1 when the cost grows linearly, ``times`` when quadratically."""
+    def best(size, runs):
+        text, spans = make(size), []
+        for _ in range(5):
+            t0 = time.perf_counter()
+            for _ in range(runs):
+                parse_rule.cache_clear()
+                glob_to_regex.cache_clear()
+                work(text)
+            spans.append(time.perf_counter() - t0)
+        return min(spans)
+    return best(times * n, 1) / best(n, times)
+
+
+@pytest.mark.parametrize("work, make, n", [
+    (backslash_problem, lambda n: "a\\[b" * n, 2000),  # (an escaped '[': no problem for `glob_problem`)
+    (backslash_problem, lambda n: "x[a]c" + "[" * n, 2000),
+    # (each '[:' looked for a ']' to the end: fast, so quadratic only at larger sizes)
+    (glob_problem, lambda n: "[" + "[:\U0001f600" * n, 12000),
+    (parse_rule, lambda n: "[" + "[:\U0001f600" * n + "]", 12000),
+    (parse_rule, lambda n: "a" + " " * (5 * n), 2000),  # (trailing spaces, each looked back from)
+])
+def test_globs_of_many_brackets_are_read_in_linear_time(work, make, n):
+    # each was quadratic (32,000 characters of "a\\[b" in a rag.yaml took 2.6 s): a linear
+    # cost is about 1 here, the old ones were 9 to 200
+    assert _growth(work, make, n, 16) < 4
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text("[]\\:ab/\n.-", max_size=16))
+def test_backslash_problem_reads_brackets_as_before(pattern):
+    # the bracket regex now matches an unclosed '[' to its end too (and keeps it): the same
+    # text outside brackets as the search that tried each '[' again
+    outside = re.sub(r"\[(?:\\.|[^\]\\])*\]", lambda m: "[" + "x" * (len(m.group()) - 2) + "]",
+                     pattern.replace("\\\\", "//"))
+    m = re.search(r"(?<=[\w.-])\\(?=[\w.-])", outside)
+    assert backslash_problem(pattern) == (None if m is None else backslash_problem("a\\" + pattern[m.end()]))
 
 
 @pytest.mark.parametrize("pattern", ["**/*.md", "**/*.d.ts", "**/*.MD", "**/build/**", "**/.rag/**"])

@@ -182,6 +182,7 @@ def _bracket(seg: str, start: int) -> tuple[str, int]:
     items: list[str] = []
     prev = ""  # the last literal character, which a '-' may start a range from
     first = True
+    close = start  # the first ']' past the last "[:" looked at (-1: none), looked for again only once passed
     while i < n and (first or seg[i] != "]"):
         first = False
         c = seg[i]
@@ -201,14 +202,18 @@ def _bracket(seg: str, start: int) -> tuple[str, int]:
             if prev <= c:
                 items.append(f"{re.escape(prev)}-{re.escape(c)}")
             c = ""
-        elif c == "[" and seg.startswith(":", i + 1) and (close := seg.find("]", i + 2)) > 0 \
-                and seg[close - 1] == ":" and close - 1 >= i + 2:
-            name = seg[i + 2:close - 1]
-            if name not in _POSIX_CLASSES:
-                return NEVER, n
-            items.append(_POSIX_CLASSES[name])
-            i = close
-            c = ""
+        elif c == "[" and seg.startswith(":", i + 1):
+            if 0 <= close < i + 2:  # (not a search to the end for each "[:" of "[:[:[:...": quadratic)
+                close = seg.find("]", i + 2)
+            if close - 1 >= i + 2 and seg[close - 1] == ":":
+                name = seg[i + 2:close - 1]
+                if name not in _POSIX_CLASSES:
+                    return NEVER, n
+                items.append(_POSIX_CLASSES[name])
+                i = close
+                c = ""
+            else:
+                items.append(re.escape(c))
         else:
             items.append(re.escape(c))
         prev = c
@@ -256,7 +261,9 @@ def glob_problem(pattern: str) -> str | None:
 _CONTROL_RE = re.compile("[\x00-\x1f\x7f]")
 # a backslash between two characters of names, outside brackets: "docs\\build", ".\\src"
 _PATH_JOIN_RE = re.compile(r"(?<=[\w.-])\\(?=[\w.-])")
-_BRACKETS_RE = re.compile(r"\[(?:\\.|[^\]\\])*\]")
+# (an unclosed one is matched too, to its end, and left as it is: a search that failed at
+# each of many '[' with no ']' after them was quadratic; none of the '[' it passed has one)
+_BRACKETS_RE = re.compile(r"\[(?:\\.|[^\]\\])*(\])?")
 
 
 def glob_escape(path: str) -> str:
@@ -269,7 +276,8 @@ def backslash_problem(pattern: str) -> str | None:
     outside brackets (``docs\\build``, ``.\\src``): a Windows path, where a glob separates
     folders with '/' and '\\' only makes the next character plain (``\\*``, ``*\\.md``,
     ``a[\\-_]b`` are fine); else None."""
-    outside = _BRACKETS_RE.sub(lambda m: "[" + "x" * (len(m.group()) - 2) + "]", pattern.replace("\\\\", "//"))
+    outside = _BRACKETS_RE.sub(lambda m: "[" + "x" * (len(m.group()) - 2) + "]" if m.group(1) else m.group(),
+                               pattern.replace("\\\\", "//"))
     m = _PATH_JOIN_RE.search(outside)
     if m is None:
         return None
@@ -306,13 +314,10 @@ def parse_rule(pattern: str, allow_negation: bool = True) -> Rule | None:
 def _trim_trailing_spaces(pattern: str) -> str:
     """``pattern`` without its trailing spaces, but for one a backslash escapes (``foo\\ ``
     keeps it; ``foo\\\\ `` is an escaped backslash, and loses it), as git trims them."""
-    end = len(pattern)
-    while end and pattern[end - 1] == " ":
-        slashes = len(pattern[:end - 1]) - len(pattern[:end - 1].rstrip("\\"))
-        if slashes % 2:
-            break
-        end -= 1
-    return pattern[:end]
+    kept = pattern.rstrip(" ")
+    if kept != pattern and (len(kept) - len(kept.rstrip("\\"))) % 2:
+        return kept + " "
+    return kept
 
 
 # The two forms most config globs take, tested without a regex (a walk asks for every
