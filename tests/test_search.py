@@ -1,4 +1,5 @@
 import math
+import random
 
 from hypothesis import given, settings, strategies as st
 
@@ -98,6 +99,53 @@ def test_lazy_mmr_with_repeats_equals_the_eager_loop(items, k, lam, dedup, repea
     if repeat_terms == 0.0:
         assert len({items[i][2] for i in got}) == len(got)
     assert all(len(sets[i] & sets[j]) >= repeat_terms * len(sets[i]) for i, j in lazily_asked)
+
+
+def test_lazy_mmr_equals_the_eager_loop_on_bigger_pools_of_near_ties():
+    # many picks pending for an item, which is weighed against them only until it falls
+    # below the next one: scores of few values (ties) or close together, pools of 20 to 120
+    rng = random.Random(7)
+    for trial in range(300):
+        n = rng.randint(20, 120)
+        if trial % 2:
+            scores = sorted((rng.choice([1.0, 0.75, 0.5]) for _ in range(n)), reverse=True)
+        else:
+            scores = [1.0 - i * 1e-4 for i in range(n)]
+        sets = [frozenset(rng.sample(range(40), rng.randint(0, 12))) for _ in range(n)]
+        k, lam, dedup = rng.randint(1, n), rng.choice([0.3, 0.7, 0.9]), rng.choice([0.5, 0.8, 1.0])
+        group = [rng.randint(0, 9) for _ in range(n)]
+
+        def repeats(i, j):
+            return group[i] == group[j]
+
+        def eager_repeats(i, j):
+            return len(sets[i] & sets[j]) >= 0.5 * len(sets[i]) and repeats(i, j)
+        assert mmr_select(scores, sets, k, lam, dedup) == eager_mmr(scores, sets, k, lam, dedup)
+        assert mmr_select(scores, sets, k, lam, dedup, repeats, 0.5) == \
+            eager_mmr(scores, sets, k, lam, dedup, eager_repeats)
+
+
+class _Counted(frozenset):
+    """A frozenset that counts the intersections it is asked for (one per similarity)."""
+    ands = 0
+
+    def __and__(self, other):
+        _Counted.ands += 1
+        return frozenset.__and__(self, other)
+
+
+def test_mmr_weighs_an_item_against_new_picks_only_while_it_may_be_next():
+    # 400 items of nearly equal relevance: each pick lowers the others' values a little,
+    # so nearly every item comes back to the top of the heap between picks; computing all
+    # its similarities to the picks made since then each time took 0.45 of pool x k
+    rng = random.Random(0)
+    pool, k = 400, 100
+    scores = [1.0 - i * 1e-5 for i in range(pool)]
+    sets = [_Counted(rng.sample(range(300), 30)) for _ in range(pool)]
+    _Counted.ands = 0
+    got = mmr_select(scores, sets, k, 0.7, 0.8)
+    assert got == eager_mmr(scores, [frozenset(t) for t in sets], k, 0.7, 0.8)
+    assert len(got) == k and _Counted.ands < 0.37 * pool * k
 
 
 def test_shingles_see_the_same_text_through_markup():

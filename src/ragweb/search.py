@@ -95,7 +95,10 @@ def mmr_select(scores: list[float], sets, k: int, lam: float,
 
     Evaluated lazily: an item's MMR value can only fall as items are picked, so a
     stale value is an upper bound and similarities are computed only for items that
-    reach the top of the heap (the result is the same as the eager loop's).
+    reach the top of the heap, and for each only until its value falls below the next
+    one's bound (the result is the same as the eager loop's). `Engine.search`'s pool is
+    4 x ``k``, so its cost still grows about as ``k`` squared: each pick lowers most of
+    the pool's values a little, and they are looked at again.
     """
     if not scores or k <= 0:
         return []
@@ -103,33 +106,41 @@ def mmr_select(scores: list[float], sets, k: int, lam: float,
     heap = [(-lam * s / top, i, 0, 0.0) for i, s in enumerate(scores)]  # (-value, i, n_seen, max_sim)
     heapq.heapify(heap)
     picked: list[int] = []
+    picked_sets = []  # sets[j] of each picked j (`sets` may make them on demand)
     suspects: dict[int, list[int]] = {}  # i -> the picked items i may repeat
     while heap and len(picked) < k:
         neg, i, seen, max_sim = heapq.heappop(heap)
-        if seen < len(picked):
+        n = len(picked)
+        if seen < n:
             mine = sets[i]
             need = repeat_terms * len(mine)
+            rel = lam * scores[i] / top
+            bar = heap[0][:2] if heap else None  # the next item's bound, and that item
             drop = False
-            for j in picked[seen:]:
-                theirs = sets[j]  # (`jaccard` inlined: its overlap count serves the repeat check too)
+            while seen < n:
+                theirs = picked_sets[seen]  # (`jaccard` inlined: its overlap count serves the repeat check too)
                 inter = len(mine & theirs)
                 union = len(mine) + len(theirs) - inter
                 sim = inter / union if union else 0.0
                 if sim >= dedup:
                     drop = True
                     break
+                if repeats is not None and inter >= need:
+                    suspects.setdefault(i, []).append(picked[seen])
+                seen += 1
                 if sim > max_sim:
                     max_sim = sim
-                if repeats is not None and inter >= need:
-                    suspects.setdefault(i, []).append(j)
+                    if bar is not None and (-(rel - (1.0 - lam) * max_sim), i) > bar:
+                        break  # below the next one: the rest of the picks when it is on top again
             if drop:
                 continue
-            value = lam * scores[i] / top - (1.0 - lam) * max_sim
-            entry = (-value, i, len(picked), max_sim)
+            value = rel - (1.0 - lam) * max_sim
+            entry = (-value, i, seen, max_sim)
             if heap and entry > heap[0]:
                 heapq.heappush(heap, entry)
                 continue
         if repeats is not None and any(repeats(i, j) for j in suspects.get(i, ())):
             continue
         picked.append(i)
+        picked_sets.append(sets[i])
     return picked
