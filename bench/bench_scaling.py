@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from ragweb.engine import Engine
-from ragweb.files import iter_files, parse_rule
+from ragweb.files import backslash_problem, glob_problem, iter_files, parse_rule
 
 TARGET = 2.3
 R = random.Random(0)
@@ -231,11 +231,21 @@ def alternating_ignores(n: int) -> float:
         shutil.rmtree(root)
 
 
+def bracket_globs(n: int) -> float:
+    """globs: n/4 escaped `\\[` and an unclosed `[` before n `[` checked for a Windows path
+    (`backslash_problem`), a bracket of n/3 `[:` read, a glob with n trailing spaces (each was
+    quadratic: a rag.yaml include of 32,000 characters took 2.6 s to check)."""
+    cases = [(backslash_problem, "a\\[b" * (n // 4)), (backslash_problem, "x[a]c" + "[" * n),
+             (glob_problem, "[" + "[:x" * (n // 3)), (parse_rule, "[" + "[:x" * (n // 3) + "]"),
+             (parse_rule, "a" + " " * n)]
+    return best_of(lambda _: [work(text) for work, text in cases])
+
+
 # (family, how many times the base size it runs at: enough work that the times are not noise)
 FAMILIES = [(html_headers, 1), (long_paragraphs, 1), (comment_openers, 8), (long_question, 8),
             (ignore_rules, 4), (big_markdown, 2), (flush_each, 1), (one_line_page, 4), (menu_words, 4),
             (tag_attributes, 1), (unclosed_buttons, 2), (prefix_words, 1), (cjk_question, 2), (tied_files, 4), (outside_links, 4),
-            (digit_run_question, 1), (page_drop_ignores, 4), (alternating_ignores, 4)]
+            (digit_run_question, 1), (page_drop_ignores, 4), (alternating_ignores, 4), (bracket_globs, 1)]
 
 
 def main() -> int:

@@ -6,7 +6,6 @@ import random
 import re
 import stat
 import threading
-import time
 
 import pytest
 from hypothesis import assume, given, settings
@@ -124,36 +123,6 @@ def test_bracket_expressions_match_as_git_matches_them(line):
     rule = parse_rule(line)  # (a reversed range used to raise re.error: `rag index` crashed)
     for name, ignored in GIT_BRACKETS[line].items():
         assert bool(rule.regex.fullmatch(name)) is ignored, name
-
-
-def _growth(work, make, n: int, times: int) -> float:
-    """How much longer ``work(make(times * n))`` takes than ``times`` runs of ``work(make(n))``
-    (best of 5 each): about 1 when the cost grows linearly, ``times`` when quadratically."""
-    def best(size, runs):
-        text, spans = make(size), []
-        for _ in range(5):
-            t0 = time.perf_counter()
-            for _ in range(runs):
-                parse_rule.cache_clear()
-                glob_to_regex.cache_clear()
-                work(text)
-            spans.append(time.perf_counter() - t0)
-        return min(spans)
-    return best(times * n, 1) / best(n, times)
-
-
-@pytest.mark.parametrize("work, make, n", [
-    (backslash_problem, lambda n: "a\\[b" * n, 2000),  # (an escaped '[': no problem for `glob_problem`)
-    (backslash_problem, lambda n: "x[a]c" + "[" * n, 2000),
-    # (each '[:' looked for a ']' to the end: fast, so quadratic only at larger sizes)
-    (glob_problem, lambda n: "[" + "[:\U0001f600" * n, 12000),
-    (parse_rule, lambda n: "[" + "[:\U0001f600" * n + "]", 12000),
-    (parse_rule, lambda n: "a" + " " * (5 * n), 2000),  # (trailing spaces, each looked back from)
-])
-def test_globs_of_many_brackets_are_read_in_linear_time(work, make, n):
-    # each was quadratic (32,000 characters of "a\\[b" in a rag.yaml took 2.6 s): a linear
-    # cost is about 1 here, the old ones were 9 to 200
-    assert _growth(work, make, n, 16) < 4
 
 
 @settings(max_examples=500, deadline=None)
