@@ -813,6 +813,27 @@ def test_unreadable_file(tmp_path):
     assert read_text_file(tmp_path, 100).skipped == "unreadable: not a regular file (a folder)"
 
 
+def test_a_file_or_folder_deleted_while_the_walk_lists_its_folder_is_gone_not_unreadable(tmp_path):
+    # (one deleted between its folder's listing and its stat was "unreadable", and what the
+    # index held of it was kept, old text and all, until the next run)
+    from ragweb.files import _Walker
+    (tmp_path / "a.md").write_text("x\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "link.md").symlink_to(tmp_path / "a.md")
+    with os.scandir(tmp_path) as it:
+        entries = {e.name: e for e in it}
+    (tmp_path / "a.md").unlink()  # (the link's target: the link is broken now, and said so)
+    (tmp_path / "sub").rmdir()
+    problems: list = []
+    walker = _Walker(str(tmp_path), ["**/*.md"], [], False, problems)
+    assert walker._file(entries["a.md"], "a.md") is None
+    assert list(walker.walk(str(tmp_path / "sub"), "sub", [])) == []
+    assert problems == []
+    assert walker._file(entries["link.md"], "link.md") is None
+    assert [p for p, _ in problems] == ["link.md"]
+    assert list(walker.walk(str(tmp_path / "gone"), "", [])) == [] and problems[-1][0] == "."  # (the root)
+
+
 def test_reading_a_fifo_does_not_block(tmp_path):
     os.mkfifo(tmp_path / "pipe")
     assert read_text_file(tmp_path / "pipe", 100) == DecodeResult(None, "unreadable: not a regular file (a named pipe)")

@@ -703,6 +703,10 @@ class _Walker:
         try:
             with os.scandir(abspath) as it:
                 entries = list(it)
+        except FileNotFoundError as e:
+            if not rel or os.path.islink(abspath):  # (the root, or a link whose target went)
+                self.problems.append((rel or ".", f"unreadable directory: {e.strerror or e}"))
+            return  # (deleted since its parent was listed: gone, as it would be a moment later)
         except OSError as e:
             self.problems.append((rel or ".", f"unreadable directory: {e.strerror or e}"))
             return
@@ -827,6 +831,8 @@ class _Walker:
             if not os.access(entry.path, os.R_OK):
                 raise PermissionError(13, "Permission denied")
         except OSError as e:
+            if isinstance(e, FileNotFoundError) and not entry.is_symlink():
+                return None  # (deleted since its folder was listed: gone, not unreadable)
             self.problems.append((path, f"unreadable: {e.strerror or e}"))
             return None
         if entry.is_symlink() and within(real := os.path.realpath(entry.path), self.root_real):
