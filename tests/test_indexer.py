@@ -775,6 +775,34 @@ def test_a_file_deleted_while_the_run_reads_the_others_is_removed_not_kept(tmp_p
     assert (r.updated, r.removed) == (1, 0) and r.problems == []  # (link.md, read again)
 
 
+def test_a_file_away_only_while_an_editor_saves_it_is_not_removed(tmp_path):
+    """A file gone when read but back by the run's end (an editor that saves by renaming the
+    file away and writing it anew) keeps what the index holds of it, and the next run reads
+    it: it was removed, and missing from every query until the next run."""
+    root = tmp_path / "tree"
+    root.mkdir()
+    pages = {"a.md": "apples grow on trees", "b.md": "boats float on water", "c.md": "cats sleep all day"}
+    for name, words in pages.items():
+        (root / name).write_text(f"# {name}\nThe walrusone text: {words}.\n")
+    cfg = default_config()
+    assert index_root(root, cfg).added == 3
+    for name, words in pages.items():
+        (root / name).write_text(f"# {name}\nThe walrustwo text: {words}.\n")
+
+    def progress(done, total, bytes_done, bytes_total):
+        if done == 1:  # a.md is stored; b.md is away when its turn comes ...
+            (root / "b.md").rename(root / "b.md~")
+        if done == total:  # ... and saved anew before the run ends
+            (root / "b.md~").rename(root / "b.md")
+
+    r = index_root(root, cfg, progress=progress)
+    assert (r.updated, r.removed, r.problems) == (2, 0, [])
+    assert [p for p, *_ in search_paths(root, "walrusone")] == ["b.md"]  # (its old text, kept)
+    r = index_root(root, cfg)
+    assert (r.updated, r.removed) == (1, 0)
+    assert sorted(p for p, *_ in search_paths(root, "walrustwo")) == ["a.md", "b.md", "c.md"]
+
+
 def _indexed_pages(tmp_path, n: int, words: int):
     """A folder ``docs`` of ``n`` pages of ``words`` words each, indexed: (root, config, index file)."""
     root = tmp_path / "docs"

@@ -310,6 +310,7 @@ class IndexReport:
     # unchanged files an earlier run skipped, by why ("binary", "too large", ...): counted so,
     # not as "unchanged" (the counts above, and the CLI's note, are of the files this run read)
     skipped_before: dict[str, int] = field(default_factory=dict)
+    gone: list = field(default_factory=list)  # files gone when read (`_remove_gone`)
     minified: int = 0
     packed: int = 0  # packed contexts (`files.PACKED_REASON`)
     chunks: int = 0
@@ -451,6 +452,7 @@ def _index_into(engine: Engine, root: Path, config: dict, use_gitignore: bool | 
                     _index_one(engine, entry, states.get(entry.path), outcome, report)
                     if progress:
                         progress(i + 1, len(todo), report.bytes, total_bytes)
+            _remove_gone(engine, report)
             report.files = len(todo) + len(changes.unchanged)
             engine.set_file_idents({e.path: e.ident for e in todo + changes.unchanged if e.ident}, changes.idents)
             engine.set_decoded_by(DECODER_VERSION)
@@ -466,6 +468,25 @@ def _index_into(engine: Engine, root: Path, config: dict, use_gitignore: bool | 
         engine.close()
         if was_enabled:
             gc.enable()
+
+
+GONE_RECHECK_S = 0.25  # a file gone when read is removed if it is still gone this long later, at the run's end
+
+
+def _remove_gone(engine: Engine, report: IndexReport) -> None:
+    """Remove the files that were gone when the run read them (deleted since the walk) and
+    are still gone a moment later, at the run's end, as if the walk had not seen them. One
+    back by then was only between names (an editor saving by renaming the file away and
+    writing it anew): what the index holds of it stays, and the next run reads it."""
+    if not report.gone:
+        return
+    time.sleep(GONE_RECHECK_S)
+    for entry in report.gone:
+        if os.path.lexists(entry.abspath):
+            continue
+        if engine.remove_document(entry.path):
+            report.removed += 1
+        engine.mark_skipped(entry.path, 0.0, 0, None)
 
 
 VACUUM_FREE_SHARE = 0.5     # a run leaving at least this share of the index file's pages free ...
@@ -725,11 +746,9 @@ def _prepared(todo: list[FileEntry], states: dict, engine: Engine, max_bytes: in
 
 def _index_one(engine: Engine, entry: FileEntry, old, outcome: tuple, report: IndexReport) -> None:
     reason, doc = outcome
-    if reason == GONE:  # (deleted after the walk listed it: as if the walk had not seen it)
+    if reason == GONE:  # (deleted after the walk listed it: looked at again at the run's end)
         log.debug("gone: %s", entry.path)
-        if engine.remove_document(entry.path):
-            report.removed += 1
-        engine.mark_skipped(entry.path, 0.0, 0, None)
+        report.gone.append(entry)
         return
     if reason is not None:
         log.debug("skipped %s: %s", entry.path, reason)
