@@ -294,6 +294,12 @@ def test_a_word_and_its_particle_are_also_read_as_one_word():
     # only spaces between them, each word whole, never a stopword first, never a noun pair
     assert a.compound_terms("back, off; time-out; back\noff") == {}
     assert a.compound_terms("get it in on time") == {}
+    # a noun and a preposition are not a verb and its particle (a reviewer's repro: "login"
+    # pages lifted for a question on where an error log is)
+    for noun in ("where is the error log in production", "is every attempt written to a log in the database",
+                 "which log in the service is rotated", "how does the plug in work"):
+        assert "login" not in a.compound_terms(noun) and "plugin" not in a.compound_terms(noun), noun
+    assert a.compound_terms("how do I log in to the dashboard?") == {"login": "log"}
     assert a.compound_terms("the user name and file name") == {}
     # already one word in the question: nothing to add
     assert "backoff" not in a.compound_terms("does backoff back off")

@@ -424,15 +424,23 @@ class Analyzer:
     def compound_terms(self, text: str) -> dict[str, str]:
         """Two words of ``text`` that documentation often writes as one, read as one: a word
         and the particle after it, apart only by spaces ("back off" -> "backoff", "time out"
-        -> "timeout", "log in" -> "login", "set up" -> "setup"; `COMPOUND_SECOND`). The term of
-        each joined word that is not a term of ``text`` already -> the term of its first word,
-        which it is another way of writing. A caller keeps those its index holds."""
+        -> "timeout", "log in" -> "login", "set up the server" -> "setup"; `COMPOUND_SECOND`),
+        where they read as a verb and its particle: not after a determiner ("a log in the
+        database") nor before a word that is not a stopword ("the error log in production":
+        "in" is a preposition there). The term of each joined word that is not a term of
+        ``text`` already -> the term of its first word, which it is another way of writing.
+        A caller keeps those its index holds."""
         text = self.normal(text)
         own = set(self.terms(text))
         out: dict[str, str] = {}
         for m in _PAIR_RE.finditer(text):
-            a, b = m.group(1).lower(), m.group(2).lower()
+            a, b, after = m.group(1).lower(), m.group(2).lower(), (m.group(3) or "").lower()
             if a in self._stop or (COMPOUND_SECOND and b not in COMPOUND_SECOND):
+                continue
+            if after and after not in self._stop:
+                continue
+            before = _LAST_WORD_RE.search(text, max(0, m.start() - 40), m.start())
+            if before and before.group(1).lower() in DETERMINERS:
                 continue
             joined, first = self.word_terms(a + b), self.word_terms(a)
             if len(joined) == 1 and len(first) == 1 and joined[0] not in own:
@@ -442,9 +450,14 @@ class Analyzer:
 
 COMPOUND_SECOND = frozenset("up down out off in on over back away".split())  # the particles a compound ends in (empty: any word)
 # Two words of letters (at least two each) with only spaces or tabs between them, each whole
-# (not part of an identifier or a hyphenated word): `Analyzer.compound_terms`' pairs, found
-# overlapping ("set up the time out": "set up", "up the", "the time", "time out").
-_PAIR_RE = re.compile(r"(?<![\w\-.])(?=([^\W\d_]{2,})[ \t]+([^\W\d_]{2,})(?![\w\-]))")
+# (not part of an identifier or a hyphenated word), and the word after them, if only spaces
+# come between: `Analyzer.compound_terms`' pairs, found overlapping ("set up the time out":
+# "set up", "up the", "the time", "time out").
+_PAIR_RE = re.compile(r"(?<![\w\-.])(?=([^\W\d_]{2,})[ \t]+([^\W\d_]{2,})(?![\w\-])(?:[ \t]+(\w+))?)")
+_LAST_WORD_RE = re.compile(r"(\w+)[ \t]+$")
+# Words that make the next word a noun ("the log in ...", "a back up of ..."): no compound after them.
+DETERMINERS = frozenset("the a an this that these those each every my your our its their his her "
+                        "any some no another which what whose".split())
 
 
 # ------------------------------------------------------------------ related forms of a term
