@@ -135,6 +135,17 @@ def test_an_unreadable_stored_index_names_the_pages_remedy_not_the_clis(tmp_path
         assert out["error"].endswith('; to start again, clear it with "Clear stored index" and add the files again')
         assert "rag index" not in out["error"] and "index again" not in out["error"]
     assert out["error"].startswith("the stored index cannot be read (it is not a SQLite database)")
+    # one of a newer format: said so, with the page's remedy alone (the CLI's "upgrade ragweb
+    # ..., or rebuild it with `rag index --rebuild`" was left in, a reviewer found)
+    from ragweb.store import FORMAT_VERSION
+    from ragweb.engine import Engine
+    db = tmp_path / "newer.db"
+    Engine.open(db).close()
+    with sqlite3.connect(db) as conn:
+        conn.execute("pragma journal_mode = delete")
+        conn.execute(f"pragma user_version = {FORMAT_VERSION + 1}")
+    out = call(facade.init, db.read_bytes())
+    assert "newer version of ragweb" in out["error"] and "rag index" not in out["error"], out
 
 
 def test_dump_gives_its_checksum_and_restore_checks_it(sample_docs):

@@ -272,7 +272,7 @@ def init(data=None, stepwise=False, crc=None) -> str:
         except IndexCorruptError as exc:
             _engine = Engine.memory(_config)
             # (the error's remedy is the CLI's, `rag index --rebuild`; the page has its own)
-            why = re.split(r"; (?:rebuild it with|clear it and)", str(exc))[0]
+            why = re.split(r"; (?:rebuild it with|clear it and|upgrade ragweb)", str(exc))[0]
             why = re.sub(r"^stored index ", "it ", why)
             return _error(f"the stored index cannot be read ({why}); to start again, clear it with "
                           "\"Clear stored index\" and add the files again", code="format")

@@ -243,7 +243,10 @@ def permission_problem(path: Path, write: bool) -> str | None:
     """Why this user may not read (or, with ``write``, write) the index file at ``path`` or
     the log files beside it, by their permissions, else None. (SQLite says only that it
     cannot open the file, or that the database is read-only.)"""
-    for file in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+    # (read as it is, an index is read without its log files: `read_as_it_is`)
+    logs = () if not write and read_as_it_is(path) else (path.with_name(path.name + "-wal"),
+                                                         path.with_name(path.name + "-shm"))
+    for file in (path, *logs):
         if not file.is_file():
             continue
         if not os.access(file, os.R_OK):
@@ -252,8 +255,10 @@ def permission_problem(path: Path, write: bool) -> str | None:
             verb = "write"
         else:
             continue
+        remedy = ("or replace the index with `rag index --rebuild`" if os.access(path.parent, os.W_OK)
+                  else "or ask the folder's owner")
         return (f"this user may not {verb} {'it' if file == path else f'{file.name} beside it'} (its "
-                "permissions); fix them (chmod, chown), or replace the index with `rag index --rebuild`")
+                f"permissions); fix them (chmod, chown), {remedy}")
     return None
 
 
