@@ -14,6 +14,11 @@
   const DB_KEY = 'current';
   // A tab's save on its way out goes under a key of its own, never over DB_KEY (see saveOnExit)
   const EXIT_PREFIX = 'exit:';
+  // ... its bytes in parts, each a value of its own under EXIT_PART_PREFIX + its key: Chromium
+  // stores a value over 64 KB as a blob, whose write a leaving page does not finish (an exit
+  // save of a 500 KB index landed 0 times in 5 whole, and 18 in 18 in 32 KB parts)
+  const EXIT_PART_PREFIX = 'exitpart:';
+  const EXIT_PART_BYTES = 32 * 1024;
   const SAVE_DELAY_MS = 300;       // debounce: save this long after the last change
   const SAVE_GAP_MS = 5000;        // while changes keep coming (a long drop, a script), save at least this often
   // ... but no sooner than this many times the page's time the last save took: the saves of a
@@ -125,6 +130,27 @@
     });
   }
   const exitRange = () => IDBKeyRange.bound(EXIT_PREFIX, `${EXIT_PREFIX}\uffff`);
+  // the parts of the exit save under `key` (all of them: no key)
+  const exitPartsRange = (key = '') => IDBKeyRange.bound(`${EXIT_PART_PREFIX}${key}`, `${EXIT_PART_PREFIX}${key}\uffff`);
+  const exitPartKey = (key, i) => `${EXIT_PART_PREFIX}${key}:${String(i).padStart(8, '0')}`;
+  // Delete the exit save under `key` from `store`, with its parts.
+  function deleteExit(store, key) {
+    store.delete(key);
+    store.delete(exitPartsRange(`${key}:`));
+  }
+
+  // An exit save read back: its parts (`parts`: [[key, bytes]] in key order) joined as its
+  // bytes. Parts missing or extra leave it with no bytes: refused as damaged when loaded.
+  function joinExitParts(key, record, parts) {
+    if (!record || !Number.isInteger(record.parts)) return record;
+    const { parts: count, ...whole } = record;
+    const own = parts.filter(([k]) => k.startsWith(`${EXIT_PART_PREFIX}${key}:`)).map(([, bytes]) => bytes);
+    if (own.length !== count || !own.every((b) => b instanceof Uint8Array)) return whole;
+    const bytes = new Uint8Array(own.reduce((n, b) => n + b.byteLength, 0));
+    let at = 0;
+    for (const b of own) { bytes.set(b, at); at += b.byteLength; }
+    return { ...whole, bytes };
+  }
   const generationOf = (record) => (record && record.generation) || null;
 
   // The stored record and the saves of tabs that closed since, in one read:
@@ -137,8 +163,13 @@
       const main = store.get(DB_KEY);
       const keys = store.getAllKeys(exitRange());
       const values = store.getAll(exitRange());
-      tx.oncomplete = () => resolve({ record: main.result,
-                                      exits: keys.result.map((key, i) => ({ key, record: values.result[i] })) });
+      const partKeys = store.getAllKeys(exitPartsRange());
+      const partValues = store.getAll(exitPartsRange());
+      tx.oncomplete = () => {
+        const parts = partKeys.result.map((key, i) => [key, partValues.result[i]]);
+        resolve({ record: main.result,
+                  exits: keys.result.map((key, i) => ({ key, record: joinExitParts(key, values.result[i], parts) })) });
+      };
       tx.onabort = () => reject(tx.error || new DOMException('transaction aborted', 'AbortError'));
       tx.onerror = (ev) => { ev.preventDefault(); };
     });
@@ -164,7 +195,7 @@
         if (record) s.put(record, DB_KEY);
         else s.delete(DB_KEY);
         lastPutMs = performance.now() - t0;
-        for (const key of drop) s.delete(key);
+        for (const key of drop) deleteExit(s, key);
       };
       return null;
     });
@@ -174,8 +205,8 @@
 
   // Other tabs of this page: told when this tab saved, so they can load the new index.
   const channel = ('BroadcastChannel' in window) ? new BroadcastChannel('ragweb-index') : null;
-  const idbDelete = () => idb('readwrite', (s) => { s.delete(DB_KEY); s.delete(exitRange()); });
-  const idbDeleteKeys = (keys) => idb('readwrite', (s) => { for (const key of keys) s.delete(key); });
+  const idbDelete = () => idb('readwrite', (s) => { s.delete(DB_KEY); s.delete(exitRange()); s.delete(exitPartsRange()); });
+  const idbDeleteKeys = (keys) => idb('readwrite', (s) => { for (const key of keys) deleteExit(s, key); });
 
   function isQuotaError(e) {
     return !!e && (e.name === 'QuotaExceededError' || /quota/i.test(String(e.message || e)));
@@ -318,8 +349,8 @@
         writeExitNote(note);  // (first: what follows may not run to its end)
         const tx = openedDb.transaction(DB_STORE, 'readwrite', { durability: 'strict' });
         const store = tx.objectStore(DB_STORE);
-        store.put(record, key);
-        for (const taken of state.exitKeys) store.delete(taken);  // (this save holds what they held)
+        putExitSave(store, key, record);
+        for (const taken of state.exitKeys) deleteExit(store, taken);  // (this save holds what they held)
         if (tx.commit) tx.commit();  // (without it Chromium drops the write with the page)
         state.dirty = false;
         if (channel) channel.postMessage({ type: 'exit', key });
@@ -336,6 +367,18 @@
     }
     // (a drop whose folders are being read has found no file yet, maybe: it is told all the same)
     if (note.failed || note.left || note.queued || note.reading) writeExitNote(note);
+  }
+
+  // The exit save `record` under `key`, its bytes in parts of EXIT_PART_BYTES (copies: a view
+  // would be stored with the whole buffer it views), all in the transaction of `store`.
+  function putExitSave(store, key, record) {
+    if (!record.bytes) { store.put(record, key); return; }
+    const { bytes, ...rest } = record;
+    let n = 0;
+    for (let at = 0; at < bytes.byteLength; at += EXIT_PART_BYTES, n++) {
+      store.put(bytes.slice(at, at + EXIT_PART_BYTES), exitPartKey(key, n));
+    }
+    store.put({ ...rest, parts: n }, key);
   }
 
   function writeExitNote(note) {
