@@ -172,6 +172,35 @@ def test_a_change_just_before_a_reload_is_saved_with_a_big_index(launch_persiste
     assert page.evaluate(READ_KEYS_JS) == ["current"]
 
 
+PUT_KEY_JS = """([key, value]) => new Promise((ok, ko) => {
+    const rq = indexedDB.open('ragweb', 1);
+    rq.onerror = () => ko(rq.error);
+    rq.onsuccess = () => {
+        const tx = rq.result.transaction('index', 'readwrite');
+        tx.objectStore('index').put(new Uint8Array(value), key);
+        tx.oncomplete = () => { rq.result.close(); ok(true); };
+        tx.onabort = () => ko(tx.error);
+    };
+})"""
+
+
+def test_parts_of_an_exit_save_that_is_gone_are_deleted(launch_persistent, boot_page, make_app):
+    """A version of the page that knew no parts drops an exit save without them: its parts
+    would hold their space for ever."""
+    _, page, app = _saved_tab(launch_persistent, boot_page, make_app, "a.md", "# A\nabout narwhals\n")
+    page.evaluate(PUT_KEY_JS, ["exitpart:exit:gone:00000000", [1, 2, 3]])
+    page.evaluate(PUT_KEY_JS, ["exitpart:exit:gone:00000001", [4, 5]])
+    page.reload()
+    page.evaluate("window.ragReady")
+    for _ in range(40):
+        if page.evaluate(READ_KEYS_JS) == ["current"]:
+            break
+        time.sleep(0.1)
+    assert page.evaluate(READ_KEYS_JS) == ["current"]
+    assert app.stats()["files"] == ["a.md"]
+    expect(page.locator("#banner")).to_be_hidden()
+
+
 def test_unknown_format_version_is_refused_with_offer_to_clear(launch_persistent, boot_page, make_app):
     ctx = launch_persistent()
     page = ctx.pages[0]

@@ -167,7 +167,9 @@
       const partValues = store.getAll(exitPartsRange());
       tx.oncomplete = () => {
         const parts = partKeys.result.map((key, i) => [key, partValues.result[i]]);
-        resolve({ record: main.result,
+        // (parts whose exit save is gone: left by a version of the page that knew no parts)
+        const owners = new Set(parts.map(([k]) => k.slice(EXIT_PART_PREFIX.length).replace(/:\d+$/, '')));
+        resolve({ record: main.result, orphans: [...owners].filter((k) => !keys.result.includes(k)),
                   exits: keys.result.map((key, i) => ({ key, record: joinExitParts(key, values.result[i], parts) })) });
       };
       tx.onabort = () => reject(tx.error || new DOMException('transaction aborted', 'AbortError'));
@@ -788,6 +790,7 @@
       if (lost.length) showBanner(lostExitsMessage(lost), 'exit');
       if (settled) state.exitKeys = keys;  // dropped by the save that stores the settled one
       else if (keys.length && !state.storageRefused) idbDeleteKeys(keys).catch(() => {});
+      if (found.orphans && found.orphans.length && !state.storageRefused) idbDeleteKeys(found.orphans).catch(() => {});
     }
     if (!info || info.error) {
       const empty = JSON.parse(state.facade.init());
