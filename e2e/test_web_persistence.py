@@ -871,6 +871,22 @@ def test_a_store_that_never_answers_does_not_hold_the_page(launch_persistent, bo
     assert make_app(other).stats()["files"] == ["new.md"]
 
 
+def test_a_store_that_answers_late_is_loaded_and_said_so(launch_persistent, boot_page, make_app, wait_for):
+    """The store answers after the page started without it, which has no changes of its
+    own: the stored index is loaded, and the status line says so (it said "Updated from
+    another tab", where there was none)."""
+    ctx, page, app = _saved_tab(launch_persistent, boot_page, make_app, "keep.md", "about walruses")
+    page.add_init_script(HOLD_OPEN_JS)
+    page.reload()
+    info = page.evaluate(READY_OR_HUNG_JS)
+    assert info != "hung" and info["restored"] is False
+    page.evaluate("window.__releaseOpen()")
+    wait_for(page, "document.getElementById('banner').hidden")
+    wait_for(page, "JSON.parse(ragStats()).totalDocs === 1")
+    expect(page.locator("#status")).to_contain_text("Loaded the stored index")
+    expect(page.locator("#status")).not_to_contain_text("another tab")
+
+
 def test_a_store_that_answers_late_is_not_overwritten(launch_persistent, boot_page, make_app, wait_for):
     """The store answers after the page started without it, which then has changes of its
     own: they are not saved over the index it never read."""

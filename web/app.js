@@ -908,7 +908,9 @@
   // loading: load what is stored now -- after storing the closed tab's changes as the index
   // when they were made on top of it -- unless this tab has changes of its own: then it is
   // a conflict, and the first save wins.
-  async function syncWithStored(message = null) {
+  // (`late`: the store answered only after this tab had started without it: what it loads is
+  // the stored index, not another tab's news)
+  async function syncWithStored(message = null, late = false) {
     if (!state.ready) { state.missedSave = true; return; }
     while (state.saving) await state.saving;  // (decided on what this tab's own save did)
     if (state.storageRefused || state.conflict) return;
@@ -941,7 +943,9 @@
     refreshUi();
     rerunSearch();
     resetPack();  // (made from the index this tab had)
-    setStatus(`Updated from another tab: ${res.totalDocs} file${res.totalDocs === 1 ? '' : 's'} indexed.`);
+    const files = `${res.totalDocs} file${res.totalDocs === 1 ? '' : 's'} indexed`;
+    setStatus(late ? `Loaded the stored index (the browser's storage answered late): ${files}.`
+                   : `Updated from another tab: ${files}.`);
   }
   if (channel) {
     channel.onmessage = (ev) => {
@@ -970,7 +974,7 @@
       if (state.dirty) markChanged(state.ownChanges);
       return;
     }
-    if (!hasOwnChanges()) await syncWithStored();  // (loads it, and saves from then on)
+    if (!hasOwnChanges()) await syncWithStored(null, true);  // (loads it, and saves from then on)
     if (!state.storeUnread) return;
     state.storeUnread = 'the stored index could be read only after this tab had started without it, so ' +
       'this tab saves nothing (that would overwrite it); reload the page to load it';
