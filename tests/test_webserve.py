@@ -181,13 +181,14 @@ def test_a_wheel_carries_the_page_and_the_sample_so_rag_web_works_when_installed
     shutil.copytree(repo, src, ignore=shutil.ignore_patterns(".git", ".venv", "node_modules", "build", "dist", "site",
                                                           "bench", "*.egg-info", "__pycache__", ".rag*"))
     (src / "sample" / "ctx.json").write_text("{}")  # (`rag pack -o ctx.json` run there: not the sample's)
+    (src / "web" / "scratch.html").write_text("<p>a draft</p>")  # (a developer's: not the page's)
+    (src / "web" / "app.js~").write_text("// an editor's backup")
     r = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp_path), str(src)],
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     (wheel,) = tmp_path.glob("ragweb-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    for name in webbuild.PAGE_FILES:
-        assert f"ragweb/web/{name}" in names, name
+    assert {n.removeprefix("ragweb/web/") for n in names if n.startswith("ragweb/web/")} == set(webbuild.PAGE_FILES)
     assert {n.removeprefix("ragweb/sample/") for n in names if n.startswith("ragweb/sample/")} == set(webbuild.SAMPLE_FILES)
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
 
@@ -228,6 +229,16 @@ def test_the_shipped_sample_is_the_files_git_tracks_in_sample():
     repo = webbuild.project_root()
     tracked = subprocess.run(["git", "-C", str(repo), "ls-files", "sample"], capture_output=True, text=True, check=True)
     assert sorted(f.removeprefix("sample/") for f in tracked.stdout.split()) == sorted(webbuild.SAMPLE_FILES)
+
+
+def test_the_shipped_page_is_the_files_git_tracks_in_web():
+    """The page is a fixed list (a stray file in web/ was published with the site and the
+    wheel); a file added to the page must be added to that list too."""
+    import subprocess
+    repo = webbuild.project_root()
+    tracked = subprocess.run(["git", "-C", str(repo), "ls-files", "web"], capture_output=True, text=True, check=True)
+    assert sorted(f.removeprefix("web/") for f in tracked.stdout.split() if f != "web/README.md") == \
+        sorted(webbuild.PAGE_FILES)
 
 
 def test_the_help_of_pyodide_dir_names_its_environment_variable():

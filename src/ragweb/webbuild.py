@@ -60,7 +60,9 @@ PYODIDE_CORE_FILES = (
 """The only Pyodide files the page ever requests."""
 
 PAGE_FILES = ("index.html", "app.js", "style.css")
-"""The page: copied from ``web/`` into the site root (with anything else there but docs)."""
+"""The page: copied from ``web/`` into the site root. Only these are shipped, in the site and
+the wheel (setup.py reads this list), so a file a developer leaves in ``web/`` (a scratch
+page, an editor's backup) is not published."""
 
 SAMPLE_FILES = (
     "CHANGELOG.md", "README.md", "docs/configuration.md", "docs/headers.md", "docs/troubleshooting.md",
@@ -475,7 +477,6 @@ def precompile_wheels(wheels: list[Path], pyodide: Path, cache_dir: Path) -> boo
 
 # --------------------------------------------------------------------------- the site
 
-_PAGE_IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".*", "*.md")
 
 
 def _read_manifest(folder: Path) -> dict:
@@ -570,7 +571,8 @@ def build_site(out_dir: str | os.PathLike, pyodide_dir: str | os.PathLike | None
 
 def _write_site(tmp: Path, page: Path, pyodide: Path, deps: list[Path], pyc_cache: Path | None) -> None:
     """Write every file of the site into the empty folder ``tmp``, the manifest last."""
-    shutil.copytree(page, tmp, dirs_exist_ok=True, ignore=_PAGE_IGNORE)
+    for name in PAGE_FILES:
+        shutil.copy2(page / name, tmp / name)
     (tmp / "pyodide").mkdir()
     for name in PYODIDE_CORE_FILES:
         shutil.copy2(pyodide / name, tmp / "pyodide" / name)
@@ -628,18 +630,7 @@ def _written_by_earlier_build(site: Path) -> set[str]:
     # A build from before the manifest listed its files: what such a build wrote.
     return {MANIFEST, ".nojekyll", *(f"pyodide/{n}" for n in PYODIDE_CORE_FILES),
             *(f"wheels/{w}" for w in listed("wheels")), *(f"sample/{s}" for s in listed("sample")),
-            *_page_files(web_dir())}
-
-
-def _page_files(page: Path) -> list[str]:
-    """The files of ``page`` that the build copies into the site (relative paths)."""
-    names = []
-    for dirpath, dirnames, filenames in os.walk(page):
-        ignored = _PAGE_IGNORE(dirpath, dirnames + filenames)
-        dirnames[:] = [d for d in dirnames if d not in ignored]
-        rel = Path(dirpath).relative_to(page)
-        names += [(rel / name).as_posix() for name in filenames if name not in ignored]
-    return names
+            *PAGE_FILES}
 
 
 def _user_files(out: Path, tmp: Path) -> list[str]:
