@@ -194,8 +194,8 @@ class App:
 
 def sample_documents() -> list[tuple[str, str]]:
     """(relative path, text) of every file of the bundled sample corpus, sorted."""
-    return sorted((p.relative_to(SAMPLE).as_posix(), p.read_text(encoding="utf-8"))
-                  for p in SAMPLE.rglob("*") if p.is_file())
+    from ragweb.webbuild import SAMPLE_FILES
+    return sorted((name, (SAMPLE / name).read_text(encoding="utf-8")) for name in SAMPLE_FILES)
 
 
 @pytest.fixture(scope="session")
@@ -267,8 +267,11 @@ def launch_persistent(playwright, browser_type_launch_args, base_url, tmp_path):
 
 @pytest.fixture
 def sample_copy(tmp_path) -> Path:
+    from ragweb.webbuild import SAMPLE_FILES
     dest = tmp_path / "corpus"
-    shutil.copytree(SAMPLE, dest)
+    for name in SAMPLE_FILES:  # (the shipped files: not an index or a ctx.json left in sample/)
+        (dest / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(SAMPLE / name, dest / name)
     return dest
 
 

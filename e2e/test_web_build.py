@@ -191,6 +191,22 @@ def test_only_the_named_sample_files_are_shipped(tmp_path, monkeypatch):
     assert not (out / "sample" / "ctx.json").exists()
 
 
+def test_only_the_page_files_of_web_are_shipped(tmp_path, monkeypatch):
+    # (a scratch page or an editor's backup left in web/ was published with the site)
+    page = tmp_path / "web"
+    shutil.copytree(webbuild.web_dir(), page)
+    (page / "scratch.html").write_text("<p>a draft</p>")
+    (page / "app.js~").write_text("// an editor's backup")
+    (page / "drafts").mkdir()
+    (page / "drafts" / "idea.js").write_text("// not yet")
+    monkeypatch.setattr(webbuild, "web_dir", lambda: page)
+    out = tmp_path / "site"
+    webbuild.build_site(out, precompile=False)
+    top = sorted(p.name for p in out.iterdir() if p.is_file())
+    assert top == sorted([*webbuild.PAGE_FILES, "manifest.json", ".nojekyll"])
+    assert not (out / "drafts").exists()
+
+
 def test_rebuild_of_a_build_that_did_not_list_its_files_keeps_unknown_ones(tmp_path):
     out = tmp_path / "site"
     (out / "wheels").mkdir(parents=True)

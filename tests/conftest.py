@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
+from ragweb.webbuild import SAMPLE_FILES
+
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "sample"
 
@@ -20,10 +22,18 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 @pytest.fixture
 def sample_root(tmp_path) -> Path:
-    """A fresh copy of the sample corpus in a temporary directory."""
+    """A fresh copy of the sample corpus in a temporary directory (its shipped files only: not
+    an index or a ``ctx.json`` the README's own examples leave in sample/)."""
     dest = tmp_path / "corpus"
-    shutil.copytree(SAMPLE, dest, ignore=shutil.ignore_patterns(".rag"))
+    copy_sample(dest)
     return dest
+
+
+def copy_sample(dest: Path) -> None:
+    """Copy the sample's shipped files (`webbuild.SAMPLE_FILES`) into the new folder ``dest``."""
+    for name in SAMPLE_FILES:
+        (dest / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(SAMPLE / name, dest / name)
 
 
 @pytest.fixture(autouse=True)
@@ -37,5 +47,4 @@ def _no_user_git_config(monkeypatch, tmp_path_factory):
 
 def sample_documents() -> list[tuple[str, str]]:
     """(relative path, text) of every sample file, sorted."""
-    return sorted((p.relative_to(SAMPLE).as_posix(), p.read_text(encoding="utf-8"))
-                  for p in SAMPLE.rglob("*") if p.is_file() and ".rag" not in p.parts)
+    return sorted((name, (SAMPLE / name).read_text(encoding="utf-8")) for name in SAMPLE_FILES)

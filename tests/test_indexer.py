@@ -11,6 +11,7 @@ from ragweb.config import default_config
 from ragweb.engine import Engine
 from ragweb.errors import IndexBusyError, IndexCorruptError
 from ragweb.indexer import PARALLEL_BYTES, PARALLEL_FILES, index_path, index_root, worker_count
+from conftest import copy_sample
 
 
 def search_paths(root, q):
@@ -558,8 +559,7 @@ def _dump(root) -> list[str]:
 
 
 def _mixed_tree(root: Path) -> None:
-    import shutil
-    shutil.copytree(Path(__file__).parent.parent / "sample", root, ignore=shutil.ignore_patterns(".rag"))
+    copy_sample(root)
     for i in range(12):
         (root / f"page{i}.html").write_text(
             f"<html><nav>Home | Next</nav><h1>Page {i}</h1>\n<p>Widget {i} retries the upload"
