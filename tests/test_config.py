@@ -327,6 +327,18 @@ def test_a_base_60_number_is_refused(text, shown):
                               "write it in decimal")
 
 
+def test_a_whole_number_written_with_a_point_is_read_for_an_integer_key():
+    """``top_k: 2.0`` was refused ("must be an integer") while ``2e0`` was taken."""
+    cfg = parse_config("retrieve:\n  top_k: 2.0\npack:\n  token_budget: 1400.0\n")
+    assert cfg["retrieve"]["top_k"] == 2 and isinstance(cfg["retrieve"]["top_k"], int)
+    assert cfg["pack"]["token_budget"] == 1400 and isinstance(cfg["pack"]["token_budget"], int)
+    assert error_of("retrieve:\n  top_k: 2.5\n") == (
+        "rag.yaml line 2: retrieve.top_k must be an integer between 1 and 10000, got 2.5")
+    assert error_of("retrieve:\n  top_k: .inf\n").endswith("got inf")
+    assert error_of("retrieve:\n  top_k: .nan\n").endswith("got nan")
+    assert error_of("retrieve:\n  top_k: 0.0\n").endswith("got 0.0")  # (shown as written)
+
+
 def test_a_number_with_an_exponent_is_read_and_ranges_are_shown_without_one():
     cfg = parse_config("retrieve:\n  min_score_threshold: 1e+09\nindex:\n  max_file_bytes: 5e6\n"
                        "  k1: 2.5E-1\n  b: .5e0\npack:\n  token_budget: 1.5e3\n")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import errno
+import math
 import os
 import re
 from pathlib import Path
@@ -437,7 +438,10 @@ def _coerce(section: str, key: str, value: object) -> tuple[bool, object]:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return False, value
     if typ is int and not isinstance(value, int):
-        return False, value
+        # (a whole number written with a point, 2.0, is that number, as 2e0 is)
+        if not (math.isfinite(value) and value.is_integer()):
+            return False, value
+        value = int(value)
     value = typ(value)
     lo, hi = check
     return lo <= value <= hi, value  # NaN fails this too
