@@ -775,6 +775,76 @@ def test_a_file_deleted_while_the_run_reads_the_others_is_removed_not_kept(tmp_p
     assert (r.updated, r.removed) == (1, 0) and r.problems == []  # (link.md, read again)
 
 
+def _same_time(path, when=1_600_000_000):
+    os.utime(path, (when, when))
+
+
+def test_a_file_kept_while_its_link_was_broken_is_compared_when_it_is_back(tmp_path):
+    """A folder linked to one version of a tree whose files all carry one time (a Nix store):
+    the link broken for one run, then pointed at the next version, whose file changed at the
+    same size, kept the old text for good (the run that kept it dropped its identity, so the
+    next took it as the file it had read)."""
+    root, store = tmp_path / "mydocs", tmp_path / "store"
+    root.mkdir()
+    (store / "v1").mkdir(parents=True)
+    (store / "v1" / "install.md").write_text("# Install\nRequires version 1.2.3 of libfoo.\n")
+    _same_time(store / "v1" / "install.md")
+    (root / "pkg").symlink_to(store / "v1")
+    cfg = default_config()
+    assert index_root(root, cfg).added == 1
+    (store / "v1" / "install.md").unlink()  # (the old version collected before the new one is linked)
+    (store / "v1").rmdir()
+    r = index_root(root, cfg)  # (the link is broken: what was indexed through it stays)
+    assert r.problems == [("pkg", "unreadable: broken symlink")] and _texts(root)["pkg/install.md"].endswith("1.2.3 of libfoo.\n")
+    (store / "v2").mkdir()
+    (store / "v2" / "install.md").write_text("# Install\nRequires version 1.2.4 of libfoo.\n")
+    _same_time(store / "v2" / "install.md")
+    (root / "pkg").unlink()
+    (root / "pkg").symlink_to(store / "v2")
+    r = index_root(root, cfg)
+    assert r.updated == 1 and "1.2.4" in _texts(root)["pkg/install.md"]
+    assert index_root(root, cfg).updated == 0  # (read: its identity is recorded again)
+
+
+def test_a_file_that_was_a_broken_link_for_a_run_is_compared_when_it_is_back(tmp_path):
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "a.md").write_text("the quick alpha fox\n")
+    _same_time(root / "a.md")
+    cfg = default_config()
+    index_root(root, cfg)
+    (root / "a.md").unlink()
+    (root / "a.md").symlink_to(root / "gone.md")
+    assert index_root(root, cfg).problems == [("a.md", "unreadable: broken symlink")]
+    (root / "a.md").unlink()
+    (root / "a.md").write_text("the quick bravo fox\n")  # (the same size and time)
+    _same_time(root / "a.md")
+    assert index_root(root, cfg).updated == 1
+    assert [p for p, *_ in search_paths(root, "bravo")] == ["a.md"] and search_paths(root, "alpha") == []
+
+
+@pytest.mark.parametrize("config_text", ['index:\n  excludes: ["pkg/"]\n', 'index:\n  excludes: ["p*/"]\n',
+                                         'index:\n  includes: ["**/*.txt"]\n'])
+def test_files_under_a_broken_link_that_the_config_now_leaves_out_are_removed(tmp_path, config_text):
+    """What was indexed through a folder link is kept while the link is broken, but not once
+    rag.yaml excludes the folder (or stops including its files): it stayed, and a user who
+    excluded a folder to get its text out of the index still found it."""
+    from ragweb.config import load_config
+    ext, root = tmp_path / "ext", tmp_path / "docs"
+    ext.mkdir()
+    root.mkdir()
+    (ext / "plan.md").write_text("secret plan zebra\n")
+    (root / "readme.txt").write_text("hello world\n")
+    (root / "pkg").symlink_to(ext)
+    index_root(root, default_config())
+    (ext / "plan.md").unlink()
+    ext.rmdir()
+    (root / "rag.yaml").write_text(config_text)
+    r = index_root(root, load_config(root)[0])
+    assert r.removed == 1 and search_paths(root, "zebra") == []
+    assert "pkg/plan.md" not in _texts(root)
+
+
 def test_a_file_away_only_while_an_editor_saves_it_is_not_removed(tmp_path):
     """A file gone when read but back by the run's end (an editor that saves by renaming the
     file away and writing it anew) keeps what the index holds of it, and the next run reads

@@ -402,6 +402,19 @@ class GlobSet:
         return self.matches(path + "/") or self.matches(path, is_dir=True)  # (+ "/": "dir/**")
 
 
+def still_selected(includes: GlobSet, excludes: GlobSet, path: str) -> bool:
+    """Whether the walk would take the file ``path`` by the config's globs alone: an include
+    matches it, and no exclude matches it or covers a folder it is in."""
+    if not includes.matches_file(path) or excludes.matches_file(path):
+        return False
+    at = path.find("/")
+    while at > 0:
+        if excludes.covers_dir(path[:at]):
+            return False
+        at = path.find("/", at + 1)
+    return True
+
+
 NAME_BREAK_RE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
 """Control characters but the tab, and the Unicode line breaks (NEL, U+2028, U+2029): a file
 name holding one cannot be cited (`path:Ls-e` is one line; a name holding line breaks could
@@ -735,7 +748,8 @@ class _Walker:
             if never_indexed(path + "/" if is_dir else path):
                 continue  # (rag's own files and git's, a nested root's too)
             if (not is_dir and self.left_out is not None and _dangling(entry)
-                    and not (self.includes.matches_file(path) and not self.excludes.matches_file(path))):
+                    and not (self.includes.matches_file(path) and not self.excludes.matches_file(path))
+                    and not self.excludes.covers_dir(path)):
                 self.left_out.dangling.append(path)  # (maybe a folder: its target is gone, so none can tell)
             if is_dir:
                 if not self.excludes.covers_dir(path):

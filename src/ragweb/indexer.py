@@ -28,11 +28,12 @@ from ragweb.config import never_indexed
 from ragweb.engine import Engine
 from ragweb.errors import IndexReadOnlyError, Interrupted, RagError
 from ragweb.files import (BROKEN_LINK, DECODER_VERSION, GONE, LEGACY_REASON, NOT_REGULAR, PACKED_REASON,
-                          AtomicWrite, FileEntry, LeftOut, compressed, is_left_out_note, is_link_note, iter_files,
-                          packed_context_reason, read_regular, read_text_file)
+                          AtomicWrite, FileEntry, GlobSet, LeftOut, compressed, is_left_out_note, is_link_note,
+                          iter_files, packed_context_reason, read_regular, read_text_file, still_selected)
 
 INDEX_DIR = ".rag"
 INDEX_FILE = "index.db"
+UNREAD_IDENT = "unread"  # `Engine.file_idents` of a file kept, not read, by the last run: no real one
 WRITER_WAIT_SECONDS = store.LOCK_WAIT_SECONDS  # how long a second `rag index` waits for the first one
 # A file whose modification time is this close to the last run's scan (or later) may have
 # been written again within one tick of a coarse clock (FAT keeps 2 s) after that run read
@@ -145,6 +146,7 @@ class Changes:
     reread: list[FileEntry] = field(default_factory=list)  # unchanged, but a newer decoder reads them otherwise
     unchanged: list[FileEntry] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)  # indexed, not read: under something unreadable this time
     gone_skipped: list[str] = field(default_factory=list)  # skipped before, no longer there
     gone_outputs: list[str] = field(default_factory=list)  # in .rag/outputs, no longer there
     problems: list[tuple[str, str]] = field(default_factory=list)
@@ -227,10 +229,14 @@ def scan_changes(engine: Engine, root: str | Path, config: dict,
             out.problems.append((link, BROKEN_LINK))
     # A file or folder that is there but could not be read this time (permissions, a
     # network share gone away, a broken link) keeps what was indexed of it: the next run tries again.
+    # (but not what the config's globs no longer take: a folder excluded while it cannot be read)
     unreadable = [path for path, message in out.problems if message.startswith("unreadable")]
+    includes, excludes = GlobSet(ix["includes"]), GlobSet(ix["excludes"])
 
     def kept(p: str) -> bool:
-        return any(p == u or p.startswith(u + "/") or u == "." for u in unreadable)
+        return (any(p == u or p.startswith(u + "/") or u == "." for u in unreadable)
+                and still_selected(includes, excludes, p))
+    out.kept = sorted(p for p in {*states, *skipped} if p not in seen and kept(p))
     out.deleted = sorted(p for p in states if p not in seen and not kept(p))
     out.gone_skipped = sorted(p for p in skipped if p not in seen and not kept(p))
     out.gone_outputs = sorted(p for p in outputs if not os.path.lexists(os.path.join(root, p)) and not kept(p))
@@ -446,15 +452,23 @@ def _index_into(engine: Engine, root: Path, config: dict, use_gitignore: bool | 
             for path in changes.gone_skipped:
                 engine.mark_skipped(path, 0.0, 0, None)
             report.workers = worker_count(config, len(todo), total_bytes)
+            unread = list(changes.kept)  # (what the index holds of them is not known to be theirs now)
             with _prepared(todo, states, engine, max_bytes, report.workers) as outcomes:
                 for i, (entry, outcome) in enumerate(zip(todo, outcomes)):
                     report.bytes += entry.size
                     _index_one(engine, entry, states.get(entry.path), outcome, report)
+                    if outcome[0] == GONE or (outcome[0] or "").startswith("unreadable"):
+                        unread.append(entry.path)
                     if progress:
                         progress(i + 1, len(todo), report.bytes, total_bytes)
             _remove_gone(engine, report)
             report.files = len(todo) + len(changes.unchanged)
-            engine.set_file_idents({e.path: e.ident for e in todo + changes.unchanged if e.ident}, changes.idents)
+            # A file kept as it was indexed, unread this run (unreadable, a broken link, gone
+            # while read), is recorded as `UNREAD_IDENT`: the next run compares its text, even
+            # at the same time and size (a link pointed at another version of a tree meanwhile)
+            idents = {e.path: e.ident for e in todo + changes.unchanged if e.ident}
+            idents.update((p, UNREAD_IDENT) for p in unread)
+            engine.set_file_idents(idents, changes.idents)
             engine.set_decoded_by(DECODER_VERSION)
             engine.set_scanned_at(scanned)
             engine.set_size_limit(config["index"]["max_file_bytes"])
