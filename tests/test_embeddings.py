@@ -310,7 +310,7 @@ def test_unreachable_provider_wrong_dimension_and_config_errors(tmp_path, provid
     assert r.returncode == 1 and "needs embedding.enabled: true" in r.stderr
 
 
-def test_rebuilding_or_clearing_drops_vectors(tmp_path, provider):
+def test_clearing_without_embeddings_drops_vectors(tmp_path, provider):
     root = write_root(tmp_path, provider)
     assert rag("index", root).returncode == 0
     eng = Engine.open(root / ".rag" / "index.db", create=False)
@@ -968,3 +968,146 @@ def test_vectors_stored_before_they_were_keyed_are_reused_and_a_rewritten_one_is
     assert rag("index", root).returncode == 0
     assert provider.texts() == ["Pets\n" + DOCS["pets.md"].strip()]
     assert query(root, "-q", "feline", "--semantic", "-k", "1")[0]["path"] == "cats.md"
+
+
+def kept_vectors(root) -> int:
+    """How many vectors the index keeps for reuse, with no chunk (`embeddings.keep_for_reuse`)."""
+    with sqlite3.connect(root / ".rag" / "index.db") as conn:
+        tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master")}
+        return sum(conn.execute(f"SELECT count(*) FROM {t} WHERE chunk < 0").fetchone()[0]
+                   for t in ("vectors", "vector_keys") if t in tables)
+
+
+QUESTIONS = ("gauge reads zero", "valve 17 log book", "automobile battery", "kitten")
+
+
+def answers(root) -> list:
+    return [(query(root, "-q", q, "-k", "5"), query(root, "-q", q, "-k", "5", "--semantic")) for q in QUESTIONS]
+
+
+def as_an_older_version_left_it(root) -> None:
+    """Rewrite the analysis settings the index records as an older ragweb's."""
+    eng = Engine.open(root / ".rag" / "index.db", load_config(root)[0])
+    eng._set_meta("analysis", dict(eng.settings, markup=eng.settings["markup"] - 1))
+    eng.conn.commit()
+    eng.close()
+
+
+@pytest.mark.parametrize("how", ["rebuild", "older version"])
+def test_a_rebuild_sends_only_the_text_it_has_no_vector_for(tmp_path, provider, how):
+    # (`rag index --rebuild` and the rebuild for a new version's settings dropped every vector:
+    # the whole corpus went to the provider again)
+    root = write_manual_root(tmp_path, provider)
+    before, vectors, found = chunk_texts(root), placed_vectors(root), answers(root)
+
+    def rebuild():
+        if how == "older version":
+            as_an_older_version_left_it(root)
+        provider.requests.clear()
+        r = rag("index", root, *(["--rebuild"] if how == "rebuild" else []))
+        assert r.returncode == 0, r.stderr
+        assert "rebuilt the index" in r.stderr + r.stdout
+        return r
+    r = rebuild()
+    assert provider.requests == []
+    assert f"embedded 0 chunks with ollama fake-embed (0 already had embeddings, {len(vectors)} reused" in r.stdout
+    assert placed_vectors(root) == vectors and answers(root) == found and kept_vectors(root) == 0
+    # an edit: only its changed chunk is sent
+    (root / "manual.md").write_text(manual(edited=True))
+    r = rebuild()
+    changed = sorted(chunk_texts(root) - before)
+    assert len(changed) == 1 and provider.texts() == changed
+    assert "embedded 1 chunks" in r.stdout and kept_vectors(root) == 0
+    # other chunks (another chunk size): only the texts never embedded are sent
+    before = chunk_texts(root)
+    text = config_file(root).read_text().replace("chunk_tokens: 32", "chunk_tokens: 64")
+    config_file(root).write_text(text)
+    r = rebuild()
+    assert provider.texts() and sorted(provider.texts()) == sorted(chunk_texts(root) - before)
+    assert "Garage\n" not in "".join(provider.texts()) and kept_vectors(root) == 0
+
+
+@pytest.mark.parametrize("how", ["rebuild", "older version"])
+def test_a_rebuild_for_another_model_reuses_nothing(tmp_path, provider, how):
+    root = write_root(tmp_path, provider)
+    assert rag("index", root).returncode == 0
+    config_file(root).write_text(config_file(root).read_text().replace('"fake-embed"', '"fake-embed-2"'))
+    if how == "older version":
+        as_an_older_version_left_it(root)
+    provider.requests.clear()
+    r = rag("index", root, *(["--rebuild"] if how == "rebuild" else []))
+    assert r.returncode == 0, r.stderr
+    assert "embedded 3 chunks" in r.stdout and "reused" not in r.stdout
+    assert {q["model"] for q in provider.requests} == {"fake-embed-2"} and len(provider.texts()) == 3
+    text = "Pets\n" + DOCS["pets.md"].strip()
+    assert stored_vectors(root)["pets.md"] == pytest.approx(unit(fake_vector(text)[::-1]), abs=1e-6)
+    assert kept_vectors(root) == 0
+
+
+@pytest.mark.parametrize("damage", ["not a database", "half of it", "other tables", "a rewritten vector"])
+def test_a_rebuild_replaces_a_damaged_index_and_reuses_no_vector_it_cannot_trust(tmp_path, provider, damage):
+    root = write_root(tmp_path, provider)
+    assert rag("index", root).returncode == 0
+    db = root / ".rag" / "index.db"
+    data = db.read_bytes()
+    if damage == "not a database":
+        db.write_bytes(b"not an index" * 100)
+    elif damage == "half of it":
+        db.write_bytes(data[:len(data) // 2] + b"\xff" * (len(data) - len(data) // 2))
+    else:
+        with sqlite3.connect(db) as conn:
+            if damage == "other tables":  # (another format's)
+                conn.execute("DROP TABLE vector_keys")
+                conn.execute("CREATE TABLE vector_keys(chunk INTEGER PRIMARY KEY, text_key TEXT)")
+                conn.execute("INSERT INTO vector_keys SELECT chunk, 'x' FROM vectors")
+            else:  # (by a version that keeps no keys: pets.md's vector is garage.md's now)
+                conn.execute("UPDATE vectors SET data = (SELECT v.data FROM vectors v JOIN chunks c ON c.id = "
+                             "v.chunk JOIN files f ON f.id = c.file_id WHERE f.path = 'garage.md') WHERE chunk = "
+                             "(SELECT c.id FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = 'pets.md')")
+    provider.requests.clear()
+    r = rag("index", root, "--rebuild")
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    if damage == "a rewritten vector":
+        assert provider.texts() == ["Pets\n" + DOCS["pets.md"].strip()]
+    elif damage != "half of it":  # (what was read before the damage may be reused)
+        assert sorted(provider.texts()) == sorted(chunk_texts(root))
+    assert query(root, "-q", "feline", "--semantic", "-k", "1")[0]["path"] == "pets.md"
+    assert set(stored_vectors(root)) == set(DOCS) and kept_vectors(root) == 0
+
+
+def test_vectors_kept_for_reuse_are_never_searched_and_go_when_embeddings_are_turned_off(tmp_path, provider):
+    root = write_root(tmp_path, provider, batch_size=10)
+    with config_file(root).open("a") as f:
+        f.write("retrieve:\n  hybrid_enabled: true\n")
+    assert rag("index", root).returncode == 0
+    as_an_older_version_left_it(root)
+    provider.fail_after = len(provider.requests)  # (the service is down: one batch, none stored, all kept)
+    (root / "zeppelin.md").write_text("# Zeppelins\n\nThe zeppelin mooring procedure starts at the mast.\n")
+    r = rag("index", root)
+    assert r.returncode == 1 and "HTTP 500" in r.stderr and "0 of 4 chunks have embeddings" in r.stderr
+    assert kept_vectors(root) == 6  # (3 vectors and their keys)
+    eng = Engine.open(root / ".rag" / "index.db", create=False)
+    assert embeddings.status(eng)[1:] == (0, 4) and embeddings.load_vectors(eng) == ([], [])
+    eng.close()
+    r = rag("query", "-d", root, "--no-auto-index", "--json", "-q", "zeppelin garage")
+    assert r.returncode == 0 and "4 of 4 chunks have no embedding yet" in r.stderr, r.stderr
+    r = rag("query", "-d", root, "--no-auto-index", "--semantic", "-q", "automobile")
+    assert r.returncode == 1 and "no embeddings yet" in r.stderr
+    config_file(root).write_text(config_file(root).read_text().replace("enabled: true", "enabled: false")
+                                 .replace("hybrid_enabled: true", "hybrid_enabled: false"))
+    assert rag("index", root).returncode == 0
+    assert kept_vectors(root) == 0
+
+
+def test_a_rebuild_that_stops_leaves_the_old_index_as_it_was(tmp_path, provider):
+    from ragweb import indexer
+    root = write_root(tmp_path, provider)
+    assert rag("index", root).returncode == 0
+    folder = root / ".rag"
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+
+    def stop(*progress):  # (after the old index's vectors were read)
+        raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        indexer.index_root(root, load_config(root)[0], rebuild=True, progress=stop)
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before  # (no WAL files of a reader left either)

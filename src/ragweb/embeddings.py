@@ -25,6 +25,9 @@ trained with such task prefixes.) Chunk ids are never reused, so a replaced or r
 chunk's vector is an orphan: ignored by searches (they join on live chunks), and deleted at
 the end of the next `embed_missing`, which first gives its vector to any new chunk of the same
 text (`VECTOR_KEYS_TABLE`: a one-line edit of a long file sends the chunks it changed, not all).
+When the chunk ids start again (`Engine.reset` for new analysis settings, `rag index --rebuild`
+in a new file), the keyed vectors of the configured model are kept for that reuse under
+negative ids, which no chunk has (`keep_for_reuse`, `keep_vectors_of`).
 Each batch of vectors commits on its own: an interrupted run, or a provider that fails half
 way, keeps the finished batches and the next run goes on.
 
@@ -40,6 +43,7 @@ import json
 import math
 import os
 import random
+import sqlite3
 import time
 import urllib.error
 import urllib.parse
@@ -47,6 +51,7 @@ import urllib.request
 import zlib
 from array import array
 from operator import mul
+from pathlib import Path
 from typing import Callable
 
 from ragweb import accel
@@ -65,6 +70,13 @@ VECTOR_TABLE = "CREATE TABLE IF NOT EXISTS vectors(chunk INTEGER PRIMARY KEY, da
 VECTOR_KEYS_TABLE = ("CREATE TABLE IF NOT EXISTS vector_keys(chunk INTEGER PRIMARY KEY, text_key BLOB NOT NULL, "
                      "data_crc INTEGER NOT NULL)")
 VECTOR_KEYS_INDEX = "CREATE INDEX IF NOT EXISTS vector_keys_text ON vector_keys(text_key)"
+
+
+def config_signature(config: dict) -> dict:
+    """The `Embedder.signature` of the embedder ``config`` names (without checking its URL)."""
+    ec = config["embedding"]
+    return {"provider": ec["provider"], "model": ec["model"], "dimension": ec["dimension"],
+            "document_prefix": ec["document_prefix"]}
 
 
 class _RedirectRefused(Exception):
@@ -388,6 +400,100 @@ def _key_unkeyed_vectors(engine, embedder: Embedder) -> None:
         engine.conn.executemany("INSERT INTO vector_keys VALUES(?, ?, ?)",
                                 [(cid, text_key(embedder.document_text(text)), zlib.crc32(blobs[cid]))
                                  for cid, text in texts.items()])
+
+
+def _has_table(engine, name: str) -> bool:
+    return engine.conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?",
+                               (name,)).fetchone() is not None
+
+
+def keep_for_reuse(engine) -> dict | None:
+    """For `Engine.reset`, before it drops the chunks (whose ids then start again): when its
+    config enables embeddings of the model that made the stored vectors, move the vectors that
+    have a `text_key` to negative ids, where no chunk is (searches join on live chunks), for
+    the next `embed_missing` to reuse by text, and delete the others. Returns the signature to
+    keep in meta ``embedding``, or None when nothing is kept (the caller drops the tables).
+
+    A vector without a key (stored before keys were kept) is not keyed here: the reset is for
+    settings that read the files otherwise, so its chunk's text, read now, may not be the text
+    it was made from."""
+    if not engine.config["embedding"]["enabled"] or not has_vectors(engine) or not _has_table(engine, "vector_keys"):
+        return None
+    signature = engine._meta("embedding")
+    if signature != config_signature(engine.config):
+        return None  # (of no use to the next run: it replaces them)
+    engine.conn.execute("DELETE FROM vectors WHERE chunk NOT IN (SELECT chunk FROM vector_keys)")
+    engine.conn.execute("DELETE FROM vector_keys WHERE chunk NOT IN (SELECT chunk FROM vectors)")
+    (low, n) = engine.conn.execute("SELECT min(chunk), count(*) FROM vectors").fetchone()
+    if not n:
+        return None
+    low = min(low, 0)  # (below those an earlier reset kept, and not yet claimed)
+    for table in ("vectors", "vector_keys"):
+        engine.conn.execute(f"UPDATE {table} SET chunk = ? - chunk WHERE chunk > 0", (low,))
+    return signature
+
+
+def keep_vectors_of(engine, path: Path) -> int:
+    """For `rag index --rebuild`, inside the transaction that builds the new index in
+    ``engine``: copy from the index file at ``path``, which it is to replace, the keyed vectors
+    of the model ``engine``'s config names, kept for reuse as `keep_for_reuse` keeps them
+    (each text once, and not one whose vector no longer matches its key's check). The old file
+    is only read, and one that cannot be (damaged, of another format: a rebuild is also how
+    such an index is replaced) gives what was read of it before the error, maybe nothing.
+    Returns how many vectors were copied."""
+    signature = config_signature(engine.config)
+    copied = 0
+    for rows in _keyed_vectors_of(Path(path), signature):
+        if not copied:
+            engine.conn.execute(VECTOR_TABLE)
+            engine.conn.execute(VECTOR_KEYS_TABLE)
+            engine.conn.execute(VECTOR_KEYS_INDEX)
+            engine._set_meta("embedding", signature)
+        _put_vectors(engine, [(-(copied + i), blob, key) for i, (key, blob) in enumerate(rows, 1)])
+        copied += len(rows)
+    return copied
+
+
+def _keyed_vectors_of(path: Path, signature: dict):
+    """Batches of (`text_key`, vector blob) of the index file at ``path``, when its vectors
+    are of ``signature``; an error reading it ends them."""
+    try:
+        # (not mode=ro: a reader that may not write leaves the WAL mode files it opened beside the
+        # old index, should the rebuild fail; only SQL's writes are refused, and a missing file
+        # is not created)
+        old = sqlite3.connect(f"{path.resolve().as_uri()}?mode=rw", uri=True)
+    except (sqlite3.Error, OSError):
+        return
+    try:
+        old.execute("PRAGMA query_only = 1")
+        old.execute("BEGIN")  # (one snapshot: another run may be writing it)
+        row = old.execute("SELECT value FROM meta WHERE key = 'embedding'").fetchone()
+        if row is None or json.loads(row[0]) != signature:
+            return
+        rows = old.execute("SELECT k.text_key, k.data_crc, v.data FROM vector_keys k JOIN vectors v "
+                           "ON v.chunk = k.chunk ORDER BY k.chunk")
+        seen: set[bytes] = set()
+        while batch := rows.fetchmany(1000):
+            out = []
+            for key, crc, blob in batch:
+                if key not in seen and zlib.crc32(blob) == crc:
+                    seen.add(key)
+                    out.append((key, blob))
+            if out:
+                yield out
+    except (sqlite3.Error, ValueError, TypeError):
+        return
+    finally:
+        old.close()
+
+
+def drop_kept(engine) -> None:
+    """Delete the vectors kept for reuse (`keep_for_reuse`, `keep_vectors_of`): for a `rag
+    index` run whose config does not enable embeddings, so that they do not stay for ever."""
+    if has_vectors(engine):
+        engine.conn.execute("DELETE FROM vectors WHERE chunk < 0")
+    if _has_table(engine, "vector_keys"):
+        engine.conn.execute("DELETE FROM vector_keys WHERE chunk < 0")
 
 
 def embed_missing(engine, embedder: Embedder,

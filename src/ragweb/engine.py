@@ -390,16 +390,25 @@ class Engine:
             else "analysis settings changed"
 
     def reset(self, config: dict | None = None) -> None:
-        """Drop every document (and adopt the analysis settings of ``config``)."""
+        """Drop every document (and adopt the analysis settings of ``config``). When the
+        config enables embeddings, the vectors of its model are kept for reuse by the chunks
+        of the same text (`ragweb.embeddings.keep_for_reuse`); otherwise they go too."""
         if config is not None:
             self.config = config
+        kept = None
+        if self.config["embedding"]["enabled"]:  # (the page never has vectors: it imports no client)
+            from ragweb import embeddings
+            kept = embeddings.keep_for_reuse(self)
         for table in ("files", "chunks", "terms", "postings", "dead", "skipped", "meta"):
             self.conn.execute(f"DELETE FROM {table}")
-        self.conn.execute("DROP TABLE IF EXISTS vectors")
-        self.conn.execute("DROP TABLE IF EXISTS vector_keys")
+        if kept is None:
+            self.conn.execute("DROP TABLE IF EXISTS vectors")
+            self.conn.execute("DROP TABLE IF EXISTS vector_keys")
         self.conn.execute("DROP TABLE IF EXISTS idents")
         store.drop_shown(self.conn)
         self.conn.execute("INSERT INTO meta VALUES('format', ?)", (str(store.FORMAT_VERSION),))
+        if kept is not None:
+            self._set_meta("embedding", kept)
         self._load_state()
         self.settings = analysis_settings(self.config)
         self.settings_changed = False

@@ -401,7 +401,7 @@ def index_root(root: str | Path, config: dict, rebuild: bool = False,
                 f"{e}: the index of a folder is kept in its .rag folder. To index a folder you cannot "
                 f"write to, index a folder of your own that links to it: mkdir mydocs && "
                 f"ln -s {root.resolve()} mydocs/ && rag index mydocs") from None
-        _index_into(engine, root, config, use_gitignore, progress, report)
+        _index_into(engine, root, config, use_gitignore, progress, report, replaces=db if target != db else None)
         if target != db:
             _fold_wal(target)
     except BaseException as e:
@@ -424,8 +424,12 @@ def index_root(root: str | Path, config: dict, rebuild: bool = False,
 
 
 def _index_into(engine: Engine, root: Path, config: dict, use_gitignore: bool | None,
-                progress: Progress | None, report: IndexReport) -> None:
-    """`index_root`'s run in one transaction on ``engine``, which it closes."""
+                progress: Progress | None, report: IndexReport, replaces: Path | None = None) -> None:
+    """`index_root`'s run in one transaction on ``engine``, which it closes. ``replaces``: the
+    index file a rebuild in ``engine``'s new file is to replace, whose vectors are kept for
+    reuse when the config enables embeddings (`ragweb.embeddings.keep_vectors_of`). A run
+    whose config does not deletes the vectors kept so (`ragweb.embeddings.drop_kept`)."""
+    from ragweb import embeddings  # (not for queries, which import this module: its HTTP client is slow to load)
     max_bytes = config["index"]["max_file_bytes"]
     was_enabled = gc.isenabled()
     gc.disable()  # millions of small objects: the cyclic GC would cost a third of the run
@@ -434,6 +438,10 @@ def _index_into(engine: Engine, root: Path, config: dict, use_gitignore: bool | 
             if engine.settings_changed:
                 report.rebuilt = engine.settings_change()
                 engine.reset(config)
+            if not config["embedding"]["enabled"]:
+                embeddings.drop_kept(engine)
+            elif replaces is not None:
+                embeddings.keep_vectors_of(engine, replaces)
             scanned = time.time()
             changes = scan_changes(engine, root, config, use_gitignore, decoding=True)
             report.problems = changes.problems
