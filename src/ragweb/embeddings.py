@@ -350,8 +350,7 @@ def blob_vector(blob: bytes) -> array:
 
 def has_vectors(engine) -> bool:
     """Whether the index has a vectors table (it ever stored embeddings)."""
-    return engine.conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type='table' AND name='vectors'").fetchone() is not None
+    return engine.has_table("vectors")
 
 
 def status(engine) -> tuple[dict | None, int, int]:
@@ -402,11 +401,6 @@ def _key_unkeyed_vectors(engine, embedder: Embedder) -> None:
                                  for cid, text in texts.items()])
 
 
-def _has_table(engine, name: str) -> bool:
-    return engine.conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?",
-                               (name,)).fetchone() is not None
-
-
 def keep_for_reuse(engine) -> dict | None:
     """For `Engine.reset`, before it drops the chunks (whose ids then start again): when its
     config enables embeddings of the model that made the stored vectors, move the vectors that
@@ -417,7 +411,7 @@ def keep_for_reuse(engine) -> dict | None:
     A vector without a key (stored before keys were kept) is not keyed here: the reset is for
     settings that read the files otherwise, so its chunk's text, read now, may not be the text
     it was made from."""
-    if not engine.config["embedding"]["enabled"] or not has_vectors(engine) or not _has_table(engine, "vector_keys"):
+    if not engine.config["embedding"]["enabled"] or not has_vectors(engine) or not engine.has_table("vector_keys"):
         return None
     signature = engine._meta("embedding")
     if signature != config_signature(engine.config):
@@ -492,7 +486,7 @@ def drop_kept(engine) -> None:
     index` run whose config does not enable embeddings, so that they do not stay for ever."""
     if has_vectors(engine):
         engine.conn.execute("DELETE FROM vectors WHERE chunk < 0")
-    if _has_table(engine, "vector_keys"):
+    if engine.has_table("vector_keys"):
         engine.conn.execute("DELETE FROM vector_keys WHERE chunk < 0")
 
 

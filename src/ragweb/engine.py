@@ -446,6 +446,11 @@ class Engine:
                 self.add_document(path, text, mtime, size, sha256)
                 yield done, len(files)
 
+    def has_table(self, name: str) -> bool:
+        """Whether the index has the table ``name`` (the optional ones: ``vectors``, ``idents``)."""
+        return self.conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?",
+                                 (name,)).fetchone() is not None
+
     # --- writing ----------------------------------------------------------------------
     def file_idents(self) -> dict[str, str]:
         """path -> which file it was read from as the last `rag index` saw it (`store.IDENTS_TABLE`;

@@ -429,7 +429,6 @@ def _index_into(engine: Engine, root: Path, config: dict, use_gitignore: bool | 
     index file a rebuild in ``engine``'s new file is to replace, whose vectors are kept for
     reuse when the config enables embeddings (`ragweb.embeddings.keep_vectors_of`). A run
     whose config does not deletes the vectors kept so (`ragweb.embeddings.drop_kept`)."""
-    from ragweb import embeddings  # (not for queries, which import this module: its HTTP client is slow to load)
     max_bytes = config["index"]["max_file_bytes"]
     was_enabled = gc.isenabled()
     gc.disable()  # millions of small objects: the cyclic GC would cost a third of the run
@@ -438,10 +437,13 @@ def _index_into(engine: Engine, root: Path, config: dict, use_gitignore: bool | 
             if engine.settings_changed:
                 report.rebuilt = engine.settings_change()
                 engine.reset(config)
-            if not config["embedding"]["enabled"]:
-                embeddings.drop_kept(engine)
-            elif replaces is not None:
+            # (the module only when there are vectors: its HTTP client takes 17 ms to load)
+            if config["embedding"]["enabled"] and replaces is not None:
+                from ragweb import embeddings
                 embeddings.keep_vectors_of(engine, replaces)
+            elif not config["embedding"]["enabled"] and engine.has_table("vectors"):
+                from ragweb import embeddings
+                embeddings.drop_kept(engine)
             scanned = time.time()
             changes = scan_changes(engine, root, config, use_gitignore, decoding=True)
             report.problems = changes.problems
