@@ -545,6 +545,18 @@ def test_recency_ignores_files_written_together():
     assert [h.path for h in apply_recency(hits, 0.1)] == ["a.md", "b.md"]
 
 
+def test_recency_does_not_take_a_file_of_unknown_time_as_old():
+    """A text given to ragIndex (time 0: not known) lost to any dropped file of this year by
+    the boost, as if written in 1970: the page's packs ranked a text by how it arrived."""
+    from ragweb.pack import apply_recency
+    from ragweb.engine import Hit
+    now = 1_764_000_000.0
+    hits = [Hit("given.md", 1, 1, 2.0, "", mtime=0.0), Hit("dropped.md", 1, 1, 1.95, "", mtime=now)]
+    assert [h.path for h in apply_recency(hits, 0.1)] == ["given.md", "dropped.md"]
+    hits = [Hit("old.md", 1, 1, 2.0, "", mtime=now - 3650 * 86400), Hit("new.md", 1, 1, 1.95, "", mtime=now)]
+    assert [h.path for h in apply_recency(hits, 0.1)] == ["new.md", "old.md"]  # (a known age still counts)
+
+
 # --- hybrid: the best chunks whole, the rest compacted (pack.WHOLE_TOP) --------------------
 @pytest.mark.parametrize("whole_top", [1, 2])
 @pytest.mark.parametrize("budget", [30, 300, 700, 1400])
