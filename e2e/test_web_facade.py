@@ -27,6 +27,20 @@ def fresh():
     yield
 
 
+def test_a_drops_ignore_files_and_config_outlive_another_tabs_save_loaded_meanwhile():
+    """Another tab's save, loaded (`init`) while a drop's folders were being read, wiped the
+    drop's .gitignore and rag.yaml: the files they leave out (a secret) were indexed."""
+    facade.ignore_add("proj", b"secret.md\n", ".gitignore")
+    call(facade.config_add, "proj", "index:\n  excludes: ['**/*.txt']\n")
+    assert call(facade.index_text, "other.md", "from the other tab")["success"]
+    data = facade.dump()
+    assert call(facade.init, data, False, call(facade.dump_crc)["crc"])["restored"] is True
+    assert "skip" in call(facade.check_path, "proj/secret.md", 10)
+    assert call(facade.index_bytes, "proj/secret.md", b"password hunter2\n", 1.0).get("skipped")
+    assert call(facade.index_bytes, "proj/keys.txt", b"password hunter2\n", 1.0).get("skipped")
+    assert call(facade.stats)["files"] == ["other.md"]
+
+
 def test_calls_before_init_are_errors(monkeypatch):
     monkeypatch.setattr(facade, "_engine", None)
     for fn, args in [(facade.index_text, ("a", "b")), (facade.query, ("a",)), (facade.stats, ()),

@@ -251,9 +251,9 @@ def init(data=None, stepwise=False, crc=None) -> str:
 
     _config = default_config()
     _globs = None
-    _ignores.clear()
-    _ignores_at.clear()
-    _folder_configs.clear()
+    # (the ignore files and rag.yaml files of a drop under way stay: another tab's save, loaded
+    # while the drop's folders are read, took them, and the files they leave out were indexed;
+    # each drop starts with `ignore_reset`)
     _stop_reread()
     _stop_job()
     restored = False
