@@ -196,7 +196,7 @@ def test_an_html_page_is_searched_and_packed_by_its_visible_text(app):
     ("() => ragQuery('zebra', Infinity)", "got the number Infinity"),  # (not Python's "inf")
     ("() => ragPack('zebra', -Infinity)", "got the number -Infinity"),
     ("() => ragIndex('x'.repeat(5000), 'a zebra')", "the file name is 5,000 characters long, more than 4,096"),
-    ("() => ragIndex('docs/' + 'x'.repeat(300) + '.md', 'a zebra')", "has a part of more than 255 bytes"),
+    ("() => ragIndex('docs/' + 'x'.repeat(300) + '.md', 'a zebra')", "has a part of more than 255 characters"),
     ("() => ragQuery('zebra '.repeat(20000))", "query is too long: 120,000 characters > 100,000"),
     ("() => ragPack('zebra '.repeat(20000), 100)", "query is too long: 120,000 characters > 100,000"),
 ])

@@ -41,6 +41,17 @@ def test_a_drops_ignore_files_and_config_outlive_another_tabs_save_loaded_meanwh
     assert call(facade.stats)["files"] == ["other.md"]
 
 
+def test_a_long_name_in_chinese_that_windows_holds_is_taken():
+    """A part of more than 255 bytes of UTF-8 was refused as "no file system holds" it: 99
+    Chinese characters are 297 bytes, an everyday name on Windows (NTFS: 255 UTF-16 units)."""
+    name = "文" * 99 + ".md"
+    assert call(facade.index_text, f"docs/{name}", "zebra okapi")["success"]
+    assert call(facade.index_bytes, name, "okapi".encode(), 1.0)["success"]
+    assert call(facade.stats)["files"] == [f"docs/{name}", name]
+    assert "more than 255 characters" in call(facade.index_text, "文" * 256 + ".md", "okapi")["error"]
+    assert "more than 255 characters" in call(facade.index_text, "\U0001F600" * 128, "okapi")["error"]  # (256 units)
+
+
 def test_calls_before_init_are_errors(monkeypatch):
     monkeypatch.setattr(facade, "_engine", None)
     for fn, args in [(facade.index_text, ("a", "b")), (facade.query, ("a",)), (facade.stats, ()),

@@ -172,7 +172,8 @@ _LONE_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
 
 MAX_PATH_CHARS = 4096  # a file name's length at most (Linux's PATH_MAX) ...
-MAX_NAME_BYTES = 255  # ... and each of its parts' in UTF-8 (a file system's NAME_MAX)
+MAX_NAME_UNITS = 255  # ... and each of its parts' in UTF-16 units (NTFS's and HFS+'s limit; in UTF-8
+                      # bytes, Linux's, 99 Chinese characters are 297: such names are Windows's every day)
 MAX_QUESTION_CHARS = 100_000  # a question's length at most: it is answered on the page's thread
 
 
@@ -208,9 +209,9 @@ def _clean_path(filename: str, folder: bool = False) -> str:
                                "give a path inside it, as docs/guide.md")
             parts.pop()
         elif part not in ("", "."):
-            if len(part.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES:
-                raise RagError(f"the file name {filename[:60]!r}... has a part of more than {MAX_NAME_BYTES} "
-                               "bytes, which no file system holds")
+            if len(part.encode("utf-16-le", "surrogatepass")) > 2 * MAX_NAME_UNITS:
+                raise RagError(f"the file name {filename[:60]!r}... has a part of more than {MAX_NAME_UNITS} "
+                               "characters, which no file system holds")
             parts.append(part)
     if not folder and (not parts or filename.endswith("/")):
         raise RagError(f"the file name {filename!r} names no file (a folder, or nothing): "
