@@ -194,6 +194,15 @@ def test_a_glob_and_a_name_written_in_other_unicode_forms_match(tmp_path):
     (tmp_path / "kept.md").write_text("kept")
     found = [e.path for e in iter_files(tmp_path, DEFAULT_INCLUDES, DEFAULT_EXCLUDES + [f"{nfc}/**"])]
     assert found == ["kept.md"]
+    # (and a .gitignore typed on a keyboard, for a name macOS wrote: git there reads both as one)
+    (tmp_path / nfd / "notes.md").unlink()
+    (tmp_path / nfd).rmdir()
+    (tmp_path / f"{nfd}.md").write_text("secret")
+    (tmp_path / ".gitignore").write_text(f"{nfc}.md\n")
+    assert [e.path for e in iter_files(tmp_path, DEFAULT_INCLUDES, DEFAULT_EXCLUDES)] == ["kept.md"]
+    (tmp_path / ".gitignore").write_text(f"{nfd}.md\n")
+    (tmp_path / f"{nfd}.md").rename(tmp_path / f"{nfc}.md")
+    assert [e.path for e in iter_files(tmp_path, DEFAULT_INCLUDES, DEFAULT_EXCLUDES)] == ["kept.md"]
     from ragweb.engine import Engine  # (`rag query --path` and ragPack's path option)
     eng = Engine.memory()
     eng.add_document(unicodedata.normalize("NFD", "café.md"), "# Menu\n\nespresso\n")

@@ -540,8 +540,9 @@ def _plain_name_of(rule: Rule) -> str | None:
 
 
 def parse_ignore(text: str) -> Rules:
-    """The rules of a .gitignore / .ragignore file, in order."""
-    return Rules(r for r in map(parse_rule, text.split("\n")) if r)  # (git splits on "\n" only)
+    """The rules of a .gitignore / .ragignore file, in order (read in Unicode's composed form,
+    as the names they are matched with: `ignore_verdict`)."""
+    return Rules(r for r in map(parse_rule, _composed(text).split("\n")) if r)  # (git splits on "\n" only)
 
 
 # ---------------------------------------------------------------------------- walking
@@ -886,8 +887,12 @@ def is_ignored(ignores: list[tuple[str, list[Rule]]], path: str, is_dir: bool) -
 
 
 def ignore_verdict(ignores: list[tuple[str, list[Rule]]], path: str, is_dir: bool) -> bool | None:
-    """`is_ignored`, or None when no rule speaks of ``path`` (so shallower files may)."""
+    """`is_ignored`, or None when no rule speaks of ``path`` (so shallower files may). Names
+    are compared in one Unicode form (macOS writes "é" in a name as "e" and an accent, a
+    keyboard as one character; git there reads both as one), as `GlobSet` does."""
+    path = _composed(path)
     for base, rules in reversed(ignores):
+        base = _composed(base)
         if base and not path.startswith(base + "/"):
             continue
         sub = path[len(base) + 1:] if base else path
