@@ -334,6 +334,12 @@ def test_a_second_folder_of_the_same_name_says_what_it_replaced_and_what_it_kept
     assert status(page) == (
         "Indexed 2 files (2 chunks). docs/ was indexed already: 1 file replaced, 2 of the earlier drop's "
         "files kept (not in this drop: remove them if they do not belong here).")
+    # the same folder again: its files are as indexed, so none is indexed again (only their
+    # times, new here: these File objects are made now, are recorded)
+    page.evaluate(DROP_JS, {"tree": {"docs": {"install.md": "# Install\nB.\n", "api.md": "# API\nB.\n"}}})
+    assert status(page) == (
+        "Indexed 2 files (2 chunks). docs/ was indexed already: 2 files unchanged, 2 of the earlier drop's "
+        "files kept (not in this drop: remove them if they do not belong here).")
 
 
 # ---------------------------------------------------------------- 10. folders too deep

@@ -91,8 +91,8 @@ def test_picking_a_folder_again_removes_the_files_it_now_leaves_out(app, tmp_pat
     assert "Removed 4 files indexed before that this drop leaves out, as rag index does: " in text, text
     for said in ("proj/notes.md: too large (", "proj/tool.py: binary", "proj/todo.txt: ignored", "proj/sub/x.md: ignored"):
         assert said in text, (said, text)
-    assert ("proj/ was indexed already: 1 file replaced, 1 of the earlier drop's files kept (not in this drop: "
-            "remove it if it does not belong here).") in text, text
+    assert ("proj/ was indexed already: 1 file unchanged, 1 of the earlier drop's files kept (not in this drop: "
+            "remove it if it does not belong here).") in text, text  # (keep.md: not indexed again)
     assert "4 removed" in app.page.locator('[data-testid="progress"]').inner_text()
 
 

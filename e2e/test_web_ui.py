@@ -38,12 +38,12 @@ def test_the_sample_project_leaves_the_users_own_files_of_its_names_alone(app, s
     assert {r["path"] for r in app.query("zeppelin hangar")["results"]} == set(mine)
     status = app.page.locator("#status").inner_text()
     assert status.startswith(f"Indexed the sample project (sample/): {len(sample_docs)} files. Try a question"), status
-    # again: the same files, replaced, and said so
+    # again: the same files, unchanged (not indexed again), and said so
     app.page.get_by_test_id("try-sample").click()
     app.page.evaluate("window.ragweb.idle()")
     assert app.page.locator("#status").inner_text().startswith(
         f"Indexed the sample project (sample/): {len(sample_docs)} files. sample/ was indexed already: "
-        f"{len(sample_docs)} files replaced. Try a question")
+        f"{len(sample_docs)} files unchanged. Try a question")
 
 
 def test_search_results_show_citation_score_and_highlight(app, sample_docs):

@@ -1133,7 +1133,7 @@
     const text = $('progress-text');
     const tally = { files: 0, chunks: 0, bytes: 0, done: 0, partial: 0, partialBytes: 0, skipped: 0,
                     errors: [], skippedList: [], tooLarge: [], superseded: [], full: null, stopped: null,
-                    left: 0, indexed: new Set(), removed: [], unread: [], caseOnly: [] };
+                    left: 0, indexed: new Set(), unchanged: new Set(), removed: [], unread: [], caseOnly: [] };
     const pruned = items.pruned || [];  // (folders the walk did not enter: excluded or ignored)
     ({ items, repeated: tally.repeated } = lastOfEachPath(items));
     const had = indexedFiles();  // (one look at the index's files for all three)
@@ -1157,6 +1157,7 @@
         : tally.stopped ? 'Stopped, the storage being full: indexed' : 'Indexed';
       const failed = tally.errors.length + (tally.stopped || tally.full ? tally.left : 0);
       text.textContent = `${head} ${num(tally.files)} of ${num(items.length)} files, ${formatBytes(bytes)}` +
+        (tally.unchanged.size ? `, ${num(tally.unchanged.size)} unchanged` : '') +
         (tally.skipped ? `, ${num(tally.skipped)} skipped` : '') +
         (tally.removed.length ? `, ${num(tally.removed.length)} removed` : '') +
         (failed ? `, ${num(failed)} failed` : '') + (done ? '.' : `…${queuedNote()}`);
@@ -1171,7 +1172,7 @@
     }
     show(true);
     if (earlier) tally.sameName = sameNameReport(earlier, tally, ticket, items);
-    tally.replacedLoose = earlierLoose.filter((p) => tally.indexed.has(p) && !changedSince(p, ticket));
+    tally.replacedLoose = earlierLoose.filter((p) => tally.indexed.has(p) && !tally.unchanged.has(p) && !changedSince(p, ticket));
     refreshUi();
     rerunSearch();
     return tally;
@@ -1233,8 +1234,13 @@
         tally.files += 1;
         tally.chunks += res.chunks;
         tally.indexed.add(res.filename);
-        markChanged();
-        dropPackQuoting(res.filename);
+        if (res.unchanged) {  // (its text is the one indexed: a folder dropped again)
+          tally.unchanged.add(res.filename);
+          if (res.touched) markChanged();  // (only its time is new)
+        } else {
+          markChanged();
+          dropPackQuoting(res.filename);
+        }
       } else if (res.skipped || res.superseded) {
         tally.skipped += 1;
         tally.skippedList.push(`${res.filename}: ${res.skipped || res.superseded}`);
@@ -1397,7 +1403,8 @@
     return Object.entries(earlier).map(([folder, all]) => {
       const paths = all.filter((p) => !changedSince(p, ticket));
       return { folder,
-               replaced: paths.filter((p) => tally.indexed.has(p)).length,
+               replaced: paths.filter((p) => tally.indexed.has(p) && !tally.unchanged.has(p)).length,
+               unchanged: paths.filter((p) => tally.unchanged.has(p)).length,
                kept: paths.filter((p) => !tally.indexed.has(p) && !dropped.has(p) && now.has(p)).length };
     });
   }
@@ -1765,9 +1772,11 @@
       notes.push(`The drop held more than one file at ${repeated.length === 1 ? 'the path' : 'each of the paths'} ` +
         `${repeated.slice(0, 5).map(shownPath).join(', ')}${repeated.length > 5 ? ' …' : ''}: the last one is indexed.`);
     }
-    for (const { folder, replaced, kept } of tally.sameName || []) {
-      if (!replaced && !kept) continue;
-      notes.push(`${folder}/ was indexed already: ${plural(replaced, 'file', 'files')} replaced` +
+    for (const { folder, replaced, unchanged, kept } of tally.sameName || []) {
+      if (!replaced && !kept && !unchanged) continue;
+      const parts = [replaced && `${plural(replaced, 'file', 'files')} replaced`,
+                     unchanged && `${plural(unchanged, 'file', 'files')} unchanged`].filter(Boolean);
+      notes.push(`${folder}/ was indexed already: ${parts.join(', ') || 'no file replaced'}` +
         (kept ? `, ${plural(kept, "of the earlier drop's files", "of the earlier drop's files")} kept (not in this drop: ` +
           `remove ${kept === 1 ? 'it' : 'them'} if ${kept === 1 ? 'it does' : 'they do'} not belong here)` : '') + '.');
     }

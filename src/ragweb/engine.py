@@ -825,6 +825,17 @@ class Engine:
         return {"totalDocs": len(files), "totalChunks": self.n_chunks,
                 "avgChunkLen": round(avg, 1), "files": files}
 
+    def file_chunks(self, path: str) -> int:
+        """How many chunks the indexed file ``path`` has (0: none, or not indexed)."""
+        (n,) = self.conn.execute("SELECT count(*) FROM chunks c JOIN files f ON f.id = c.file_id "
+                                 "WHERE f.path=?", (path,)).fetchone()
+        return n
+
+    def file_mtime(self, path: str) -> float | None:
+        """The recorded modification time of an indexed file, or None."""
+        row = self.conn.execute("SELECT mtime FROM files WHERE path=?", (path,)).fetchone()
+        return row[0] if row else None
+
     def file_text(self, path: str) -> str | None:
         """The stored text of an indexed file, or None."""
         row = self.conn.execute("SELECT text FROM files WHERE path=?", (path,)).fetchone()

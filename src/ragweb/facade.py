@@ -776,7 +776,10 @@ def index_bytes(path, data, mtime=None, stepwise=False) -> str:
 
     Returns ragIndex's shape on success, or ``{"skipped": reason, "filename": path}`` for an
     excluded, too large, binary or minified file, with ``"warn": true`` when `rag index` warns
-    of it (a damaged ``.gz``, a text in no encoding it reads: `_warned`). With ``stepwise``, a file of at least
+    of it (a damaged ``.gz``, a text in no encoding it reads: `_warned`). A file whose text is
+    the one indexed at its path (a folder dropped again) is not indexed again: the result has
+    ``"unchanged": true`` (``"chunks"``: those it holds), and ``"touched": true`` when only its time was
+    new (then recorded, as `rag index` does). With ``stepwise``, a file of at least
     `STEP_MIN_CHARS` characters is only started: the result is ``{"pending": true,
     "filename", "done": 0, "total": chunks}``, and the caller runs `index_step` until it gives
     the result (a file started before and not finished is abandoned).
@@ -796,13 +799,34 @@ def index_bytes(path, data, mtime=None, stepwise=False) -> str:
         return _json({"skipped": reason, "filename": path})
     mt = _mtime(_null(mtime))
     eng = _need_engine()
-    _need_room(eng)
     _stop_job()
+    same = _unchanged(eng, path, text, mt)
+    if same is not None:
+        return _json({"success": True, "chunks": eng.file_chunks(path), "filename": path, "unchanged": True,
+                      "touched": same})
+    _need_room(eng)
     if _null(stepwise) and len(text) >= STEP_MIN_CHARS:
         _job = _IndexJob(eng, path, text, mt)
         return _json({"pending": True, "filename": path, "done": 0, "total": _job.total})
     chunks = eng.add_document(path, text, mtime=mt)
     return _json({"success": True, "chunks": chunks, "filename": path})
+
+
+def _unchanged(eng, path: str, text: str, mtime: float) -> bool | None:
+    """None when ``text`` is not the text indexed at ``path``; else whether its time ``mtime``
+    (known: not 0) was new, and is now recorded."""
+    from ragweb.ingest import normalize
+
+    stored = eng.file_text(path)
+    if stored is None:
+        return None
+    text, data = normalize(path, text)
+    if text != stored:
+        return None
+    if not mtime or eng.file_mtime(path) == mtime:
+        return False
+    eng.touch_file(path, mtime, len(data))
+    return True
 
 
 def _warned(reason: str) -> bool:
