@@ -201,6 +201,59 @@ def test_parts_of_an_exit_save_that_is_gone_are_deleted(launch_persistent, boot_
     expect(page.locator("#banner")).to_be_hidden()
 
 
+PUT_VALUE_JS = """([key, value, bytesKey]) => new Promise((ok, ko) => {
+    const rq = indexedDB.open('ragweb', 1);
+    rq.onerror = () => ko(rq.error);
+    rq.onsuccess = () => {
+        const tx = rq.result.transaction('index', 'readwrite');
+        if (bytesKey) value[bytesKey] = new Uint8Array(value[bytesKey]);
+        tx.objectStore('index').put(value, key);
+        tx.oncomplete = () => { rq.result.close(); ok(true); };
+        tx.onabort = () => ko(tx.error);
+    };
+})"""
+
+
+def test_an_exit_save_missing_a_part_is_never_stored_as_the_index(launch_persistent, boot_page, make_app, wait_for):
+    """An exit save whose parts are not all there holds no index: an open tab told of it
+    stored it over the index all the same, and the next load refused the stored index as
+    damaged (every file lost)."""
+    _, page, app = _saved_tab(launch_persistent, boot_page, make_app, "a.md", "# A\nabout narwhals\n")
+    stored = page.evaluate(READ_RECORD_JS, True)
+    record = {k: v for k, v in stored.items() if k != "bytes"}
+    page.evaluate(PUT_VALUE_JS, ["exitp:torn", {**record, "generation": "torn", "bases": [stored["generation"]],
+                                                "savedAt": stored["savedAt"] + 1, "parts": 2}, None])
+    page.evaluate(PUT_VALUE_JS, ["exitpart:exitp:torn:00000000", stored["bytes"][:100], None])
+    page.evaluate("new BroadcastChannel('ragweb-index').postMessage({type: 'exit', key: 'exitp:torn'})")
+    time.sleep(1)
+    assert page.evaluate(READ_RECORD_JS)["size"] == len(stored["bytes"])  # (None: a record without bytes)
+    assert page.evaluate(READ_RECORD_JS, True)["bytes"] == stored["bytes"]
+    page.reload()
+    assert page.evaluate("window.ragReady")["restored"] is True
+    assert app.stats()["files"] == ["a.md"]
+    for _ in range(40):  # (the torn save and its part are dropped)
+        if page.evaluate(READ_KEYS_JS) == ["current"]:
+            break
+        time.sleep(0.1)
+    assert page.evaluate(READ_KEYS_JS) == ["current"]
+
+
+def test_an_exit_save_of_an_earlier_version_of_the_page_is_still_taken(launch_persistent, boot_page, make_app):
+    """A tab of the version before exit saves went in parts (whole, under exit:) closed with
+    a change: the next load takes it."""
+    _, page, app = _saved_tab(launch_persistent, boot_page, make_app, "a.md", "# A\nabout narwhals\n")
+    first = page.evaluate(READ_RECORD_JS, True)
+    base = first["generation"]
+    app.index("b.md", "# B\nabout belugas\n")
+    app.flush()
+    newer = page.evaluate(READ_RECORD_JS, True)
+    page.evaluate(WRITE_RECORD_JS, first)  # (the stored index is a.md's again, as the old tab found it)
+    page.evaluate(PUT_VALUE_JS, ["exit:old", {**newer, "generation": "old", "bases": [base]}, "bytes"])
+    page.reload()
+    assert page.evaluate("window.ragReady")["restored"] is True
+    assert app.stats()["files"] == ["a.md", "b.md"]
+
+
 def test_unknown_format_version_is_refused_with_offer_to_clear(launch_persistent, boot_page, make_app):
     ctx = launch_persistent()
     page = ctx.pages[0]
@@ -369,7 +422,9 @@ def _saved_tab(launch_persistent, boot_page, make_app, path=None, text=None):
         app.index_sample()
     else:
         app.index(path, text)
-    assert app.flush()["saved"] is True
+    # (saved by the flush, or by the debounced save before it, on a loaded machine)
+    assert app.flush()["success"] is True and page.evaluate(READ_RECORD_JS) is not None
+    assert page.evaluate("window.ragweb.storage().dirty") is False
     return ctx, page, app
 
 
@@ -461,7 +516,7 @@ def _closed_with_changes(launch_persistent, boot_page, make_app):
     page_a.evaluate("""() => { ragIndex('a.md', '# A\\nabout narwhals\\n');
                                window.dispatchEvent(new PageTransitionEvent('pagehide')); }""")
     page_a.close(run_before_unload=True)
-    assert [k for k in holder.evaluate(READ_KEYS_JS) if k != "current"][0].startswith("exit:")
+    assert [k for k in holder.evaluate(READ_KEYS_JS) if k != "current"][0].startswith("exitp:")  # (a key an earlier version of the page does not read)
     return ctx, holder
 
 

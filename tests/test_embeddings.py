@@ -486,6 +486,38 @@ def test_a_run_that_changes_the_model_meanwhile_stops_the_other_run(tmp_path, pr
             assert v == pytest.approx(unit(fake_vector(text)[::-1]), abs=1e-6)
 
 
+def test_a_reset_by_another_run_meanwhile_gives_no_chunk_another_texts_vector(tmp_path, provider):
+    # Run A's batch is with the provider when run B (a new chunk size in rag.yaml: the index
+    # is reset, and chunk ids start again) commits. A's vectors, made of the old chunks'
+    # texts, were written onto the new chunks that now hold those ids, for good.
+    root = write_root(tmp_path, provider, batch_size=1)
+    assert rag("index", root).returncode == 0
+    for i in range(3):
+        (root / f"more{i}.md").write_text(f"# More {i}\n\nA new page {i} about the garage door and a kitten.\n")
+    other = tmp_path / "other.yaml"
+    other.write_text(config_file(root).read_text() + "index:\n  chunk_tokens: 64\n  chunk_overlap: 8\n")
+    second, started = [], threading.Event()
+
+    def run_b(body):
+        if not started.is_set():  # (B's own requests come here too: B starts once)
+            started.set()
+            second.append(rag("index", root, "--config", other))
+    provider.on_request = run_b
+    r = rag("index", root)
+    assert second and second[0].returncode == 0, second[0].stderr
+    assert "Traceback" not in r.stderr
+    cfg, _ = load_config(root, other)
+    eng = Engine.open(root / ".rag" / "index.db", cfg, create=False)
+    try:
+        ids, vectors = embeddings.load_vectors(eng)
+        texts = eng.chunk_texts(ids)
+        assert ids
+        for cid, v in zip(ids, vectors):  # (each vector is its own chunk's text's)
+            assert list(v) == pytest.approx(unit(fake_vector(texts[cid])), abs=1e-5), texts[cid]
+    finally:
+        eng.close()
+
+
 def test_chunks_removed_while_embedding_are_skipped(tmp_path, provider):
     root = write_root(tmp_path, provider, batch_size=1)
     off = tmp_path / "off.yaml"

@@ -13,10 +13,14 @@
   const DB_STORE = 'index';
   const DB_KEY = 'current';
   // A tab's save on its way out goes under a key of its own, never over DB_KEY (see saveOnExit)
-  const EXIT_PREFIX = 'exit:';
   // ... its bytes in parts, each a value of its own under EXIT_PART_PREFIX + its key: Chromium
   // stores a value over 64 KB as a blob, whose write a leaving page does not finish (an exit
-  // save of a 500 KB index landed 0 times in 5 whole, and 18 in 18 in 32 KB parts)
+  // save of a 500 KB index landed 0 times in 5 whole, and 18 in 18 in 32 KB parts). Such saves
+  // go under a prefix of their own, which a tab of an earlier version of the page (one open
+  // since before a deploy) does not read: it would take the record without its bytes for a
+  // whole one, and store it as the index. Saves of such a tab (EXIT_PREFIXES' first) are read.
+  const EXIT_PREFIX = 'exitp:';
+  const EXIT_PREFIXES = ['exit:', EXIT_PREFIX];
   const EXIT_PART_PREFIX = 'exitpart:';
   const EXIT_PART_BYTES = 32 * 1024;
   const SAVE_DELAY_MS = 300;       // debounce: save this long after the last change
@@ -129,7 +133,7 @@
       tx.onerror = (ev) => { ev.preventDefault(); };  // reported by onabort
     });
   }
-  const exitRange = () => IDBKeyRange.bound(EXIT_PREFIX, `${EXIT_PREFIX}\uffff`);
+  const exitRanges = () => EXIT_PREFIXES.map((prefix) => IDBKeyRange.bound(prefix, `${prefix}\uffff`));
   // the parts of the exit save under `key` (all of them: no key)
   const exitPartsRange = (key = '') => IDBKeyRange.bound(`${EXIT_PART_PREFIX}${key}`, `${EXIT_PART_PREFIX}${key}\uffff`);
   const exitPartKey = (key, i) => `${EXIT_PART_PREFIX}${key}:${String(i).padStart(8, '0')}`;
@@ -161,16 +165,19 @@
       const tx = db.transaction(DB_STORE, 'readonly');
       const store = tx.objectStore(DB_STORE);
       const main = store.get(DB_KEY);
-      const keys = store.getAllKeys(exitRange());
-      const values = store.getAll(exitRange());
+      const ranges = exitRanges();
+      const keyLists = ranges.map((range) => store.getAllKeys(range));
+      const valueLists = ranges.map((range) => store.getAll(range));
       const partKeys = store.getAllKeys(exitPartsRange());
       const partValues = store.getAll(exitPartsRange());
       tx.oncomplete = () => {
+        const keys = keyLists.flatMap((rq) => rq.result);
+        const values = valueLists.flatMap((rq) => rq.result);
         const parts = partKeys.result.map((key, i) => [key, partValues.result[i]]);
-        // (parts whose exit save is gone: left by a version of the page that knew no parts)
+        // (parts whose exit save is gone: deleted by a tab of an earlier version, say)
         const owners = new Set(parts.map(([k]) => k.slice(EXIT_PART_PREFIX.length).replace(/:\d+$/, '')));
-        resolve({ record: main.result, orphans: [...owners].filter((k) => !keys.result.includes(k)),
-                  exits: keys.result.map((key, i) => ({ key, record: joinExitParts(key, values.result[i], parts) })) });
+        resolve({ record: main.result, orphans: [...owners].filter((k) => !keys.includes(k)),
+                  exits: keys.map((key, i) => ({ key, record: joinExitParts(key, values[i], parts) })) });
       };
       tx.onabort = () => reject(tx.error || new DOMException('transaction aborted', 'AbortError'));
       tx.onerror = (ev) => { ev.preventDefault(); };
@@ -207,7 +214,7 @@
 
   // Other tabs of this page: told when this tab saved, so they can load the new index.
   const channel = ('BroadcastChannel' in window) ? new BroadcastChannel('ragweb-index') : null;
-  const idbDelete = () => idb('readwrite', (s) => { s.delete(DB_KEY); s.delete(exitRange()); s.delete(exitPartsRange()); });
+  const idbDelete = () => idb('readwrite', (s) => { s.delete(DB_KEY); for (const r of exitRanges()) s.delete(r); s.delete(exitPartsRange()); });
   const idbDeleteKeys = (keys) => idb('readwrite', (s) => { for (const key of keys) deleteExit(s, key); });
 
   function isQuotaError(e) {
@@ -889,7 +896,9 @@
     const exits = found.exits.filter((e) => e.record && e.record.version === STORE_FORMAT);
     // (with no stored record, as a save with none to check against, any is on top: the
     // database deleted under an open tab, say)
-    const onTop = exits.filter((e) => !found.record || (Array.isArray(e.record.bases) && e.record.bases.includes(base)))
+    // (one without its bytes -- parts missing -- is never stored as the index: it is lost)
+    const whole = (e) => e.record.cleared || e.record.bytes;
+    const onTop = exits.filter((e) => whole(e) && (!found.record || (Array.isArray(e.record.bases) && e.record.bases.includes(base))))
       .sort((a, b) => (a.record.savedAt || 0) - (b.record.savedAt || 0));
     const pick = onTop[0] || null;
     return { pick, lost: exits.filter((e) => e !== pick).map((e) => e.record), keys: exits.map((e) => e.key) };

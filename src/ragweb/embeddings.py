@@ -557,6 +557,12 @@ def embed_missing(engine, embedder: Embedder,
                                    f"{described(now)}); this run stopped, so that the index does not "
                                    "mix vectors of two models")
                 stored = now  # (another run with this embedder may have begun meanwhile: its vectors stay)
+                # A run that reset the index meanwhile (new analysis settings: chunk ids start
+                # again) may have given these ids to other texts: a vector goes only to the
+                # chunk whose text it was made of (the others are asked for by the next run)
+                now_texts = engine.chunk_texts([cid for cid, _, _ in rows])
+                rows = [(cid, blob, key) for cid, blob, key in rows
+                        if cid in now_texts and text_key(embedder.document_text(now_texts[cid])) == key]
                 if stored != signature:
                     engine.conn.execute("DELETE FROM vectors")
                     engine.conn.execute("DELETE FROM vector_keys")

@@ -236,7 +236,7 @@ def scan_changes(engine: Engine, root: str | Path, config: dict,
     def kept(p: str) -> bool:
         return (any(p == u or p.startswith(u + "/") or u == "." for u in unreadable)
                 and still_selected(includes, excludes, p))
-    out.kept = sorted(p for p in {*states, *skipped} if p not in seen and kept(p))
+    out.kept = sorted(p for p in {*states, *skipped} if p not in seen and kept(p)) if unreadable else []
     out.deleted = sorted(p for p in states if p not in seen and not kept(p))
     out.gone_skipped = sorted(p for p in skipped if p not in seen and not kept(p))
     out.gone_outputs = sorted(p for p in outputs if not os.path.lexists(os.path.join(root, p)) and not kept(p))
