@@ -1140,7 +1140,7 @@
     if (!state.ready) { setStatus(NOT_READY); return null; }
     const bar = $('progress-bar');
     const text = $('progress-text');
-    const tally = { files: 0, chunks: 0, bytes: 0, done: 0, partial: 0, partialBytes: 0, skipped: 0,
+    const tally = { files: 0, chunks: 0, bytes: 0, done: 0, partial: 0, partialBytes: 0, skipped: 0, leftOut: 0,
                     errors: [], skippedList: [], tooLarge: [], superseded: [], full: null, stopped: null,
                     left: 0, indexed: new Set(), unchanged: new Set(), removed: [], unread: [], caseOnly: [] };
     const pruned = items.pruned || [];  // (folders the walk did not enter: excluded or ignored)
@@ -1167,6 +1167,7 @@
       const failed = tally.errors.length + (tally.stopped || tally.full ? tally.left : 0);
       text.textContent = `${head} ${num(tally.files)} of ${num(items.length)} files, ${formatBytes(bytes)}` +
         (tally.unchanged.size ? `, ${num(tally.unchanged.size)} unchanged` : '') +
+        (tally.leftOut ? `, ${num(tally.leftOut)} left out by the globs or ignore files` : '') +
         (tally.skipped ? `, ${num(tally.skipped)} skipped` : '') +
         (tally.removed.length ? `, ${num(tally.removed.length)} removed` : '') +
         (failed ? `, ${num(failed)} failed` : '') + (done ? '.' : `…${queuedNote()}`);
@@ -1216,7 +1217,8 @@
         // read too; one while a big file is indexed in steps, the engine stops it: indexSteps)
         const later = () => changedSince(path, ticket);
         if (check.skip) {
-          out = JSON.stringify({ skipped: check.skip, filename: path });
+          // (not included, excluded, ignored: what `rag index` never counts as skipped)
+          out = JSON.stringify({ skipped: check.skip, filename: path, leftOut: SELECTION_SKIPS.includes(check.skip) });
           if (check.caseOnly) tally.caseOnly.push({ path, glob: check.caseOnly });
         } else if (later()) {
           out = supersededJson(path, later());
@@ -1251,7 +1253,8 @@
           dropPackQuoting(res.filename);
         }
       } else if (res.skipped || res.superseded) {
-        tally.skipped += 1;
+        if (res.leftOut) tally.leftOut += 1;
+        else tally.skipped += 1;
         tally.skippedList.push(`${res.filename}: ${res.skipped || res.superseded}`);
         if (res.superseded) tally.superseded.push(`${shownPath(res.filename)} (${res.superseded})`);
         const big = /^too large \((\d+) bytes > max_file_bytes (\d+)\)$/.exec(res.skipped || '');
@@ -1418,6 +1421,7 @@
     });
   }
 
+  const SELECTION_SKIPS = ['not included', 'excluded', 'ignored'];  // (facade._skip_reason's by the globs and ignore files)
   const SAMPLE_FOLDER = 'sample';  // the sample project is indexed under it
   const IGNORE_FILES = ['.gitignore', '.ragignore'];   // read in this order; later rules win (as the CLI)
   const CONFIG_FILES = ['rag.yaml', '.rag/config.yaml'];  // a dropped folder's own config: the first found (as the CLI)
