@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import threading
 import time
 from pathlib import Path
@@ -267,11 +266,9 @@ def launch_persistent(playwright, browser_type_launch_args, base_url, tmp_path):
 
 @pytest.fixture
 def sample_copy(tmp_path) -> Path:
-    from ragweb.webbuild import SAMPLE_FILES
+    from ragweb.webbuild import copy_sample
     dest = tmp_path / "corpus"
-    for name in SAMPLE_FILES:  # (the shipped files: not an index or a ctx.json left in sample/)
-        (dest / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(SAMPLE / name, dest / name)
+    copy_sample(dest)  # (the shipped files: not an index or a ctx.json left in sample/)
     return dest
 
 

@@ -252,7 +252,7 @@ def test_failed_build_leaves_no_new_parents(tmp_path, monkeypatch):
     def fail(dest):
         raise RagError("boom")
 
-    monkeypatch.setattr(webbuild, "_copy_sample", fail)
+    monkeypatch.setattr(webbuild, "copy_sample", fail)
     with pytest.raises(RagError, match="boom"):
         webbuild.build_site(tmp_path / "new" / "parent" / "site", precompile=False)
     assert not (tmp_path / "new").exists()

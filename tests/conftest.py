@@ -1,13 +1,12 @@
 """Shared fixtures: the sample corpus (sample/ at the repo root), copied per test."""
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
 
-from ragweb.webbuild import SAMPLE_FILES
+from ragweb.webbuild import SAMPLE_FILES, copy_sample
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "sample"
@@ -27,13 +26,6 @@ def sample_root(tmp_path) -> Path:
     dest = tmp_path / "corpus"
     copy_sample(dest)
     return dest
-
-
-def copy_sample(dest: Path) -> None:
-    """Copy the sample's shipped files (`webbuild.SAMPLE_FILES`) into the new folder ``dest``."""
-    for name in SAMPLE_FILES:
-        (dest / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(SAMPLE / name, dest / name)
 
 
 @pytest.fixture(autouse=True)

@@ -11,7 +11,7 @@ from ragweb.config import default_config
 from ragweb.engine import Engine
 from ragweb.errors import IndexBusyError, IndexCorruptError
 from ragweb.indexer import PARALLEL_BYTES, PARALLEL_FILES, index_path, index_root, worker_count
-from conftest import copy_sample
+from ragweb.webbuild import copy_sample
 
 
 def search_paths(root, q):

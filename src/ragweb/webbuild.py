@@ -584,7 +584,7 @@ def _write_site(tmp: Path, page: Path, pyodide: Path, deps: list[Path], pyc_cach
         wheel_names.append(dep.name)
     if pyc_cache is not None:
         precompile_wheels([wheels / name for name in wheel_names], pyodide, pyc_cache)
-    sample_files = _copy_sample(tmp / "sample")
+    sample_files = copy_sample(tmp / "sample")
     (tmp / ".nojekyll").write_text("")  # GitHub Pages: serve files as they are
     files = sorted({p.relative_to(tmp).as_posix() for p in tmp.rglob("*") if p.is_file()} | {MANIFEST})
     manifest = {
@@ -716,11 +716,12 @@ def _swap_in(tmp: Path, out: Path, kept: list[str]) -> Path | None:
     return old
 
 
-def _copy_sample(dest: Path) -> list[str]:
-    """Copy the `SAMPLE_FILES` there are into ``dest``; returns their names."""
+def copy_sample(dest: Path) -> list[str]:
+    """Copy the `SAMPLE_FILES` there are into the folder ``dest`` (made if need be); returns
+    their names. (The site's sample; the tests' copies of it too.)"""
     src = sample_dir()
     names: list[str] = []
-    dest.mkdir()
+    dest.mkdir(parents=True, exist_ok=True)
     if src is None:
         return names
     for name in SAMPLE_FILES:
