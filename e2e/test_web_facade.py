@@ -71,6 +71,14 @@ def test_a_file_dropped_again_as_it_was_indexed_is_not_indexed_again():
     assert "unchanged" not in call(facade.index_text, "docs/guide.md", text + "\nMore.")
 
 
+def test_new_root_names_are_said_so_the_page_saves_them():
+    """A folder dropped again whose files were all unchanged made no change the page saved,
+    though its name was recorded as a root only now (an index saved before roots were)."""
+    assert call(facade.roots_add, '["proj"]') == {"success": True, "added": 1}
+    assert call(facade.roots_add, '["proj"]') == {"success": True, "added": 0}
+    assert call(facade.roots_add, '["proj", "docs"]') == {"success": True, "added": 1}
+
+
 def test_calls_before_init_are_errors(monkeypatch):
     monkeypatch.setattr(facade, "_engine", None)
     for fn, args in [(facade.index_text, ("a", "b")), (facade.query, ("a",)), (facade.stats, ()),

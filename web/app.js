@@ -1194,7 +1194,8 @@
     // the folders dropped: their names do not weigh in ranking, as `rag index FOLDER` stores
     // its paths without the folder's name (a loose file's path has no '/')
     const roots = [...new Set(items.filter((it) => it.path.includes('/')).map((it) => it.path.split('/')[0]))];
-    if (roots.length) state.facade.roots_add(JSON.stringify(roots));
+    // (new names change the index: saved even when every file of the drop is unchanged)
+    if (roots.length && JSON.parse(state.facade.roots_add(JSON.stringify(roots))).added) markChanged();
     if (state.clears !== ticket.clears) stop(0, 'cleared');  // (while its folders were read)
     for (let i = 0; i < items.length && !tally.cleared; i++) {
       const item = items[i];

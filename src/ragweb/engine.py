@@ -212,14 +212,16 @@ class Engine:
                 return rest
         return path
 
-    def add_roots(self, names) -> None:
+    def add_roots(self, names) -> int:
         """Record folders dropped on the page, whose files' paths start with the folder's
-        name (``proj/notes.md``, where `rag index proj` stores ``notes.md``): `weighed_path`."""
+        name (``proj/notes.md``, where `rag index proj` stores ``notes.md``): `weighed_path`.
+        Returns how many were new (a change of the index, to be saved)."""
         new = set(names) - self._roots
         if new:
             self._roots |= new
             self._set_meta("roots", sorted(self._roots))
             self._paths.clear()
+        return len(new)
 
     # --- state ------------------------------------------------------------------------
     def _meta(self, key: str, default=None):

@@ -609,15 +609,15 @@ def config_misnamed(folder, names_json) -> str:
 def roots_add(names_json) -> str:
     """Record the folders a drop, a pick or the sample indexes files under (a JSON list of
     their names): their names do not weigh in ranking, as `rag index` of such a folder
-    stores paths without it (`Engine.weighed_path`). ``{"success": true}``."""
+    stores paths without it (`Engine.weighed_path`). ``{"success": true, "added": n}``: the
+    names that were new (a change of the index, to be saved)."""
     try:
         names = json.loads(_need_str(names_json, "names_json"))
     except ValueError:
         names = None
     if not isinstance(names, list) or not all(isinstance(n, str) and n and "/" not in n for n in names):
         raise RagError("names_json must be a JSON list of folder names")
-    _need_engine().add_roots(names)
-    return _json({"success": True})
+    return _json({"success": True, "added": _need_engine().add_roots(names)})
 
 
 def _selection(path: str) -> tuple[str | None, str, dict, tuple]:
