@@ -72,11 +72,13 @@ VECTOR_KEYS_TABLE = ("CREATE TABLE IF NOT EXISTS vector_keys(chunk INTEGER PRIMA
 VECTOR_KEYS_INDEX = "CREATE INDEX IF NOT EXISTS vector_keys_text ON vector_keys(text_key)"
 
 
+SIGNATURE_KEYS = ("provider", "model", "dimension", "document_prefix")
+"""What vectors are comparable by: the ``embedding`` settings that made them (`Embedder.signature`)."""
+
+
 def config_signature(config: dict) -> dict:
     """The `Embedder.signature` of the embedder ``config`` names (without checking its URL)."""
-    ec = config["embedding"]
-    return {"provider": ec["provider"], "model": ec["model"], "dimension": ec["dimension"],
-            "document_prefix": ec["document_prefix"]}
+    return {key: config["embedding"][key] for key in SIGNATURE_KEYS}
 
 
 class _RedirectRefused(Exception):
@@ -122,8 +124,7 @@ class Embedder:
     @property
     def signature(self) -> dict:
         """What vectors made by this embedder are comparable with (kept in the index)."""
-        return {"provider": self.provider, "model": self.model, "dimension": self.dimension,
-                "document_prefix": self.document_prefix}
+        return {key: getattr(self, key) for key in SIGNATURE_KEYS}
 
     def document_text(self, text: str) -> str:
         """What is sent for a chunk's ``text``: after ``document_prefix``, cut to `MAX_TEXT_CHARS`."""
