@@ -690,6 +690,21 @@ WORKER_DIED = ("a worker process reading files for the index stopped (killed, or
                "the files in one process")
 
 
+def _why_stopped(conn) -> Exception:
+    """Why the worker at the other end of ``conn``, which no longer reads it, stopped: the
+    error it sent before it ended (its answers to earlier batches may come first: a worker
+    that answered one batch and failed on the next had often ended before it was given a
+    third), else `WORKER_DIED` (killed, out of memory)."""
+    try:
+        while conn.poll():
+            message = conn.recv()
+            if isinstance(message, Exception):
+                return message
+    except (EOFError, OSError):
+        pass
+    return RagError(WORKER_DIED)
+
+
 @contextmanager
 def _prepared(todo: list[FileEntry], states: dict, engine: Engine, max_bytes: int, workers: int):
     """The `_read_one` outcomes of ``todo``, in its order: read here, or by ``workers``
@@ -729,8 +744,8 @@ def _prepared(todo: list[FileEntry], states: dict, engine: Engine, max_bytes: in
                            and (sent == turn or ahead + sizes[sent] <= PARALLEL_WINDOW)):
                         try:
                             conns[w].send(batches[sent])
-                        except OSError:  # (its end is closed: it died while it had nothing to do)
-                            raise RagError(WORKER_DIED) from None
+                        except OSError:  # (its end is closed: it stopped, on an error or killed)
+                            raise _why_stopped(conns[w]) from None
                         queue.append(sent)
                         ahead += sizes[sent]
                         sent += 1
