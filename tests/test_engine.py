@@ -815,7 +815,7 @@ FINGERPRINT_DOCS = {
 }
 
 FINGERPRINTS = {  # (MARKUP_VERSION, WORD_FORM, UNICODE_FORM, FOLD_FORM) -> the chunks' and terms' sha256
-    (15, "marks", "nfkc", "fold1"): "111d95c932fc8e0c10010aa57b662a4fe7191c0013c2faa9cd3cca8118f18a47",
+    (15, "marks", "nfkc", "fold2"): "1e1052c68ac65515a6c4a64b9ca201d0debfcbeeae56f298fac304ef117525a2",
 }
 
 

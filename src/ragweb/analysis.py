@@ -127,6 +127,29 @@ def _fold(word: str) -> str:
     folds to "i" and a combining dot) as "i"."""
     word = word.casefold()
     return word.replace("i\u0307", "i") if "\u0307" in word else word
+
+
+def _latin_folds() -> dict[int, str]:
+    """A Latin letter with accents -> the ASCII letter it is written on ("é" -> "e", "ñ" ->
+    "n", "ǘ" -> "u"): Latin-1, Latin Extended-A and -B and Latin Extended Additional, each
+    letter whose canonical decomposition is an ASCII letter and combining marks only (those
+    decompositions never change between Unicode versions, so the CLI and the page agree).
+    Letters of their own, "ø", "æ", "ł", "ı", are left as they are."""
+    out = {}
+    for first, last in ((0x00C0, 0x024F), (0x1E00, 0x1EFF)):
+        for c in range(first, last + 1):
+            parts = unicodedata.normalize("NFD", chr(c))
+            if len(parts) > 1 and parts[0].isascii() and parts[0].isalpha() \
+                    and all(0x0300 <= ord(m) <= 0x036F for m in parts[1:]):
+                out[c] = parts[0]
+    return out
+
+
+_LATIN_FOLDS = _latin_folds()  # (`Analyzer.latin`: a word is read through it before it is
+                                # split or stemmed, so "résumé" and "resume" stem alike and
+                                # "naïveBayes" splits as "naiveBayes" does)
+
+
 # Terms that words alone miss, their parts being too short to be terms: a dotted number --
 # a version, an address, a decimal ("0.2.5", "127.0.0.1", "0.5") -- and a one-letter
 # command-line option ("-g", "-D")
@@ -173,7 +196,8 @@ weren won wouldn
 """.split())
 
 UNICODE_FORM = "nfkc"  # the form of text whose words are read (`nfkc`), as an index's settings record it
-FOLD_FORM = "fold1"  # how a word's letters are folded (`Analyzer.folds`), as an index's settings record it
+FOLD_FORM = "fold2"  # how a word's letters are folded (`Analyzer.folds`, `Analyzer.latin`), as an index's settings record it
+FOLD_FORMS = {"fold1": (True, False), "fold2": (True, True)}  # each form -> (folds, latin)
 SPAN_MEMO = 20_000  # sentences and lines whose terms an analyzer remembers (about 10 MB at most)
 
 
@@ -242,15 +266,18 @@ class Analyzer:
     (`FOLDED_WORD_RE`: a soft hyphen, a zero-width space or joiner, the Arabic tatweel), CJK
     with its iteration marks and the ideographs beyond the BMP, and a run of Thai, Lao,
     Myanmar or Khmer, which has no spaces between words, as bigrams of clusters (a letter
-    with its marks), as a CJK run is bigrams of characters.
+    with its marks), as a CJK run is bigrams of characters; ``latin``: whether, folded, a
+    Latin letter's accents are left out too ("Café" is "cafe", "naïve" "naive", as a
+    question typed without them writes it; `_LATIN_FOLDS`; likewise).
 
     `normal` is the form a text's words are read in: a caller that finds words itself (the
     engine's own counting) reads them in it too."""
 
     def __init__(self, stemming: bool | str = True, language: str = "english", short_terms: bool = True,
-                 unicode_forms: bool = True, word_marks: bool = True, folds: bool = True):
+                 unicode_forms: bool = True, word_marks: bool = True, folds: bool = True, latin: bool = True):
         self.stemming = stemming
         self.folds = folds
+        self.latin = latin = folds and latin
         self.language = language
         self.short_terms = short_terms
         self.unicode_forms = unicode_forms
@@ -287,9 +314,9 @@ class Analyzer:
     def of(cls, settings: dict) -> "Analyzer":
         """The analyzer of an index's analysis ``settings`` (`Engine.settings`)."""
         # ("dotted": the name "short_terms" had in an index of one early version)
+        folds, latin = FOLD_FORMS.get(settings.get("folds"), (False, False))
         return cls(settings["stemming"], settings["language"], settings.get("short_terms", settings.get("dotted", False)),
-                   settings.get("unicode") == UNICODE_FORM, settings.get("words") == WORD_FORM,
-                   settings.get("folds") == FOLD_FORM)
+                   settings.get("unicode") == UNICODE_FORM, settings.get("words") == WORD_FORM, folds, latin)
 
     def synonyms(self, groups=()) -> dict[str, frozenset]:
         """Term -> the other terms of its groups, in this analyzer's terms: the `SYNONYMS`
@@ -308,7 +335,8 @@ class Analyzer:
         return {"stemming": self.stemming, "language": self.language, "short_terms": self.short_terms,
                 **({"unicode": UNICODE_FORM} if self.unicode_forms else {}),
                 **({"words": WORD_FORM} if self.word_marks else {}),
-                **({"folds": FOLD_FORM} if self.folds else {})}
+                **({"folds": next(k for k, v in FOLD_FORMS.items() if v == (True, self.latin))}
+                   if self.folds else {})}
 
     def _term(self, word: str) -> str | None:
         if len(word) < 2 or word in self._stop:
@@ -326,6 +354,10 @@ class Analyzer:
             return self._word_terms(raw, str.lower)
         if self.folds and _FOLD_DELETES_RE.search(raw):
             raw = raw.translate(_FOLD_DELETES)
+        if self.latin:
+            raw = raw.translate(_LATIN_FOLDS)
+            if raw.isascii():
+                return self._word_terms(raw, str.lower)
         if not self._runs.search(raw):
             if self.word_marks and not self.folds:  # (folding has deleted them)
                 raw = raw.translate(_OPTIONAL_MARKS)
