@@ -46,6 +46,31 @@ def test_index_shape(app):
     assert out == {"success": True, "chunks": 1, "filename": "doc.txt"}
 
 
+def test_an_identical_text_given_again_is_not_indexed_or_saved_again(app):
+    """ragIndex of the text already indexed under that name indexed it again, and the page
+    saved the index again for it; a drop of an unchanged file did neither."""
+    text = "# Doc\n\n" + "\n\n".join(f"Paragraph {i} about the okapi and its forest." for i in range(60))
+    first = app.index("doc.txt", text)
+    assert first["success"] and first["chunks"] > 1 and "unchanged" not in first
+    assert app.flush()["saved"] is True
+    saved = app.page.evaluate("window.ragweb.storage()")
+    before = app.stats()
+    again = app.index("doc.txt", text)
+    assert again == {"success": True, "chunks": first["chunks"], "filename": "doc.txt", "unchanged": True}
+    assert app.page.evaluate("window.ragweb.storage().dirty") is False
+    assert app.flush() == {"success": True, "saved": False}
+    assert app.page.evaluate("window.ragweb.storage().generation") == saved["generation"]
+    assert app.stats() == before
+    assert "unchanged" in app.page.locator("#status").inner_text()
+    # one character changed: indexed, and saved
+    changed = app.index("doc.txt", text.replace("59 about the okapi", "59 about the okapa"))
+    assert changed == {"success": True, "chunks": first["chunks"], "filename": "doc.txt"}
+    assert app.page.evaluate("window.ragweb.storage().dirty") is True
+    assert app.flush()["saved"] is True
+    assert app.page.evaluate("window.ragweb.storage().generation") != saved["generation"]
+    assert [h["path"] for h in app.query("okapa", 3)["results"]] == ["doc.txt"]
+
+
 def test_query_shape_and_default_top_k(app):
     topics = ["apple orchard harvest cider", "bridge cable suspension steel", "cactus desert spine bloom",
               "dolphin pod sonar reef", "ember furnace coal smoke", "fjord cliff glacier melt",

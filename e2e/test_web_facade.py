@@ -66,9 +66,32 @@ def test_a_file_dropped_again_as_it_was_indexed_is_not_indexed_again():
     # a new time alone is recorded (recency reads it), the text is not read again
     assert call(facade.index_bytes, "docs/guide.md", text.replace("\n", "\r\n").encode(), 2000.0)["touched"] is True
     assert facade._engine.file_mtime("docs/guide.md") == 2000.0
-    # a changed text is indexed, as ragIndex's text is always
+    # a changed text is indexed, by a drop or by ragIndex
     assert "unchanged" not in call(facade.index_bytes, "docs/guide.md", (text + "\nMore.").encode(), 3000.0)
-    assert "unchanged" not in call(facade.index_text, "docs/guide.md", text + "\nMore.")
+    assert "unchanged" not in call(facade.index_text, "docs/guide.md", text + "\nMore!")
+
+
+def test_ragindex_of_the_text_indexed_at_that_name_does_not_index_it_again():
+    """ragIndex of an identical text re-chunked and rewrote the file (the page then saved it
+    again), where a drop of it is passed over."""
+    text = "# Guide\n\n" + "\n\n".join(f"Section {i} about okapi number {i}." for i in range(400))
+    first = call(facade.index_text, "docs/guide.md", text)
+    assert first["success"] and first["chunks"] > 1 and "unchanged" not in first
+    before = (call(facade.stats), facade._engine.next_chunk)
+    same = {"success": True, "chunks": first["chunks"], "filename": "docs/guide.md", "unchanged": True}
+    assert call(facade.index_text, "docs/guide.md", text) == same
+    # (the text the index stores: line ends as "\n" whatever they were given as)
+    assert call(facade.index_text, "docs/guide.md", text.replace("\n", "\r\n")) == same
+    assert (call(facade.stats), facade._engine.next_chunk) == before  # (no chunk written anew)
+    # one character changed, or one more line end: indexed
+    for changed in (text.replace("okapi number 399", "okapi number 398"), text + "\n"):
+        out = call(facade.index_text, "docs/guide.md", changed)
+        assert out == {"success": True, "chunks": first["chunks"], "filename": "docs/guide.md"}
+        assert facade._engine.file_text("docs/guide.md") == changed
+    # a dropped file's text given by ragIndex: unchanged, its recorded time kept
+    assert call(facade.index_bytes, "a.md", b"okapi giraffe\n", 1000.0)["success"]
+    assert call(facade.index_text, "a.md", "okapi giraffe\n")["unchanged"] is True
+    assert facade._engine.file_mtime("a.md") == 1000.0
 
 
 def test_new_root_names_are_said_so_the_page_saves_them():

@@ -599,11 +599,15 @@
       if (state.quotaError) return errorJson(state.quotaError);
       const out = state.facade.index_text(filename, content);
       if (isSuccess(out)) {
-        const path = JSON.parse(out).filename;
-        noteApiChange(path, 'replaced by ragIndex');
-        markChanged();
-        dropPackQuoting(path);
-        apiStatus(`Indexed ${shownPath(path)} (through ragIndex).`);
+        const res = JSON.parse(out);
+        noteApiChange(res.filename, 'replaced by ragIndex');  // (unchanged too: a drop's other copy stays out)
+        if (res.unchanged) {  // (the text indexed at that name: nothing changed, nothing to save)
+          apiStatus(`${shownPath(res.filename)} is unchanged: that text is indexed already (through ragIndex).`);
+        } else {
+          markChanged();
+          dropPackQuoting(res.filename);
+          apiStatus(`Indexed ${shownPath(res.filename)} (through ragIndex).`);
+        }
       }
       return out;
     });

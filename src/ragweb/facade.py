@@ -414,14 +414,24 @@ def _need_size(path: str, text: str) -> None:
 
 @_guard
 def index_text(filename, content) -> str:
-    """ragIndex: add or replace one document from its text."""
+    """ragIndex: add or replace one document from its text.
+
+    A text that is the one indexed at ``filename`` (compared as the index stores it: line
+    ends as ``\n``, `ingest.normalize`) is not indexed again, and nothing changes: the result
+    has ``"unchanged": true`` and ``"chunks"``, those the file holds. A text given here has no
+    time (0), so the time recorded for the file (a drop's) is kept."""
     path = _clean_path(_need_str(filename, "filename"))
     text = _need_str(content, "content", allow_empty=True)
     eng = _need_engine()
     _need_size(path, text)
+    # (the later text wins over a drop's copy being indexed in steps, even an unchanged one)
+    why = "replaced by ragIndex while it was being indexed"
+    if _unchanged(eng, path, text, 0.0) is not None:  # (time 0: compared by text only, never touched)
+        _stop_job(why, path)
+        return _json({"success": True, "chunks": eng.file_chunks(path), "filename": path, "unchanged": True})
     _need_room(eng)
     chunks = eng.add_document(path, text)
-    _stop_job("replaced by ragIndex while it was being indexed", path)  # (the later text wins)
+    _stop_job(why, path)
     return _json({"success": True, "chunks": chunks, "filename": path})
 
 
