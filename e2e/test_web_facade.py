@@ -627,3 +627,16 @@ def test_a_nul_character_in_text_is_kept_as_a_replacement_not_a_cut():
     assert hit["text"] == "before\ufffdafter nul egrets\nsecond line egrets"
     packed = call(facade.pack, "egrets")
     assert packed["evidence"] == "sufficient" and "second line egrets" in packed["snippets"][0]["text"]
+
+
+def test_files_rag_index_passes_over_without_counting_them_are_quiet():
+    """A dropped folder's rag.yaml (read as its config), its .gitignore and what its .git/
+    holds were counted among the files the globs or ignore files left out; rag index of the
+    folder never counts them."""
+    call(facade.config_add, "proj", "index:\n  includes: ['**/*.md']\n")
+    quiet = [p for p in ("proj/rag.yaml", "proj/.gitignore", "proj/.git/HEAD", "proj/.rag/config.yaml",
+                         "other/.git/config", "other/sub/rag.yaml", "proj/photo.png", "proj/.env.md",
+                         "other/photo.png", "rag.yaml") if call(facade.check_path, p, 10).get("quiet")]
+    # (a loose rag.yaml is a document given, left out by the default excludes, and counted)
+    assert quiet == ["proj/rag.yaml", "proj/.gitignore", "proj/.git/HEAD", "proj/.rag/config.yaml",
+                     "other/.git/config", "other/sub/rag.yaml"]

@@ -215,3 +215,42 @@ def test_the_facade_names_a_file_left_out_for_the_case_of_its_suffix_and_the_ski
     bad = call(facade.index_bytes, "bad.md.gz", b"\x1f\x8b\x08\x00garbage")
     assert bad["warn"] is True and bad["skipped"].startswith("damaged: not gzip data")
     assert "warn" not in call(facade.index_bytes, "b.txt", b"\x00\x01" * 50)  # binary: counted, not warned of
+
+
+def cli_left_out(root: Path, home: Path, monkeypatch) -> int:
+    """How many files `rag index root` leaves out by its globs and ignore files (what its
+    note on a run that indexes nothing counts)."""
+    from ragweb.config import load_config
+    from ragweb.indexer import index_root
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    report = index_root(root, load_config(root)[0])
+    left = report.left_out
+    assert not left.dirs
+    return left.excluded + left.ignored + sum(left.suffixes.values())
+
+
+def test_a_folders_own_config_and_ignore_files_are_not_counted_as_left_out(app, tmp_path, monkeypatch):
+    # (its rag.yaml and .gitignore were counted among the files the globs or ignore files
+    # left out, and so was each file of a picked folder's .git/, which rag index never looks at)
+    tree = {"rag.yaml": "index:\n  includes: ['**/*.md', '**/*.txt']\n  excludes: ['**/draft-*.md']\n",
+            ".gitignore": "scratch.md\n", ".env": "TOKEN=1\n",
+            "a.md": "# A\n\nThe heron waits.\n",
+            "scratch.md": "heron scratch\n",     # ignored
+            "draft-1.md": "heron draft\n",       # excluded
+            "photo.png": "not a photo\n"}        # not included
+    write_tree(tmp_path / "native" / "proj", tree)
+    assert rag_index_files(tmp_path / "native" / "proj", tmp_path) == ["a.md"]
+    assert cli_left_out(tmp_path / "native" / "proj", tmp_path, monkeypatch) == 3
+    app.page.evaluate(DROP_TREE_JS, {"proj": tree})
+    assert app.stats()["files"] == ["proj/a.md"]
+    text = app.page.locator('[data-testid="progress"]').inner_text()
+    assert text.startswith("Indexed 1 of 4 files, ") and text.endswith(", 3 left out by the globs or ignore files."), text
+    # picked: the browser lists what .git/ holds too
+    write_tree(tmp_path / "pick" / "proj", {**tree, ".git": {"HEAD": "ref: refs/heads/main\n", "config": "[core]\n",
+                                                           "info": {"exclude": "nothing.md\n"}}})
+    app.page.evaluate("ragClear()")
+    pick_folder(app, tmp_path / "pick" / "proj")
+    assert app.stats()["files"] == ["proj/a.md"]
+    text = app.page.locator('[data-testid="progress"]').inner_text()
+    assert text.startswith("Indexed 1 of 4 files, ") and text.endswith(", 3 left out by the globs or ignore files."), text

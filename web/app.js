@@ -1154,6 +1154,9 @@
     tally.had = new Set(had);
     const earlier = sameName ? indexedUnder(items, had) : null;
     const earlierLoose = sameName ? indexedLoose(items, had) : [];
+    const dropped = items;
+    let passed;
+    ({ items, passed } = passedOver(items));
     $('progress').classList.add('busy');
     state.indexing = true;  // the file list and stats refresh once at the end, not per file
     state.lastSave = performance.now();  // (a drop's first save while it runs: SAVE_GAP_MS in)
@@ -1178,14 +1181,17 @@
     };
     show(false);
     try {
-      if (state.clears === ticket.clears) await removePruned(pruned, tally, ticket);
+      if (state.clears === ticket.clears) {
+        await removePruned(pruned, tally, ticket);
+        for (const { path, skip } of passed) removeStale(path, skip, tally, ticket);  // (as rag index: not counted)
+      }
       await indexLoop(items, tally, show, ticket);
     } finally {
       state.indexing = false;
       $('progress').classList.remove('busy');
     }
     show(true);
-    if (earlier) tally.sameName = sameNameReport(earlier, tally, ticket, items);
+    if (earlier) tally.sameName = sameNameReport(earlier, tally, ticket, dropped);
     tally.replacedLoose = earlierLoose.filter((p) => tally.indexed.has(p) && !tally.unchanged.has(p) && !changedSince(p, ticket));
     refreshUi();
     rerunSearch();
@@ -1370,6 +1376,24 @@
     tally.partial = 0;
     tally.partialBytes = 0;
     return out;
+  }
+
+  // The files of a drop that `rag index` passes over without counting them among those the
+  // globs or ignore files leave out (facade.check_path's "quiet"): a dropped folder's own
+  // rag.yaml (read as its config), what its .git/ or .rag/ holds (a picked folder lists them),
+  // a hidden file no include takes (.gitignore). Only names that may be such are asked about.
+  // {items: the others, passed: [{path, skip}]}
+  function passedOver(items) {
+    const passed = [];
+    const rest = items.filter((it) => {
+      const name = it.path.split('/').pop();
+      if (!name.startsWith('.') && name !== 'rag.yaml' && !/(^|\/)\.(git|rag)\//.test(it.path)) return true;
+      const check = JSON.parse(state.facade.check_path(it.path));
+      if (!check.quiet) return true;
+      passed.push({ path: check.path, skip: check.skip });
+      return false;
+    });
+    return { items: rest, passed };
   }
 
   // The files among `files` (indexed already) under the top folders of `items` (a folder dropped again, or

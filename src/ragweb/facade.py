@@ -532,7 +532,9 @@ def check_path(path, size=None) -> str:
     Applies the CLI's rules before the bytes are read: include/exclude globs, the ignore
     files given to `ignore_add`, and the size limit. A file left out only for the case of
     its suffix (``Guide.MD``, which ``**/*.md`` takes in lower case) also has ``"caseOnly"``:
-    the glob that would take it (``"**/*.MD"``), as `rag index` notes it.
+    the glob that would take it (``"**/*.MD"``), as `rag index` notes it. One that `rag index`
+    passes over without counting it (a dropped folder's ``rag.yaml``, its ``.gitignore``:
+    `_passed_over`) has ``"quiet": true``.
     """
     path = _clean_path(_need_str(path, "path"))
     reason = _skip_reason(path, size)
@@ -542,7 +544,29 @@ def check_path(path, size=None) -> str:
     glob = _case_only(path) if reason == "not included" else None
     if glob:
         out["caseOnly"] = glob
+    if _passed_over(path, reason):
+        out["quiet"] = True
     return _json(out)
+
+
+SELECTION_SKIPS = ("not included", "excluded", "ignored")
+"""`_skip_reason`'s reasons given by the globs and the ignore files (not by a file's size)."""
+
+
+def _passed_over(path: str, reason: str) -> bool:
+    """Whether `rag index` of a dropped folder passes over the file ``path`` (left out for
+    ``reason``) without counting it among the files the globs or ignore files leave out:
+    rag's and git's own files (`never_indexed`: the folder's ``rag.yaml``, read as its config,
+    anything in its ``.rag/`` or ``.git/``), and a hidden file (``.gitignore``) that no include
+    takes or that is ignored. A loose file's ``rag.yaml`` is a document given, counted."""
+    if reason not in SELECTION_SKIPS:
+        return False
+    root, rel, _, _ = _selection(path)
+    if root is None:
+        rel = path.split("/", 1)[1] if "/" in path else None  # (relative to the dropped folder)
+    if rel is not None and never_indexed(rel):
+        return True
+    return reason != "excluded" and path.rsplit("/", 1)[-1].startswith(".")
 
 
 def _case_only(path: str) -> str | None:
