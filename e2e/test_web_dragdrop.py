@@ -80,11 +80,46 @@ def test_a_drop_that_indexes_nothing_says_what_was_left_out(app):
     assert app.stats()["files"] == []
     assert app.page.locator("#status").inner_text() == (
         "Nothing was indexed: left out the folder docs/build/ (excluded) (drop such a folder's "
-        "contents to index them); skipped docs/manual.pdf: not included.")
+        "contents to index them); left out by the globs or ignore files: docs/manual.pdf (not included); "
+        "1 file matches no index.includes glob: add a glob that takes it to index.includes in the folder's "
+        "rag.yaml to index it (a list there replaces the default one: keep its globs too).")
     # as it says: the folder's contents
     app.page.evaluate(DROP_TREE_JS, {"html": {"index.html": "<p>Barometer docs.</p>"}})
     assert app.stats()["files"] == ["html/index.html"]
     assert app.page.locator("#status").inner_text().startswith("Indexed 1 file ")
+
+
+def test_a_drop_that_indexes_nothing_for_the_globs_says_so_and_what_would_index_them(app):
+    # (it said "skipped proj/notes.txt: not included, proj/secret.md: ignored", its rag.yaml
+    # and .gitignore among them, with no word of what would index them, where `rag index`
+    # notes "1 file matches no index.includes glob (1 .txt); 1 file or folder is ignored by
+    # .gitignore/.ragignore rules ...; index.gitignore: false indexes them")
+    app.page.evaluate(DROP_TREE_JS, {"proj": {
+        "rag.yaml": "index:\n  includes: ['**/*.md']\n  excludes: ['**/draft-*.md']\n",
+        ".gitignore": "secret.md\n",
+        "notes.txt": "barometer notes\n",
+        "secret.md": "# Secret\nbarometer secret\n",
+        "draft-1.md": "# Draft\nbarometer draft\n",
+    }})
+    assert app.stats()["files"] == []
+    assert app.page.locator("#status").inner_text().startswith(
+        "Nothing was indexed: left out by the globs or ignore files: proj/draft-1.md (excluded), "
+        "proj/notes.txt (not included), proj/secret.md (ignored); "
+        "1 file matches no index.includes glob: add a glob that takes it to index.includes in the folder's rag.yaml "
+        "to index it (a list there replaces the default one: keep its globs too); "
+        "1 file is left out by index.excludes: change it in the folder's rag.yaml to index it; "
+        "1 file is ignored by .gitignore/.ragignore rules or the repository's .git/info/exclude: "
+        "index.gitignore: false in the folder's rag.yaml indexes it. proj/rag.yaml applied.")
+    # loose files have no folder, so no rag.yaml: one of a folder they are dropped in
+    app.page.evaluate(DROP_FILES_JS, [["photo.png", [137, 80, 78, 71]], ["chart.svg", "<svg/>"],
+                                      ["app.min.js", "var a=1;"]])
+    assert app.stats()["files"] == []
+    assert app.page.locator("#status").inner_text() == (
+        "Nothing was indexed: left out by the globs or ignore files: photo.png (not included), "
+        "chart.svg (not included), app.min.js (excluded); "
+        "2 files match no index.includes glob: add globs that take them to index.includes in the rag.yaml of a "
+        "folder you drop them in to index them (a list there replaces the default one: keep its globs too); "
+        "1 file is left out by index.excludes: change it in the rag.yaml of a folder you drop it in to index it.")
 
 
 def test_drop_folder_recursive_with_cli_rules(app):

@@ -1145,7 +1145,7 @@
     const bar = $('progress-bar');
     const text = $('progress-text');
     const tally = { files: 0, chunks: 0, bytes: 0, done: 0, partial: 0, partialBytes: 0, skipped: 0, leftOut: 0,
-                    errors: [], skippedList: [], tooLarge: [], superseded: [], full: null, stopped: null,
+                    errors: [], skippedList: [], leftOutList: [], tooLarge: [], superseded: [], full: null, stopped: null,
                     left: 0, indexed: new Set(), unchanged: new Set(), removed: [], unread: [], caseOnly: [] };
     const pruned = items.pruned || [];  // (folders the walk did not enter: excluded or ignored)
     ({ items, repeated: tally.repeated } = lastOfEachPath(items));
@@ -1264,9 +1264,13 @@
           dropPackQuoting(res.filename);
         }
       } else if (res.skipped || res.superseded) {
-        if (res.leftOut) tally.leftOut += 1;
-        else tally.skipped += 1;
-        tally.skippedList.push(`${res.filename}: ${res.skipped || res.superseded}`);
+        if (res.leftOut) {
+          tally.leftOut += 1;
+          tally.leftOutList.push({ path: res.filename, why: res.skipped });
+        } else {
+          tally.skipped += 1;
+          tally.skippedList.push(`${res.filename}: ${res.skipped || res.superseded}`);
+        }
         if (res.superseded) tally.superseded.push(`${shownPath(res.filename)} (${res.superseded})`);
         const big = /^too large \((\d+) bytes > max_file_bytes (\d+)\)$/.exec(res.skipped || '');
         if (big) tally.tooLarge.push({ path: res.filename, size: Number(big[1]), limit: Number(big[2]) });
@@ -1892,12 +1896,47 @@
       parts.push(`left out the folder${one ? '' : 's'} ${byConfig.slice(0, 5).join(', ')}${byConfig.length > 5 ? ' …' : ''} ` +
         `(fix ${one ? 'its' : 'their'} ${names.length === 1 ? names[0] : 'config files'} and drop ${one ? 'it' : 'them'} again)`);
     }
+    parts.push(...leftOutAdvice(tally));
     // (files too large are named in a note of their own)
     const skipped = tally.skippedList.filter((s) => !tally.tooLarge.some((t) => s.startsWith(`${t.path}: too large`)));
     if (skipped.length) {
       parts.push(`skipped ${skipped.slice(0, 5).join(', ')}${skipped.length > 5 ? ' …' : ''}`);
     }
     return `Nothing was indexed${parts.length ? ': ' + parts.join('; ') : ''}.`;
+  }
+
+  // The files of a drop that indexed nothing that the globs or ignore files left out, and
+  // what would index them, as `rag index` advises when it indexes nothing for its globs
+  // (files that match no index.includes glob, that index.excludes or the ignore files leave
+  // out). A file left out only for the case of its suffix has a note of its own (dropNotes).
+  function leftOutAdvice(tally) {
+    const all = tally.leftOutList || [];
+    if (!all.length) return [];
+    const parts = [`left out by the globs or ignore files: ${all.slice(0, 5).map((f) => `${shownPath(f.path)} (${f.why})`).join(', ')}` +
+      (all.length > 5 ? ` (and ${num(all.length - 5)} more)` : '')];
+    const cased = new Set((tally.caseOnly || []).map((c) => c.path));
+    const group = (why) => all.filter((f) => f.why === why && !cased.has(f.path));
+    // (a loose file has no folder, so no rag.yaml: one of a folder it is dropped in)
+    const where = (files) => (files.every((f) => !f.path.includes('/'))
+      ? `the rag.yaml of a folder you drop ${files.length === 1 ? 'it' : 'them'} in` : "the folder's rag.yaml");
+    const them = (files) => (files.length === 1 ? 'it' : 'them');
+    const notIncluded = group('not included');
+    if (notIncluded.length) {
+      parts.push(`${plural(notIncluded.length, 'file matches', 'files match')} no index.includes glob: add ` +
+        `${notIncluded.length === 1 ? 'a glob that takes it' : 'globs that take them'} to index.includes in ` +
+        `${where(notIncluded)} to index ${them(notIncluded)} (a list there replaces the default one: keep its globs too)`);
+    }
+    const excluded = group('excluded');
+    if (excluded.length) {
+      parts.push(`${plural(excluded.length, 'file is', 'files are')} left out by index.excludes: change it in ` +
+        `${where(excluded)} to index ${them(excluded)}`);
+    }
+    const ignored = group('ignored');
+    if (ignored.length) {
+      parts.push(`${plural(ignored.length, 'file is', 'files are')} ignored by .gitignore/.ragignore rules or the ` +
+        `repository's .git/info/exclude: index.gitignore: false in ${where(ignored)} indexes ${them(ignored)}`);
+    }
+    return parts;
   }
 
   function handlePicked(fileList) {
