@@ -254,3 +254,19 @@ def test_a_folders_own_config_and_ignore_files_are_not_counted_as_left_out(app, 
     assert app.stats()["files"] == ["proj/a.md"]
     text = app.page.locator('[data-testid="progress"]').inner_text()
     assert text.startswith("Indexed 1 of 4 files, ") and text.endswith(", 3 left out by the globs or ignore files."), text
+
+
+def test_loose_files_dropped_again_unchanged_are_said_unchanged(app):
+    # (the status said "Indexed 3 files (3 chunks)." and only the progress line "3 unchanged",
+    # where a folder dropped again says "N files unchanged")
+    files = [["a.md", "# A\n\nThe ibis wades.\n"], ["b.md", "# B\n\nThe ibis feeds.\n"], ["c.txt", "ibis notes\n"]]
+    app.page.evaluate(DROP_FILES_JS, files)
+    assert status(app) == "Indexed 3 files (3 chunks)."
+    app.page.evaluate(DROP_FILES_JS, files)
+    assert status(app) == ("Indexed 3 files (3 chunks). 3 files unchanged (indexed already with the same text, "
+                           "not indexed again): a.md, b.md, c.txt.")
+    files[1][1] = "# B\n\nThe ibis fed.\n"
+    app.page.evaluate(DROP_FILES_JS, files)
+    assert status(app) == ("Indexed 3 files (3 chunks). b.md replaced the file of the same name indexed before. "
+                           "2 files unchanged (indexed already with the same text, not indexed again): a.md, c.txt.")
+    assert any("fed" in h["text"] for h in app.query("ibis fed")["results"])

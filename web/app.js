@@ -1193,6 +1193,7 @@
     show(true);
     if (earlier) tally.sameName = sameNameReport(earlier, tally, ticket, dropped);
     tally.replacedLoose = earlierLoose.filter((p) => tally.indexed.has(p) && !tally.unchanged.has(p) && !changedSince(p, ticket));
+    tally.unchangedLoose = earlierLoose.filter((p) => tally.unchanged.has(p) && !changedSince(p, ticket));
     refreshUi();
     rerunSearch();
     return tally;
@@ -1812,6 +1813,11 @@
     if (replaced.length) {
       notes.push(`${replaced.length === 1 ? `${shownPath(replaced[0])} replaced the file` : `${plural(replaced.length, 'file', 'files')} replaced the files`} ` +
         `of the same name indexed before${replaced.length > 1 ? `: ${replaced.slice(0, 5).map(shownPath).join(', ')}${replaced.length > 5 ? ' …' : ''}` : ''}.`);
+    }
+    const same = tally.unchangedLoose || [];
+    if (same.length) {  // (as a folder dropped again says "N files unchanged": below)
+      notes.push(`${plural(same.length, 'file', 'files')} unchanged (indexed already with the same text, not indexed ` +
+        `again): ${same.slice(0, 5).map(shownPath).join(', ')}${same.length > 5 ? ' …' : ''}.`);
     }
     const repeated = tally.repeated || [];
     if (repeated.length) {
