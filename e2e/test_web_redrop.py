@@ -270,3 +270,29 @@ def test_loose_files_dropped_again_unchanged_are_said_unchanged(app):
     assert status(app) == ("Indexed 3 files (3 chunks). b.md replaced the file of the same name indexed before. "
                            "2 files unchanged (indexed already with the same text, not indexed again): a.md, c.txt.")
     assert any("fed" in h["text"] for h in app.query("ibis fed")["results"])
+
+
+def test_a_picked_folders_left_out_folders_are_left_out_whole_as_in_a_drop(app, tmp_path, monkeypatch):
+    # (the browser lists every file of a picked folder: each file of its node_modules/ and of a
+    # folder its .gitignore ignores was counted as left out, where a drop, as rag index, leaves
+    # out the folder: "Indexed 1 of 28 files, 27 left out" against "Indexed 1 of 1 file")
+    tree = {".gitignore": "build/\n", "a.md": "# A\n\nThe egret stands.\n",
+            "node_modules": {f"m{i}": {"README.md": f"egret module {i}\n"} for i in range(20)},
+            "build": {f"out{i}.md": f"egret build {i}\n" for i in range(6)},
+            "docs": {".gitignore": "drafts/\n", "b.md": "# B\n\nThe egret flies.\n",
+                     "drafts": {"c.md": "egret draft\n"}}}
+    write_tree(tmp_path / "native" / "proj", tree)
+    assert rag_index_files(tmp_path / "native" / "proj", tmp_path) == ["a.md", "docs/b.md"]
+    app.page.evaluate(DROP_TREE_JS, {"proj": tree})
+    dropped = (app.stats()["files"], app.page.locator('[data-testid="progress"]').inner_text(), status(app))
+    assert dropped[0] == ["proj/a.md", "proj/docs/b.md"]
+    write_tree(tmp_path / "pick" / "proj", tree)
+    app.page.evaluate("ragClear()")
+    pick_folder(app, tmp_path / "pick" / "proj")
+    picked = (app.stats()["files"], app.page.locator('[data-testid="progress"]').inner_text(), status(app))
+    assert picked == dropped
+    assert "left out" not in picked[1], picked
+    # what the index held under a folder now left out goes, as in a drop
+    (tmp_path / "pick" / "proj" / ".gitignore").write_text("build/\ndocs/\n")
+    pick_folder(app, tmp_path / "pick" / "proj")
+    assert app.stats()["files"] == ["proj/a.md"]

@@ -1331,10 +1331,10 @@
       }
     }
     for (const dir of byDir.values()) {
-      if (!dir.under.length || !dir.entry) continue;
-      let present;
+      if (!dir.under.length || !(dir.entry || dir.names)) continue;
+      let present = dir.names;  // (a picked folder's: the browser listed them)
       try {
-        present = await namesUnder(dir.entry, dir.path, new Set());
+        present = present || await namesUnder(dir.entry, dir.path, new Set());
       } catch (e) {
         continue;  // (a folder that cannot be listed: what the index holds of it stays)
       }
@@ -1702,14 +1702,54 @@
         await addGitExclude(root, exclude && exclude.file);
       }
     }
-    const items = Object.assign(all.filter((it) => !it.path.includes('/') || !failed.has(it.path.split('/')[0])), report);
-    const ignoreFiles = items.filter((it) => IGNORE_FILES.includes(it.path.split('/').pop()))
-      .sort((a, b) => a.path.split('/').length - b.path.split('/').length ||
-        IGNORE_FILES.indexOf(a.path.split('/').pop()) - IGNORE_FILES.indexOf(b.path.split('/').pop()));
-    for (const it of ignoreFiles) {
-      await addIgnore(it.path.split('/').slice(0, -1).join('/'), it.path.split('/').pop(), it.file, report);
+    const kept = all.filter((it) => !it.path.includes('/') || !failed.has(it.path.split('/')[0]));
+    // The browser lists every file of a picked folder, those of its node_modules/ too: a folder
+    // the excludes or ignore files leave out is left out whole, as a drop's walk leaves it
+    // (`check_dir`, top-down: each folder's ignore files are read before the folders below it
+    // are checked), not its files counted one by one.
+    report.pruned = [];
+    const byFolder = new Map();  // folder -> its files' items
+    for (const it of kept) {
+      const parts = it.path.split('/');
+      for (let i = 1; i < parts.length; i++) {
+        const folder = parts.slice(0, i).join('/');
+        if (!byFolder.has(folder)) byFolder.set(folder, []);
+        if (i === parts.length - 1) byFolder.get(folder).push(it);
+      }
     }
-    return items;
+    const folders = [...byFolder.keys()].sort((a, b) => a.split('/').length - b.split('/').length);
+    for (const name of IGNORE_FILES) {  // (loose files' own, as before)
+      const rules = kept.find((it) => it.path === name);
+      if (rules) await addIgnore('', name, rules.file, report);
+    }
+    const out = new Set();  // folders left out
+    const prunedAt = new Map();  // the outermost of them -> its `pruned` record (names: the files under it)
+    for (const folder of folders) {
+      const parent = folder.includes('/') ? folder.slice(0, folder.lastIndexOf('/')) : null;
+      if (parent !== null && out.has(parent)) { out.add(folder); continue; }
+      const check = JSON.parse(state.facade.check_dir(folder));
+      if (check.skip) {
+        out.add(folder);
+        if (!folder.split('/').pop().startsWith('.')) report.leftOut.push(`${folder}/ (${check.skip})`);
+        prunedAt.set(folder, { path: check.path || folder, why: check.skip, names: new Set() });
+        continue;
+      }
+      const files = byFolder.get(folder);
+      for (const name of IGNORE_FILES) {
+        const rules = files.find((it) => it.path === `${folder}/${name}`);
+        if (rules) await addIgnore(folder, name, rules.file, report);
+      }
+    }
+    const items = kept.filter((it) => {
+      const parts = it.path.split('/');
+      for (let i = 1; i < parts.length; i++) {
+        const top = prunedAt.get(parts.slice(0, i).join('/'));
+        if (top) { top.names.add(it.path); return false; }
+      }
+      return true;
+    });
+    report.pruned.push(...prunedAt.values());
+    return Object.assign(items, report);
   }
 
   async function handleDrop(dataTransfer) {
