@@ -766,6 +766,27 @@ def test_a_batch_with_an_option_no_question_makes_right_stops_before_any_answer(
         assert r.stderr.startswith(f"Error: {why}"), r.stderr
 
 
+def test_a_flag_takes_the_values_its_config_key_takes(indexed, tmp_path):
+    # -k and -b say what retrieve.top_k and pack.token_budget say: a value rag.yaml refuses
+    # (and the page's ragPack, for a budget) is refused as a flag too, not answered
+    for cmd, option, key in [("query", ("-k", "10001"), "retrieve:\n  top_k: 10001\n"),
+                             ("pack", ("-k", "10001"), "retrieve:\n  top_k: 10001\n"),
+                             ("pack", ("-b", "10000001"), "pack:\n  token_budget: 10000001\n")]:
+        config = tmp_path / "rag.yaml"
+        config.write_text(key)
+        by_key = rag(cmd, "-d", indexed, "--config", config, "-q", "retry backoff")
+        assert by_key.returncode == 1 and "must be an integer between 1 and" in by_key.stderr, by_key.stderr
+        r = rag(cmd, "-d", indexed, "-q", "retry backoff", *option)
+        assert r.returncode == 2 and r.stdout == "", (cmd, option, r.stdout[:200])
+        assert r.stderr.startswith(f"Error: {option[0]}/--"), r.stderr
+        assert f"must be at most {int(option[1]) - 1}" in r.stderr, r.stderr
+    # the largest values both take are taken by both
+    config.write_text("retrieve:\n  top_k: 10000\npack:\n  token_budget: 10000000\n")
+    by_key = json.loads(rag("pack", "-d", indexed, "--config", config, "-q", "retry backoff").stdout)
+    by_flag = json.loads(rag("pack", "-d", indexed, "-q", "retry backoff", "-k", "10000", "-b", "10000000").stdout)
+    assert by_key == by_flag and by_flag["budget_tokens"] == 10_000_000
+
+
 def test_a_batch_file_with_a_byte_order_mark_reads_its_first_line_as_written(indexed, tmp_path):
     batch = tmp_path / "q.jsonl"
     batch.write_bytes(b'\xef\xbb\xbf {"id": "q-7", "question": "retry backoff"}\n')  # (Notepad's UTF-8)

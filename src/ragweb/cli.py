@@ -702,6 +702,19 @@ def _path_option(args, root: Path) -> None:
                          "of its index are matched, relative to that folder")
 
 
+def _check_flag_bounds(args) -> None:
+    """``-k`` and ``-b`` within the bounds rag.yaml's ``retrieve.top_k`` and
+    ``pack.token_budget`` take (and the page's ``ragPack`` budget): a flag says what a key
+    says, so a value the config refuses is refused as a flag too (a batch would answer every
+    question with it). Values below 1 are `Engine.check_options`'."""
+    from ragweb.config import SCHEMA
+    for flag, value, (section, key) in (("-k/--top-k", args.top_k, ("retrieve", "top_k")),
+                                        ("-b/--budget", getattr(args, "budget", None), ("pack", "token_budget"))):
+        most = SCHEMA[section][key][2][1]
+        if value is not None and value > most:
+            raise UsageError(f"{flag} must be at most {most} (as {section}.{key} in rag.yaml), got {value}")
+
+
 def _check_path_matches(args, engine, root: Path) -> None:
     """A ``--path`` that matches no indexed file is a usage error, said once (a batch would
     answer every question with nothing), with how paths are written."""
@@ -723,6 +736,7 @@ def cmd_query(args) -> int:
     args.query = _question(args, "query")
     from ragweb.engine import Engine
     _path_option(args, root)
+    _check_flag_bounds(args)
     Engine.check_options(top_k=args.top_k, path_glob=args.path)  # (a batch would fail every question)
     engine = _open_for_reading(args, root, cfg)
     _check_path_matches(args, engine, root)
@@ -803,6 +817,7 @@ def cmd_pack(args) -> int:
     args.query = _question(args, "pack")
     from ragweb.engine import Engine
     _path_option(args, root)
+    _check_flag_bounds(args)
     Engine.check_options(top_k=args.top_k, path_glob=args.path, budget=args.budget)
     engine = _open_for_reading(args, root, cfg)
     _check_path_matches(args, engine, root)
