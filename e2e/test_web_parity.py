@@ -160,3 +160,23 @@ def test_a_dropped_folders_name_weighs_as_rag_index_of_that_folder_does(app, tmp
         assert [(s["path"].removeprefix(f"{folder}/"), s["range"]) for s in browser["snippets"]] == \
             [(s["path"], s["range"]) for s in native["snippets"]], q
         assert (browser["evidence"], browser["evidence_score"]) == (native["evidence"], native["evidence_score"]), q
+
+
+def test_files_written_together_rank_as_rag_index_ranks_them(app, tmp_path):
+    # A file a microsecond newer than another outranked it in `rag pack` (recency read its
+    # time to the nanosecond), while the page, whose file times are whole milliseconds, ranked
+    # them by path: both now count a file's age in whole days
+    root = tmp_path / "copies"
+    root.mkdir()
+    for name, word, when in (("a.md", "alpha", "1796272226.100000100"), ("b.md", "gamma", "1796272226.100000900")):
+        (root / name).write_text(f"# Retry\n\nRetries back off with jitter {word}.\n")
+        subprocess.run(["touch", "-d", f"@{when}", str(root / name)], check=True)
+    rag("index", str(root))
+    app.page.set_input_files("#pick-folder", str(root))
+    app.wait("JSON.parse(ragStats()).totalDocs === 2")
+    app.page.evaluate("window.ragweb.idle()")
+    for flags, options in (((), None), (("--no-compact",), {"compact": False})):
+        native = json.loads(rag("pack", "-d", str(root), "-q", "retry jitter", *flags))
+        browser = app.call("(q, o) => ragPack(q, 4000, o)", "retry jitter", options)
+        assert [(s["path"].removeprefix("copies/"), s["score"]) for s in browser["snippets"]] == \
+            [(s["path"], s["score"]) for s in native["snippets"]] == [("a.md", 0.4763), ("b.md", 0.4763)], flags

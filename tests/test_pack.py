@@ -545,6 +545,22 @@ def test_recency_ignores_files_written_together():
     assert [h.path for h in apply_recency(hits, 0.1)] == ["a.md", "b.md"]
 
 
+def test_recency_gives_files_written_together_the_same_factor():
+    """A copy written a microsecond after its original outranked it, though their scores
+    were equal (ties break on the path), and the page, whose file times are whole
+    milliseconds, ranked them the other way: ages count in whole days."""
+    from ragweb.pack import apply_recency
+    from ragweb.engine import Hit
+    hits = [Hit("a.md", 1, 1, 0.4763, "", mtime=1796272226.1000001),
+            Hit("b.md", 1, 1, 0.4763, "", mtime=1796272226.1000009)]
+    out = apply_recency(hits, 0.1)
+    assert [h.path for h in out] == ["a.md", "b.md"] and out[0].score == out[1].score
+    page = [Hit("a.md", 1, 1, 0.4763, "", mtime=1796272226.1), Hit("b.md", 1, 1, 0.4763, "", mtime=1796272226.1)]
+    assert [(h.path, h.score) for h in apply_recency(page, 0.1)] == [(h.path, h.score) for h in out]
+    hits = [Hit("a.md", 1, 1, 2.0, "", mtime=1000.0), Hit("b.md", 1, 1, 2.0, "", mtime=1000.0 + 2 * 86400)]
+    assert [h.path for h in apply_recency(hits, 0.1)] == ["b.md", "a.md"]  # (days apart still count)
+
+
 def test_recency_does_not_take_a_file_of_unknown_time_as_old():
     """A text given to ragIndex (time 0: not known) lost to any dropped file of this year by
     the boost, as if written in 1970: the page's packs ranked a text by how it arrived."""

@@ -91,7 +91,7 @@ SCHEMA: dict[str, dict[str, tuple]] = {
     },
     "pack": {
         "token_budget": (4000, int, (1, 10_000_000), "default budget for rag pack"),
-        "recency_boost": (0.1, float, (0.0, 10.0), "score bonus for recent files: x(1 + this), halving for every 30 days a file is older than the newest hit (a text given to `ragIndex`, whose time is not known, counts as new)"),
+        "recency_boost": (0.1, float, (0.0, 10.0), "score bonus for recent files: x(1 + this), halving for every 30 days a file is older than the newest hit, counted in whole days (files written the same day weigh alike; a text given to `ragIndex`, whose time is not known, counts as new)"),
         "output": ("json", str, ("json", "markdown", "xml", "text"), "default output format"),
         "compact": (True, bool, None, "split top chunks into sentences when they do not fit whole"),
         "lean": (False, bool, None, "trade recall for far fewer tokens"),

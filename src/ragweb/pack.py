@@ -540,17 +540,18 @@ RECENCY_HALF_LIFE_DAYS = 30.0  # pack.recency_boost: a file this much older than
 
 def apply_recency(hits, boost: float):
     """Scale scores by ``1 + boost · r`` and re-sort, where r = 0.5 ** (age / half-life) and
-    age is how much older the hit's file is than the newest file among the hits. Files
-    written together (a checkout, a copy) get the same factor, so only real age counts. A
+    age is how much older the hit's file is than the newest file among the hits, in whole
+    days. Files written together (a checkout, a copy) get the same factor, so only real age
+    counts: a file a microsecond newer than its copy does not outrank it, and ties still
+    break on the path, natively and on the page, whose file times are whole milliseconds. A
     file whose time is not known (0: a text given to the page's ``ragIndex``, a dropped file
     without one) is not taken as old: it gets the newest's factor."""
     if not boost or len(hits) < 2:
         return hits
     newest = max((h.mtime for h in hits if h.mtime != 0), default=0.0)
-    half_life = RECENCY_HALF_LIFE_DAYS * 86400.0
     for h in hits:
-        age = newest - h.mtime if h.mtime != 0 else 0.0
-        h.score *= 1.0 + boost * 0.5 ** (age / half_life)
+        days = (newest - h.mtime) // 86400.0 if h.mtime != 0 else 0.0
+        h.score *= 1.0 + boost * 0.5 ** (days / RECENCY_HALF_LIFE_DAYS)
     return sorted(hits, key=lambda h: (-h.score, h.path, h.start_line))
 
 
