@@ -354,3 +354,64 @@ def test_an_index_built_before_latin_folding_is_read_as_it_was_built():
     assert new.latin and new.settings["folds"] == analysis.FOLD_FORM != "fold1"
     assert old.terms("Résumé İstanbul") == ["résumé", "istanbul"] and old.term_counts("résumé") == {"résumé": 1}
     assert new.terms("Résumé İstanbul") == ["resum", "istanbul"]
+
+
+@pytest.mark.parametrize("language, words", [
+    ("portuguese", ["informação", "informações"]),      # (fold2: "informaca", "informaco")
+    ("portuguese", ["configuração", "configurações"]),
+    ("french", ["créée", "créées", "créer"]),            # (fold2: "cree", "cree", "cre")
+    ("romanian", ["configurație", "configurații"]),      # (fold2: "configurat", "configur")
+])
+def test_a_stemmer_that_reads_accents_still_joins_a_words_forms(language, words):
+    """Accents left out before stemming hid from Portuguese's, French's and Romanian's stemmers
+    the endings they remove ("-ção", "-ções", "-ée", "-ații"): a word's forms, one term each
+    with fold1, were two; a question in the singular missed the page in the plural."""
+    an = Analyzer(language=language)
+    assert len({an.word_terms(w) for w in words}) == 1, [an.word_terms(w) for w in words]
+    fold1 = Analyzer(language=language, latin=False)
+    assert len({fold1.word_terms(w) for w in words}) == 1  # (as before the accents were left out)
+
+
+@pytest.mark.parametrize("language, document, question", [
+    ("french", "Envoyez votre résumé", "resume"),
+    ("french", "Les fichiers créés hier", "crees"),
+    ("french", "La fenêtre principale", "fenetre"),
+    ("portuguese", "A informação do usuário", "usuario"),
+    ("german", "Der Server läuft in Zürich", "zurich"),
+    ("spanish", "El año fiscal", "ano"),
+    ("romanian", "Fișierele mele", "fisierele"),
+    ("french", "le modèle naïveBayes", "naiveBayes"),
+])
+def test_a_question_without_accents_finds_them_in_any_language(language, document, question):
+    an = Analyzer(language=language)
+    wanted = set(an.query_terms(question))
+    assert wanted and wanted <= set(an.terms(document)) and wanted <= set(an.term_counts(document))
+
+
+def test_how_accents_are_left_out_is_recorded_and_an_index_is_read_as_it_was_built():
+    """English (and Porter, and no stemming) leave them out before stemming, as fold2 did:
+    such an index of fold2 is this version's. A stemmer that reads accents stems first
+    (fold3): a fold2 index of another language is read as built and rebuilt."""
+    from ragweb.config import default_config
+    from ragweb.engine import Engine, OLDER_VERSION, analysis_settings
+    assert Analyzer().settings["folds"] == Analyzer(stemming="porter").settings["folds"] == "fold2"
+    assert Analyzer(stemming=False, language="french").settings["folds"] == "fold2"
+    assert Analyzer(language="french").settings["folds"] == "fold3"
+    base = {"stemming": True, "short_terms": True, "unicode": "nfkc", "words": "marks"}
+    for folds in ("fold1", "fold2", "fold3"):
+        an = Analyzer.of({**base, "language": "french", "folds": folds})
+        assert an.settings["folds"] == folds
+    fold2 = Analyzer.of({**base, "language": "french", "folds": "fold2"})
+    assert fold2.word_terms("créée") == ("cree",) and fold2.word_terms("créer") == ("cre",)  # (as built)
+    cfg = default_config()
+    assert analysis_settings(cfg)["folds"] == "fold2"
+    cfg["index"]["language"] = "french"
+    assert analysis_settings(cfg)["folds"] == "fold3"
+    eng = Engine.memory(cfg)
+    eng._set_meta("analysis", {**analysis_settings(cfg), "folds": "fold2"})
+    eng._load_state()
+    assert eng.settings_change() == OLDER_VERSION and eng.analyzer.word_terms("créer") == ("cre",)
+    eng.add_document("a.md", "Les fichiers créés hier.\n")
+    eng.reread()
+    assert not eng.settings_changed and eng.settings["folds"] == "fold3"
+    assert eng.search("fichier créé")[0].path == "a.md"

@@ -197,7 +197,20 @@ weren won wouldn
 
 UNICODE_FORM = "nfkc"  # the form of text whose words are read (`nfkc`), as an index's settings record it
 FOLD_FORM = "fold2"  # how a word's letters are folded (`Analyzer.folds`, `Analyzer.latin`), as an index's settings record it
-FOLD_FORMS = {"fold1": (True, False), "fold2": (True, True)}  # each form -> (folds, latin)
+# (an English one, a Porter one or one without stemming; a stemmer that reads accents: `fold_form`)
+FOLD_FORMS = {"fold1": (True, False), "fold2": (True, "first"), "fold3": (True, "after")}  # each form -> (folds, latin)
+# The stemmers that read no accents (a word's accented letter is a consonant to them): a word's
+# accents are left out before these stem it. Every other one has endings with accents ("-ção",
+# "-ções", "-ée", "-ații"), which it would no longer see: it stems first, and its stems lose them.
+FOLD_FIRST_STEMMERS = frozenset({"english", "porter"})
+
+
+def fold_form(stemming: bool | str, language: str) -> str:
+    """The `FOLD_FORMS` form this version folds the words of an index of these settings in:
+    `FOLD_FORM` ("fold2": accents left out before stemming) where the stemmer reads none or
+    there is none, else "fold3" (stemmed first)."""
+    algorithm = "porter" if stemming == "porter" else language
+    return FOLD_FORM if stemming is False or algorithm in FOLD_FIRST_STEMMERS else "fold3"
 SPAN_MEMO = 20_000  # sentences and lines whose terms an analyzer remembers (about 10 MB at most)
 
 
@@ -268,15 +281,20 @@ class Analyzer:
     Myanmar or Khmer, which has no spaces between words, as bigrams of clusters (a letter
     with its marks), as a CJK run is bigrams of characters; ``latin``: whether, folded, a
     Latin letter's accents are left out too ("Café" is "cafe", "naïve" "naive", as a
-    question typed without them writes it; `_LATIN_FOLDS`; likewise).
+    question typed without them writes it; `_LATIN_FOLDS`; likewise): True, this version's
+    way for the stemmer (`fold_form`), or "first" (before stemming: fold2) or "after" (a word
+    split where its unaccented form is, its parts stemmed as written and their stems' accents
+    left out: fold3).
 
     `normal` is the form a text's words are read in: a caller that finds words itself (the
     engine's own counting) reads them in it too."""
 
     def __init__(self, stemming: bool | str = True, language: str = "english", short_terms: bool = True,
-                 unicode_forms: bool = True, word_marks: bool = True, folds: bool = True, latin: bool = True):
+                 unicode_forms: bool = True, word_marks: bool = True, folds: bool = True, latin: bool | str = True):
         self.stemming = stemming
         self.folds = folds
+        if latin is True:
+            latin = FOLD_FORMS[fold_form(stemming, language)][1]
         self.latin = latin = folds and latin
         self.language = language
         self.short_terms = short_terms
@@ -335,7 +353,7 @@ class Analyzer:
         return {"stemming": self.stemming, "language": self.language, "short_terms": self.short_terms,
                 **({"unicode": UNICODE_FORM} if self.unicode_forms else {}),
                 **({"words": WORD_FORM} if self.word_marks else {}),
-                **({"folds": next(k for k, v in FOLD_FORMS.items() if v == (True, self.latin))}
+                **({"folds": next(k for k, v in FOLD_FORMS.items() if v == (True, self.latin or False))}
                    if self.folds else {})}
 
     def _term(self, word: str) -> str | None:
@@ -354,21 +372,26 @@ class Analyzer:
             return self._word_terms(raw, str.lower)
         if self.folds and _FOLD_DELETES_RE.search(raw):
             raw = raw.translate(_FOLD_DELETES)
+        accented = None  # (fold3: the word as written, as long as ``raw``, which its stems come from)
         if self.latin:
-            raw = raw.translate(_LATIN_FOLDS)
+            folded = raw.translate(_LATIN_FOLDS)  # (a letter for a letter: the same length)
+            if self.latin == "after" and folded != raw:
+                accented = raw
+            raw = folded
             if raw.isascii():
-                return self._word_terms(raw, str.lower)
+                return self._word_terms(raw, str.lower, accented)
         if not self._runs.search(raw):
             if self.word_marks and not self.folds:  # (folding has deleted them)
                 raw = raw.translate(_OPTIONAL_MARKS)
-            return self._word_terms(raw, self._lower)
+            return self._word_terms(raw, self._lower, accented)
         # Split into CJK runs (bigrams of characters), runs of a script without spaces (bigrams
         # of clusters) and the rest (analysed as words).
         terms: list[str] = []
         pos = 0
+        written = accented or raw
         for m in self._runs.finditer(raw):
             if m.start() > pos:
-                terms.extend(self._analyze_word(raw[pos:m.start()]))
+                terms.extend(self._analyze_word(written[pos:m.start()]))
             run = m.group()
             units = _CLUSTER_RE.findall(run) if m.lastindex == 2 else run
             if len(units) == 1:
@@ -377,11 +400,16 @@ class Analyzer:
                 terms.extend(units[i] + units[i + 1] for i in range(len(units) - 1))
             pos = m.end()
         if pos < len(raw):
-            terms.extend(self._analyze_word(raw[pos:]))
+            terms.extend(self._analyze_word(written[pos:]))
         return tuple(terms)
 
-    def _word_terms(self, raw: str, lower) -> tuple[str, ...]:
-        """The terms of a word that holds no run (``lower``: how its letters are lowercased)."""
+    def _word_terms(self, raw: str, lower, accented: str | None = None) -> tuple[str, ...]:
+        """The terms of a word that holds no run (``lower``: how its letters are lowercased).
+        With ``accented`` (fold3: ``raw`` as written, before its accents were left out), the
+        word is split where ``raw`` is, and each part stemmed as written, its accents left out
+        of its stem."""
+        if accented is not None:
+            return self._stemmed_first(raw, accented)
         terms: list[str] = []
         whole = self._term(lower(raw).strip("_"))
         if whole:
@@ -390,6 +418,23 @@ class Analyzer:
             for part in _PART_RE.findall(raw):
                 t = self._term(lower(part))
                 if t and t != whole:
+                    terms.append(t)
+        return tuple(terms)
+
+    def _stemmed_first(self, raw: str, accented: str) -> tuple[str, ...]:
+        """`_word_terms` of fold3: the parts of ``raw`` (accents left out), each stemmed as
+        ``accented`` writes it, the stem's accents then left out."""
+        def term(text):
+            t = self._term(_fold(text))
+            return t.translate(_LATIN_FOLDS) if t else t
+        terms: list[str] = []
+        whole = term(accented.strip("_"))
+        if whole:
+            terms.append(whole)
+        if _NEEDS_SPLIT_RE.search(raw):
+            for m in _PART_RE.finditer(raw):
+                t = term(accented[m.start():m.end()])
+                if t and t != whole and t not in terms:
                     terms.append(t)
         return tuple(terms)
 

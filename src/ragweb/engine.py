@@ -114,7 +114,7 @@ def analysis_settings(config: dict) -> dict:
     return {"stemming": ix["stemming"], "language": ix["language"],
             "chunk_tokens": ix["chunk_tokens"], "chunk_overlap": ix["chunk_overlap"],
             "markup": MARKUP_VERSION, "short_terms": True, "unicode": analysis.UNICODE_FORM,
-            "words": analysis.WORD_FORM, "folds": analysis.FOLD_FORM,
+            "words": analysis.WORD_FORM, "folds": analysis.fold_form(ix["stemming"], ix["language"]),
             "stemmer": analysis.STEMMER_VERSION if ix["stemming"] is not False else None}
 
 
