@@ -960,3 +960,35 @@ def test_a_store_that_answers_late_is_not_overwritten(launch_persistent, boot_pa
     boot_page(other)
     assert make_app(other).stats()["files"] == ["keep.md"]
     assert other.evaluate(READ_RECORD_JS) == stored
+
+
+def test_an_index_saved_before_accents_were_left_out_is_read_again_and_finds_them(launch_persistent, boot_page,
+                                                                                make_app, wait_for):
+    """An index of the version before a Latin letter's accents were left out ("folds": "fold1",
+    whose terms are "résumé" and "zürich") is read as built until the page reads it again with
+    this version's settings, and saved: "resume" finds "résumé" then, and a reload reads it no more."""
+    from ragweb import analysis
+    from ragweb.engine import Engine
+    eng = Engine.memory()
+    eng._set_meta("analysis", {**eng.settings, "folds": "fold1"})
+    eng._load_state()
+    eng.add_document("cv.md", "# Mon résumé\n\nIngénieur à Zürich.\n", mtime=1.0)
+    eng.add_document("notes.md", "# Notes\n\nResume the download later.\n", mtime=2.0)
+    assert eng.settings_changed and not eng.analyzer.latin
+    assert [h.path for h in eng.search("zurich")] == []  # (as built: "zürich" is a term of its own)
+    ctx = launch_persistent()
+    page = ctx.pages[0]
+    boot_page(page)
+    page.evaluate(WRITE_RECORD_JS, {"version": 1, "bytes": list(eng.to_bytes()), "savedAt": 0})
+    page.reload()
+    info = page.evaluate("window.ragReady")
+    assert info["restored"] is True and info["reread"] == 2 and info["totalDocs"] == 2
+    app = make_app(page)
+    assert [h["path"] for h in app.query("zurich")["results"]] == ["cv.md"]
+    assert {h["path"] for h in app.query("resume")["results"]} == {"cv.md", "notes.md"}
+    wait_for(page, "!window.ragweb.storage().dirty && !window.ragweb.storage().saving")
+    page.reload()
+    info = page.evaluate("window.ragReady")
+    assert info["restored"] is True and info["reread"] == 0
+    assert [h["path"] for h in make_app(page).query("zurich")["results"]] == ["cv.md"]
+    assert analysis.FOLD_FORM != "fold1"
