@@ -548,6 +548,53 @@ def test_two_tabs_opened_together_take_a_closed_tabs_changes_without_a_conflict(
     assert holder.evaluate(READ_KEYS_JS) == ["current"]
 
 
+# Holds a readwrite transaction on the page's object store open (from another page of the
+# same origin) until window.__releaseStore() is awaited: the pages' reads and writes of the
+# store made meanwhile wait, and then run in the order they were made.
+HOLD_STORE_JS = """() => new Promise((ok, ko) => {
+    const rq = indexedDB.open('ragweb', 1);
+    rq.onerror = () => ko(rq.error);
+    rq.onsuccess = () => {
+        const db = rq.result;
+        const tx = db.transaction('index', 'readwrite');
+        const store = tx.objectStore('index');
+        let held = true;
+        const done = new Promise((closed) => { tx.oncomplete = () => { db.close(); closed(true); }; });
+        window.__releaseStore = () => { held = false; return done; };
+        const spin = () => { if (held) store.get('(held)').onsuccess = spin; };
+        spin();
+        ok(true);
+    };
+})"""
+
+
+def test_two_tabs_opened_together_take_a_closed_tabs_changes_without_a_conflict_when_the_store_is_slow(
+        launch_persistent, boot_page, make_app, wait_for, hold_wheels):
+    """B took the closed tab's save at its boot, and A stored it while B still loaded; once
+    ready B read the store again to catch up, and its own store of the same changes began
+    before that read answered (a slow store: held here). B took the save under way for
+    changes of its own, and showed a conflict though nobody had changed anything."""
+    ctx, holder = _closed_with_changes(launch_persistent, boot_page, make_app)
+    page_b = ctx.new_page()
+    page_b.add_init_script(STORE_READ_FLAG_JS)
+    release = hold_wheels(page_b)  # B has read the store (the closed tab's save in it), not started
+    page_b.goto("./")
+    wait_for(page_b, "window.__storeRead === true")
+    page_a = ctx.new_page()
+    boot_page(page_a)
+    wait_for(page_a, "!window.ragweb.storage().dirty && !window.ragweb.storage().saving")
+    assert holder.evaluate(READ_KEYS_JS) == ["current"]  # (A stored it while B loaded)
+    holder.evaluate(HOLD_STORE_JS)
+    release()
+    page_b.evaluate("window.ragReady")
+    # B's read to catch up waits for the store; its save (300 ms after it was ready) begins
+    wait_for(page_b, "window.ragweb.storage().saving")
+    holder.evaluate("window.__releaseStore()")
+    for page in (page_a, page_b):
+        _settled_quietly(page, wait_for, ["a.md", "base.md"])
+    assert holder.evaluate(READ_KEYS_JS) == ["current"]
+
+
 def test_a_tab_told_of_a_closed_tab_while_loading_takes_its_changes_once(
         launch_persistent, boot_page, make_app, wait_for):
     """The closing tab's message came while this tab loaded (after it had read the store):

@@ -923,28 +923,41 @@
   // a conflict, and the first save wins.
   // (`late`: the store answered only after this tab had started without it: what it loads is
   // the stored index, not another tab's news)
+  // A save of this tab's that begins while the store is read or written here (its debounce
+  // ran out meanwhile) is waited for, and the store read again: that save decides, and says
+  // a conflict itself if its changes were the user's. (Taken for changes of this tab's own,
+  // it made a conflict of two tabs opened together that both took a closed tab's save: the
+  // first stored it, and the other, catching up on a slow store, began to store it too.)
   async function syncWithStored(message = null, late = false) {
     if (!state.ready) { state.missedSave = true; return; }
-    while (state.saving) await state.saving;  // (decided on what this tab's own save did)
-    if (state.storageRefused || state.conflict) return;
-    if (message && message.generation && message.generation === state.generation) return;
-    let found;
-    try { found = await idbReadAll(); } catch (e) { return; }
-    let record = found.record;
-    if (record && record.version !== STORE_FORMAT) return;
-    // (the closed tabs' saves this tab took at its boot are settled by its next save)
-    const { pick } = settleExits({ ...found, exits: found.exits.filter((e) => !state.exitKeys.includes(e.key)) });
-    if (!pick && generationOf(record) === state.generation) return;  // nothing new
-    if (hasOwnChanges()) { markConflict(); return; }
-    if (pick) {
-      const { bases, ...closed } = pick.record;
-      try {
-        if (!await idbPutIfCurrent(closed, generationOf(record), [pick.key])) return;  // (another tab did)
-      } catch (e) { return; }
-      if (channel) channel.postMessage({ type: 'saved', generation: closed.generation });
-      adoptedExitNote(pick.key);
-      record = closed;
+    let record;
+    for (;;) {
+      while (state.saving) await state.saving;  // (decided on what this tab's own save did)
+      if (state.storageRefused || state.conflict) return;
+      if (message && message.generation && message.generation === state.generation) return;
+      const base = state.generation;
+      const overtaken = () => !!state.saving || state.generation !== base;
+      let found;
+      try { found = await idbReadAll(); } catch (e) { return; }
+      if (overtaken()) continue;
+      record = found.record;
+      if (record && record.version !== STORE_FORMAT) return;
+      // (the closed tabs' saves this tab took at its boot are settled by its next save)
+      const { pick } = settleExits({ ...found, exits: found.exits.filter((e) => !state.exitKeys.includes(e.key)) });
+      if (!pick && generationOf(record) === state.generation) return;  // nothing new
       if (hasOwnChanges()) { markConflict(); return; }
+      if (pick) {
+        const { bases, ...closed } = pick.record;
+        try {
+          if (!await idbPutIfCurrent(closed, generationOf(record), [pick.key])) return;  // (another tab did)
+        } catch (e) { return; }
+        if (channel) channel.postMessage({ type: 'saved', generation: closed.generation });
+        adoptedExitNote(pick.key);
+        if (overtaken()) continue;  // (stored: loaded once this tab's save has decided)
+        record = closed;
+        if (hasOwnChanges()) { markConflict(); return; }
+      }
+      break;
     }
     if (!record) return;
     const res = loadRecord(record, false);
