@@ -148,6 +148,16 @@ def _latin_folds() -> dict[int, str]:
 _LATIN_FOLDS = _latin_folds()  # (`Analyzer.latin`: a word is read through it before it is
                                 # split or stemmed, so "résumé" and "resume" stem alike and
                                 # "naïveBayes" splits as "naiveBayes" does)
+# The accents a letter keeps once `_LATIN_FOLDS` has read it, where Unicode has no one character
+# for the letter with all its marks (Yoruba "ọ̀" is "ọ" and a grave accent, Lithuanian "ą̃"):
+# combining marks after an ASCII letter, left out too
+_LATIN_MARKS_RE = re.compile("(?<=[A-Za-z])[\u0300-\u036f]+")
+
+
+def _latin_folded(text: str) -> str:
+    """``text`` with its Latin letters' accents left out (`_LATIN_FOLDS`, `_LATIN_MARKS_RE`)."""
+    text = text.translate(_LATIN_FOLDS)
+    return _LATIN_MARKS_RE.sub("", text) if _LATIN_MARKS_RE.search(text) else text
 
 
 # Terms that words alone miss, their parts being too short to be terms: a dotted number --
@@ -375,8 +385,11 @@ class Analyzer:
         accented = None  # (fold3: the word as written, as long as ``raw``, which its stems come from)
         if self.latin:
             folded = raw.translate(_LATIN_FOLDS)  # (a letter for a letter: the same length)
-            if self.latin == "after" and folded != raw:
-                accented = raw
+            if self.latin == "after":
+                if folded != raw or _LATIN_MARKS_RE.search(folded):
+                    accented = raw  # (its marks after a letter stay in ``raw``: the lengths agree)
+            elif _LATIN_MARKS_RE.search(folded):
+                folded = _LATIN_MARKS_RE.sub("", folded)
             raw = folded
             if raw.isascii():
                 return self._word_terms(raw, str.lower, accented)
@@ -426,7 +439,7 @@ class Analyzer:
         ``accented`` writes it, the stem's accents then left out."""
         def term(text):
             t = self._term(_fold(text))
-            return t.translate(_LATIN_FOLDS) if t else t
+            return _latin_folded(t) if t else t
         terms: list[str] = []
         whole = term(accented.strip("_"))
         if whole:
