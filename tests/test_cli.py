@@ -675,6 +675,21 @@ def test_an_index_in_a_read_only_folder_is_queried_as_it_is_and_not_written(inde
     assert "cannot write the index" in err and "ln -s" in err and "rebuild" not in err
 
 
+def test_an_older_index_read_only_names_its_owner_for_the_rebuild(indexed, read_only, capsys):
+    # (the note said "run `rag index` to rebuild it", which this user's `rag index` refuses)
+    from ragweb.cli import main
+    from ragweb.engine import Engine
+    eng = Engine.open(indexed / ".rag" / "index.db")
+    eng._set_meta("analysis", dict(eng.settings, folds="fold1"))
+    eng.conn.commit()
+    eng.close()
+    read_only(indexed, indexed / ".rag")
+    assert main(["query", "-d", str(indexed), "-q", "retry backoff", "-k", "1", "--no-auto-index"]) == 0
+    err = capsys.readouterr().err
+    assert "built by an older version of ragweb" in err and "its owner can rebuild it" in err, err
+    assert "run `rag index`" not in err
+
+
 def test_indexing_a_read_only_folder_without_an_index_says_how_to_index_it(sample_root, read_only, capsys):
     from ragweb.cli import main
     read_only(sample_root)

@@ -519,15 +519,18 @@ def _open_for_reading(args, root: Path, cfg: dict):
             _say(f"note: {total - have} of {total} chunks have no embedding yet; run "
                  f"`rag index {shown_root}` (vector search sees only the others)")
     change = engine.settings_change()
+    # (an index this user cannot write is rebuilt by its owner: `rag index` here would refuse)
+    rebuild = ("its owner can rebuild it with `rag index` (you cannot write it here)" if engine.read_only
+               else "run `rag index` to rebuild it")
     if change == OLDER_VERSION or (not change and engine.n_chunks and engine.decoded_by() < DECODER_VERSION):
         _say("note: the index was built by an older version of ragweb, which reads some files "
-             "otherwise; run `rag index` to rebuild it (queries use its reading until then)")
+             f"otherwise; {rebuild} (queries use its reading until then)")
     elif change.startswith(OTHER_STEMMER):
         _say(f"note: the index's words were {change} (this Python's), which stems some words "
-             "otherwise; run `rag index` to rebuild it (until then some words may not be found)")
+             f"otherwise; {rebuild} (until then some words may not be found)")
     elif change:
         _say("note: the config's index settings differ from the index's; "
-             "run `rag index` to rebuild (queries use the index's settings)")
+             f"{rebuild} (queries use the index's settings)")
     return engine
 
 

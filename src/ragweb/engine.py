@@ -147,6 +147,12 @@ class Engine:
         self.where = where
         self._load_state()
 
+    @property
+    def read_only(self) -> bool:
+        """Whether the index file was opened read-only, as it is (`store.read_as_it_is`: this
+        user cannot write it), so that no `rag index` of it will run."""
+        return self._immutable
+
     # --- construction -----------------------------------------------------------------
     @classmethod
     def open(cls, path: str | Path, config: dict | None = None, create: bool = True,
