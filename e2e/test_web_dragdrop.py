@@ -122,6 +122,18 @@ def test_a_drop_that_indexes_nothing_for_the_globs_says_so_and_what_would_index_
         "1 file is left out by index.excludes: change it in the rag.yaml of a folder you drop it in to index it.")
 
 
+def test_loose_hidden_files_that_index_nothing_are_named(app):
+    # (a dropped folder's .gitignore is passed over without a word, as `rag index` passes
+    # over it; a loose .env is a document given: "Nothing was indexed." named no reason, and
+    # the progress line said "0 of 0 files")
+    app.page.evaluate(DROP_FILES_JS, [[".env", "SECRET=1\n"], [".bashrc", "alias ll='ls -l'\n"]])
+    assert app.stats()["files"] == []
+    assert app.page.locator("#status").inner_text().startswith(
+        "Nothing was indexed: left out by the globs or ignore files: .env (not included), .bashrc (not included); "
+        "2 files match no index.includes glob")
+    assert "Indexed 0 of 2 files" in progress_text(app)
+
+
 def test_drop_folder_recursive_with_cli_rules(app):
     many = {f"item{i:03d}.md": f"# Item {i}\nCatalogue entry {i} about barometers.\n" for i in range(130)}
     entered = app.page.evaluate(DROP_TREE_JS, {

@@ -636,7 +636,8 @@ def test_files_rag_index_passes_over_without_counting_them_are_quiet():
     call(facade.config_add, "proj", "index:\n  includes: ['**/*.md']\n")
     quiet = [p for p in ("proj/rag.yaml", "proj/.gitignore", "proj/.git/HEAD", "proj/.rag/config.yaml",
                          "other/.git/config", "other/sub/rag.yaml", "proj/photo.png", "proj/.env.md",
-                         "other/photo.png", "rag.yaml") if call(facade.check_path, p, 10).get("quiet")]
-    # (a loose rag.yaml is a document given, left out by the default excludes, and counted)
+                         "other/photo.png", "rag.yaml", ".env", ".gitignore") if call(facade.check_path, p, 10).get("quiet")]
+    # (a loose file is a document given: a loose rag.yaml, left out by the default excludes, and
+    # a loose .env, which no include takes, are counted, as they were before)
     assert quiet == ["proj/rag.yaml", "proj/.gitignore", "proj/.git/HEAD", "proj/.rag/config.yaml",
                      "other/.git/config", "other/sub/rag.yaml"]

@@ -558,13 +558,14 @@ def _passed_over(path: str, reason: str) -> bool:
     ``reason``) without counting it among the files the globs or ignore files leave out:
     rag's and git's own files (`never_indexed`: the folder's ``rag.yaml``, read as its config,
     anything in its ``.rag/`` or ``.git/``), and a hidden file (``.gitignore``) that no include
-    takes or that is ignored. A loose file's ``rag.yaml`` is a document given, counted."""
-    if reason not in SELECTION_SKIPS:
+    takes or that is ignored. A loose file (``rag.yaml``, ``.env``) is a document given, counted:
+    no folder walk passes over it."""
+    if reason not in SELECTION_SKIPS or "/" not in path:
         return False
     root, rel, _, _ = _selection(path)
     if root is None:
-        rel = path.split("/", 1)[1] if "/" in path else None  # (relative to the dropped folder)
-    if rel is not None and never_indexed(rel):
+        rel = path.split("/", 1)[1]  # (relative to the dropped folder)
+    if never_indexed(rel):
         return True
     return reason != "excluded" and path.rsplit("/", 1)[-1].startswith(".")
 
