@@ -478,3 +478,37 @@ def test_files_dropped_while_the_engine_loads_are_indexed_when_it_is_ready(launc
     assert app.stats()["files"] == ["early.md"]
     assert app.query("puffin lands")["results"][0]["path"] == "early.md"
     assert "Indexed 1 file" in page.locator("#status").inner_text()
+
+
+def test_a_picked_folder_is_reported_as_a_drop_of_it_is(app, tmp_path):
+    # (a pick named the folders it left out in the order of their depth, "proj/zeta/,
+    # proj/alpha/build/", and its files in the browser's order; a drop names them in its walk's)
+    tree = {"zeta": {"node_modules": {"x.md": "x"}, "z.png": "z"}, "alpha": {"build": {"b.md": "b"}, "a.png": "a"},
+            "node_modules": {"n.md": "n"}, "m.png": "m",
+            ".gitignore": "zeta/\n", "beta": {"y.png": "y", "B.png": "B", "a": {"q.png": "q"}}}
+
+    def write(node, path):
+        path.mkdir()
+        for name in sorted(node, reverse=True):  # (made in reverse: the listing is not sorted)
+            if isinstance(node[name], dict):
+                write(node[name], path / name)
+            else:
+                (path / name).write_text(node[name])
+    write(tree, tmp_path / "proj")
+    seen = []
+    for how in ("pick", "drop"):
+        app.page.evaluate("async () => { await window.ragweb.idle(); ragClear(); await ragFlush(); "
+                          "document.getElementById('status').textContent = ''; }")
+        if how == "pick":
+            app.page.set_input_files("#pick-folder", str(tmp_path / "proj"))
+            app.wait("document.getElementById('status').textContent !== ''")
+            app.page.evaluate("window.ragweb.idle()")
+        else:
+            app.page.evaluate(DROP_TREE_JS, {"proj": tree})
+        seen.append((app.stats()["files"], app.page.locator("#status").inner_text(), progress_text(app)))
+    assert seen[0] == seen[1]
+    assert seen[1][1].startswith(
+        "Nothing was indexed: left out the folders proj/alpha/build/ (excluded), proj/node_modules/ (excluded), "
+        "proj/zeta/ (ignored) (drop such a folder's contents to index them); left out by the globs or ignore files: "
+        "proj/alpha/a.png (not included), proj/beta/B.png (not included), proj/beta/a/q.png (not included), "
+        "proj/beta/y.png (not included), proj/m.png (not included);"), seen[1][1]

@@ -1715,7 +1715,12 @@
         await addGitExclude(root, exclude && exclude.file);
       }
     }
-    const kept = all.filter((it) => !it.path.includes('/') || !failed.has(it.path.split('/')[0]));
+    // (a picked folder's files in a drop's order: each folder's entries by name, a folder's
+    // files at its place, where the browser lists them in its own order; loose files as given)
+    const kept = all.filter((it) => !it.path.includes('/'));
+    kept.push(...all.filter((it) => it.path.includes('/') && !failed.has(it.path.split('/')[0]))
+      .map((it) => ({ it, parts: it.path.split('/') }))  // (split once: a pick may list 100,000 files)
+      .sort((a, b) => partsOrder(a.parts, b.parts)).map(({ it }) => it));
     // The browser lists every file of a picked folder, those of its node_modules/ too: a folder
     // the excludes or ignore files leave out is left out whole, as a drop's walk leaves it
     // (`check_dir`, top-down: each folder's ignore files are read before the folders below it
@@ -1743,7 +1748,6 @@
       const check = JSON.parse(state.facade.check_dir(folder));
       if (check.skip) {
         out.add(folder);
-        if (!folder.split('/').pop().startsWith('.')) report.leftOut.push(`${folder}/ (${check.skip})`);
         prunedAt.set(folder, { path: check.path || folder, why: check.skip, names: new Set() });
         continue;
       }
@@ -1761,8 +1765,21 @@
       }
       return true;
     });
-    report.pruned.push(...prunedAt.values());
+    // (named in a drop's order, not in the order of their depth that read them)
+    report.pruned.push(...[...prunedAt.values()].sort((a, b) => byFolderOrder(a.path, b.path)));
+    for (const { path, why } of report.pruned) {
+      if (!path.split('/').pop().startsWith('.')) report.leftOut.push(`${path}/ (${why})`);
+    }
     return Object.assign(items, report);
+  }
+
+  // The order of two paths in a drop's walk (each folder's entries sorted by name).
+  function byFolderOrder(a, b) { return partsOrder(a.split('/'), b.split('/')); }
+  function partsOrder(x, y) {
+    for (let i = 0; i < Math.min(x.length, y.length); i++) {
+      if (x[i] !== y[i]) return x[i] < y[i] ? -1 : 1;
+    }
+    return x.length - y.length;
   }
 
   async function handleDrop(dataTransfer) {
