@@ -512,3 +512,31 @@ def test_a_picked_folder_is_reported_as_a_drop_of_it_is(app, tmp_path):
         "proj/zeta/ (ignored) (drop such a folder's contents to index them); left out by the globs or ignore files: "
         "proj/alpha/a.png (not included), proj/beta/B.png (not included), proj/beta/a/q.png (not included), "
         "proj/beta/y.png (not included), proj/m.png (not included);"), seen[1][1]
+
+
+def test_a_folder_named_as_an_exclude_is_indexed_by_its_own_rag_yaml(app, tmp_path):
+    # `rag index build` reads build/rag.yaml, whose globs do not see the folder's own name; a
+    # picked build/ with one was indexed so, then left out whole ("build/ (excluded)" and
+    # "build/rag.yaml applied" in one line), and a dropped one was left out; without one, the
+    # page's excludes leave it out, as before ("drop such a folder's contents")
+    for config, files in (("index:\n  includes: ['**/*.md']\n", ["build/a.md"]), (None, [])):
+        tree = {"a.md": "# A\nBarometer readings.\n", **({"rag.yaml": config} if config else {})}
+        root = tmp_path / ("with" if config else "without") / "build"
+        root.mkdir(parents=True)
+        for name, body in tree.items():
+            (root / name).write_text(body)
+        seen = []
+        for how in ("pick", "drop"):
+            app.page.evaluate("async () => { await window.ragweb.idle(); ragClear(); await ragFlush(); "
+                              "document.getElementById('status').textContent = ''; }")
+            if how == "pick":
+                app.page.set_input_files("#pick-folder", str(root))
+                app.wait("document.getElementById('status').textContent !== ''")
+                app.page.evaluate("window.ragweb.idle()")
+            else:
+                app.page.evaluate(DROP_TREE_JS, {"build": tree})
+            seen.append((app.stats()["files"], app.page.locator("#status").inner_text()))
+        assert seen[0] == seen[1] and seen[0][0] == files, seen
+        if not config:
+            assert seen[0][1] == ("Nothing was indexed: left out the folder build/ (excluded) "
+                                  "(drop such a folder's contents to index them).")

@@ -1628,13 +1628,14 @@
       } else if (entry.isDirectory) {
         const dirPath = prefix + entry.name;
         if (depth > deepest) { out.tooDeep.push(`${dirPath}/`); return; }
-        const dirCheck = JSON.parse(state.facade.check_dir(dirPath));
-        const skip = dirCheck.skip;
-        if (skip) {
-          if (!entry.name.startsWith('.')) out.leftOut.push(`${dirPath}/ (${skip})`);
-          out.pruned.push({ path: dirCheck.path || dirPath, why: skip, entry });
-          return;
-        }
+        const pruned = () => {  // (excluded or ignored: not entered)
+          const dirCheck = JSON.parse(state.facade.check_dir(dirPath));
+          if (!dirCheck.skip) return false;
+          if (!entry.name.startsWith('.')) out.leftOut.push(`${dirPath}/ (${dirCheck.skip})`);
+          out.pruned.push({ path: dirCheck.path || dirPath, why: dirCheck.skip, entry });
+          return true;
+        };
+        if (prefix && pruned()) return;
         const children = await readFolder(entry, dirPath, out);
         if (state.clears !== ticket.clears) { out.cleared = true; return; }
         if (!children) return;
@@ -1643,6 +1644,9 @@
           if (!config) noteMisnamedConfig(dirPath, children.filter((c) => c.isFile).map((c) => c.name), out.notes);
           const refused = config && await applyConfig(dirPath, config.name, config.entry, out.notes);
           if (refused) { out.configErrors.push(refused.error); out.leftOut.push(refused.leftOut); return; }
+          // (checked once its config is read: a folder with one is selected by its globs, which
+          // do not see its own name, as `rag index FOLDER`; one without, by the page's)
+          if (pruned()) return;
           await addGitExclude(dirPath, await gitExcludeEntry(children));  // (before its .gitignore, which wins)
         }
         const unread = new Set();  // (ignore files named as unreadable: not read again as files)

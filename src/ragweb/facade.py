@@ -716,8 +716,12 @@ def _glob_sets():
 @_guard
 def check_dir(path) -> str:
     """Whether the page should walk into a dropped folder: ``{"ok": true}``, or
-    ``{"skip": "excluded"}`` when the excludes cover it (the CLI does not enter it either)."""
+    ``{"skip": "excluded"}`` when the excludes cover it (the CLI does not enter it either). A
+    dropped folder whose own ``rag.yaml`` is applied (`config_add`) is entered whatever its name:
+    its globs are relative to it, as `rag index FOLDER` reads them."""
     path = _clean_path(_need_str(path, "path"), folder=True)
+    if any(base == path for base, _, _ in _folder_configs):  # (a dropped folder with a rag.yaml:
+        return _json({"ok": True, "path": path})              # its globs are relative to it)
     root, rel, _, (_, excludes) = _selection(path)
     if excludes.covers_dir(rel) or (root is not None and never_indexed(rel + "/")):  # .rag/
         return _json({"skip": "excluded", "path": path})
