@@ -569,6 +569,15 @@ def test_a_key_set_beside_a_merge_overrides_the_merged_one():
     assert "appears twice" in error_of("index: {chunk_tokens: 100, chunk_tokens: 200}\n")
 
 
+@pytest.mark.parametrize("merge", ["5", "[5]", "[{top_k: 3}, x]", "~", "'text'"])
+def test_a_merge_of_something_not_a_mapping_is_an_error_naming_its_line(merge):
+    # (PyYAML's flatten_mapping raised its ConstructorError through `rag`, a traceback)
+    message = error_of(f"pack:\n  lean: true\nretrieve:\n  <<: {merge}\n")
+    assert message.startswith("rag.yaml line 4: invalid YAML: expected a mapping"), message
+    assert "for merging" in message
+    assert error_of(f"<<: {merge}\n").startswith("rag.yaml line 1: invalid YAML: expected a mapping")
+
+
 def test_a_glob_of_too_many_brace_alternatives_is_refused_up_front():
     bomb = "**/" + "{a,b}" * 30 + ".md"  # (a billion globs: expanding them ate gigabytes)
     assert "stand for more than 1000 globs" in error_of(f"index:\n  includes: ['{bomb}']\n")

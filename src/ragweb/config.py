@@ -204,6 +204,8 @@ def parse_config(text: str | bytes, name: str = "rag.yaml") -> dict:
             return _validate(doc, loader, name)
         except RecursionError:
             raise ConfigError(f"{name}: invalid YAML: nested too deeply") from None
+        except yaml.MarkedYAMLError as e:  # (a merge, `<<: 5`, of what is no mapping)
+            raise _syntax_error(e, name) from None
     finally:
         loader.dispose()
 
