@@ -578,6 +578,19 @@ def test_a_merge_of_something_not_a_mapping_is_an_error_naming_its_line(merge):
     assert error_of(f"<<: {merge}\n").startswith("rag.yaml line 1: invalid YAML: expected a mapping")
 
 
+@pytest.mark.parametrize("value, tag", [("!!bool maybe", "bool"), ("!!bool 5", "bool"), ("!!int x", "int"),
+                                        ("!!int 1.5", "int"), ("!!float x", "float"), ("!!timestamp x", "timestamp")])
+def test_a_value_its_tag_cannot_read_is_an_error_naming_it(value, tag):
+    # (PyYAML's constructors raised KeyError or AttributeError through `rag`, a traceback,
+    # and a ValueError was said to be "a number too long to read (1 characters)")
+    message = error_of(f"index:\n  stemming: true\nretrieve:\n  top_k: {value}\n")
+    shown = value.split()[1]
+    assert message == (f"rag.yaml line 4: retrieve.top_k: '{shown}' cannot be read as !!{tag}; "
+                       "write the value without the tag"), message
+    message = error_of(f"index:\n  includes:\n    - '**/*.md'\n    - {value}\n")
+    assert message.startswith(f"rag.yaml line 4: index.includes: '{shown}' cannot be read as !!{tag}"), message
+
+
 def test_a_glob_of_too_many_brace_alternatives_is_refused_up_front():
     bomb = "**/" + "{a,b}" * 30 + ".md"  # (a billion globs: expanding them ate gigabytes)
     assert "stand for more than 1000 globs" in error_of(f"index:\n  includes: ['{bomb}']\n")

@@ -324,7 +324,14 @@ def _validate(doc: yaml.Node | None, loader: yaml.SafeLoader, name: str) -> dict
                 raw = loader.construct_object(value_node, deep=True)
             except yaml.MarkedYAMLError as e:  # e.g. an unknown !!tag
                 raise _syntax_error(e, name) from None
-            except ValueError:  # (an integer of more than 4,300 digits)
+            except (ValueError, LookupError, AttributeError, TypeError, OverflowError) as e:
+                bad = _unreadable_scalar(value_node, loader)  # (`!!bool maybe`, `!!timestamp x`)
+                if bad is not None and not (isinstance(e, ValueError) and "digits" in str(e)):
+                    raise fail(bad[0], f"{full}: {_show(bad[0].value)} cannot be read as !!{bad[1]}; "
+                                       "write the value without the tag") from None
+                if not isinstance(e, ValueError):
+                    raise fail(value_node, f"{full} cannot be read ({type(e).__name__})") from None
+                # (an integer of more than 4,300 digits)
                 raise fail(value_node, f"{full} is a number too long to read "
                                        f"({len(str(value_node.value))} characters)") from None
             ok, value = _coerce(section, key, raw)
@@ -383,6 +390,32 @@ _LEADING_ZERO_RE = re.compile(r"[-+]?0[0-9_]+")
 _EXPONENT_RE = re.compile(r"[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+")
 _BASE_60 = object()
 _RESOLVED_PLAIN = ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:str")
+
+
+def _unreadable_scalar(node: yaml.Node, loader: yaml.SafeLoader) -> tuple[yaml.ScalarNode, str] | None:
+    """``(node, tag name)`` of the first scalar under ``node`` that its tag's constructor
+    cannot read (`!!bool maybe`, `!!int x`, `!!timestamp x`: PyYAML's constructors raise a
+    KeyError, a ValueError or an AttributeError for them), else None."""
+    seen: set[int] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        if isinstance(n, yaml.ScalarNode):
+            construct = loader.yaml_constructors.get(n.tag)
+            if construct is None or not n.tag.startswith("tag:yaml.org,2002:"):
+                continue
+            try:
+                construct(loader, n)
+            except Exception:  # noqa: BLE001 - whatever it raises, this node is the one
+                return n, n.tag.rsplit(":", 1)[1]
+        elif isinstance(n, yaml.SequenceNode):
+            stack.extend(reversed(n.value))
+        elif isinstance(n, yaml.MappingNode):
+            stack.extend(item for pair in reversed(n.value) for item in reversed(pair))
+    return None
 
 
 def _plain_number(section: str, key: str, node, loader) -> tuple[str, object] | None:
