@@ -1800,3 +1800,24 @@ def test_runprompt_given_a_batchs_output_says_so(indexed, tmp_path):
     failed = rag("pack", "-d", indexed, "--batch", "-", "--no-auto-index", stdin="the and of\n")
     p = rag("runprompt", "--builder", "--ctx", "-", stdin=failed.stdout)
     assert p.returncode == 1 and "the answer to a question that failed, not a packed context: " in p.stderr, p.stderr
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+@pytest.mark.parametrize("args, needle", [
+    (["query", "-q", "retry", "--config", "/dev/zero"], "config file /dev/zero is over 16 MB"),
+    (["index", "--config", "/dev/zero"], "config file /dev/zero is over 16 MB"),
+    (["pack", "--batch", "/dev/zero"], "the batch file /dev/zero is over 256 MB"),
+    (["query", "--batch", "/dev/zero"], "the batch file /dev/zero is over 256 MB"),
+    (["runprompt", "--runtime", "--ctx", "/dev/zero"], "context file /dev/zero is over 256 MB"),
+])
+def test_a_file_argument_that_never_ends_is_refused_not_read_into_memory(indexed, args, needle):
+    # (`--config /dev/zero` read the device whole: the kernel's OOM killer ended rag with -9,
+    # and under a memory limit it was a MemoryError's traceback)
+    import resource
+
+    def limit():  # (1.5 GB: the fixed reads stay far below it; the unfixed ones hit it at once)
+        resource.setrlimit(resource.RLIMIT_AS, (1_500_000_000, 1_500_000_000))
+    r = subprocess.run([sys.executable, "-m", "ragweb", *args], cwd=indexed, input="", capture_output=True,
+                       text=True, timeout=120, preexec_fn=limit)
+    assert r.returncode in (1, 2) and "Traceback" not in r.stderr, r.stderr[-2000:]
+    assert r.stderr.startswith("Error: ") and needle in r.stderr, r.stderr

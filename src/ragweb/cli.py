@@ -22,6 +22,7 @@ from pathlib import Path
 
 from ragweb import signals
 from ragweb.errors import Interrupted, RagError, UsageError
+from ragweb.config import read_capped
 from ragweb.formats import FORMATS
 from ragweb.files import WILDCARD_RE, AtomicWrite, glob_escape, user_text, utf16_encoding, within
 
@@ -558,7 +559,10 @@ def _questions(batch: str):
         return _parse_questions(io.TextIOWrapper(stream, encoding=encoding, errors="surrogateescape"), batch)
     try:
         with open(batch, "rb") as f:
-            data = f.read()
+            data = read_capped(f, MAX_INPUT_BYTES)
+        if data is None:  # (`--batch /dev/zero` never ends)
+            raise UsageError(f"the batch file {batch} is over {MAX_INPUT_BYTES >> 20} MB: "
+                             "not a file of questions")
         if b"\x00" in data and not utf16_encoding(data):  # (named by its line, as from standard input)
             n = data[:data.index(b"\x00")].count(b"\n") + 1
             raise UsageError(f"the batch file {batch} is not a text file of questions (it holds NUL bytes, "
@@ -569,6 +573,10 @@ def _questions(batch: str):
     except ValueError as e:
         raise UsageError(f"the batch file {batch} is not a text file of questions ({e})") from None
     return iter(list(_parse_questions(io.StringIO(text, newline=None), batch)))
+
+
+MAX_INPUT_BYTES = 256 << 20  # a --batch or --ctx file's size at most (a pack of the largest budget,
+                             # 10,000,000 tokens, is some 40 million characters)
 
 
 _JSON_LINE_RE = re.compile(r'\{\s*(?:"|\}|$)')  # a JSON object's start: "{" then a key, "}" or nothing
@@ -939,7 +947,15 @@ def cmd_runprompt(args) -> int:
         raise UsageError("--ctx - reads standard input, which is closed")
     remedy = "make one with `rag pack -q ... --format json -o FILE`"
     try:  # (as `--batch -`: `rag pack ... | rag runprompt --ctx -`)
-        text = user_text(sys.stdin.buffer.read() if args.ctx == "-" else Path(args.ctx).read_bytes())
+        if args.ctx == "-":
+            data = read_capped(sys.stdin.buffer, MAX_INPUT_BYTES)
+        else:
+            with open(args.ctx, "rb") as f:
+                data = read_capped(f, MAX_INPUT_BYTES)
+        if data is None:  # (`--ctx /dev/zero` never ends)
+            raise RagError(f"context file {args.ctx} is over {MAX_INPUT_BYTES >> 20} MB: not packed-context "
+                           f"JSON; {remedy}")
+        text = user_text(data)
     except OSError as e:
         raise RagError(f"cannot read context file {args.ctx}: {e.strerror or e}") from None
     except UnicodeDecodeError:

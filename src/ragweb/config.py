@@ -166,10 +166,31 @@ def load_config(root: str | Path, path: str | Path | None = None) -> tuple[dict,
             raise ConfigError(f"{found} is not a file rag can read ({_not_a_file(found)}); "
                               "fix or remove it")
     try:
-        data = found.read_bytes()
+        with open(found, "rb") as f:
+            data = read_capped(f, MAX_CONFIG_BYTES)
     except OSError as e:
         raise ConfigError(f"cannot read config file {found}: {e.strerror or e}") from None
+    if data is None:  # (`--config /dev/zero` never ends: read whole, it filled the memory)
+        raise ConfigError(f"config file {found} is over {MAX_CONFIG_BYTES >> 20} MB: no rag.yaml is "
+                          "(check --config)")
     return parse_config(data, _display_name(found, root)), found
+
+
+MAX_CONFIG_BYTES = 16 << 20  # a config file's size at most (a rag.yaml is a few hundred bytes)
+
+
+def read_capped(f, limit: int) -> bytes | None:
+    """The bytes of the binary file ``f``, or None when it holds more than ``limit`` (read in
+    parts, so that a device that never ends, `/dev/zero`, or a pipe that goes on is refused
+    after ``limit`` bytes, not read until the memory is full)."""
+    parts, size = [], 0
+    while size <= limit:
+        part = f.read(min(1 << 20, limit + 1 - size))
+        if not part:
+            return b"".join(parts)
+        parts.append(part)
+        size += len(part)
+    return None
 
 
 def _not_a_file(path: Path) -> str:
