@@ -224,6 +224,20 @@ def test_an_html_page_is_searched_and_packed_by_its_visible_text(app):
     ("() => ragIndex('docs/' + 'x'.repeat(300) + '.md', 'a zebra')", "has a part of more than 255 characters"),
     ("() => ragQuery('zebra '.repeat(20000))", "query is too long: 120,000 characters > 100,000"),
     ("() => ragPack('zebra '.repeat(20000), 100)", "query is too long: 120,000 characters > 100,000"),
+    # (a Proxy whose traps throw, what is thrown no text: "Cannot convert object to primitive
+    # value" was thrown into the caller from the error's own message)
+    ("() => ragIndex(new Proxy({}, {getPrototypeOf() { throw Object.create(null); }}), 'x')",
+     "filename must be a string, got an object"),
+    ("() => ragQuery(new Proxy({}, {getPrototypeOf() { throw Object.create(null); }}))",
+     "query must be a string, got an object"),
+    ("() => ragPack('zebra', 100, new Proxy({}, {getPrototypeOf() { throw Object.create(null); }}))",
+     "options must be a plain object like {lean: true}, got an object"),
+    ("() => ragPack('zebra', 100, {get lean() { throw Object.create(null); }})",
+     "options must be plain data like {lean: true}"),
+    ("() => ragPack('zebra', 100, {get lean() { throw {get message() { throw new Error('no'); }}; }})",
+     "options must be plain data like {lean: true}"),
+    ("() => ragRemove((() => { const r = Proxy.revocable({}, {}); r.revoke(); return r.proxy; })())",
+     "filename must be a string, got an object"),
 ])
 def test_bad_arguments_return_error(app, expr, needle):
     app.index("zebra.md", "a zebra\n")

@@ -574,8 +574,18 @@
 
   // ------------------------------------------------------------------ the JS API
 
+  // The text of what was thrown (never throws itself: a caller's Proxy or getter may throw an
+  // object that is no text, `Object.create(null)`, or whose `message` throws).
+  function thrownText(e) {
+    try {
+      return String(e && e.message ? e.message : e);
+    } catch (_) {
+      return 'an exception that cannot be shown as text';
+    }
+  }
+
   function pyMessage(e) {
-    const text = String(e && e.message ? e.message : e);
+    const text = thrownText(e);
     const lines = text.trim().split('\n');
     return lines[lines.length - 1] || text;
   }
@@ -632,8 +642,8 @@
         return errorJson(`budget must be a number, got ${typeName(budget)}`);
       }
       if (options !== undefined && options !== null &&
-          (typeof options !== 'object' || Array.isArray(options) ||
-           ![Object.prototype, null].includes(Object.getPrototypeOf(options)))) {
+          (typeof options !== 'object' || isArray(options) ||
+           ![Object.prototype, null].includes(protoOf(options)))) {
         // (a Map, a Date or a class's object: JSON would drop what it holds without a word)
         return errorJson(`options must be a plain object like {lean: true}, got ${typeName(options)}`);
       }
@@ -652,7 +662,7 @@
         }
         text = options == null ? undefined : JSON.stringify(plain);
       } catch (e) {  // (a getter that throws)
-        return errorJson(`options must be plain data like {lean: true}: ${String(e && e.message ? e.message : e).split('\n')[0]}`);
+        return errorJson(`options must be plain data like {lean: true}: ${thrownText(e).split('\n')[0]}`);
       }
       return state.facade.pack(query, budget ?? undefined, text);
     });
@@ -692,7 +702,7 @@
 
   function ragFlush() {
     if (!state.ready) return Promise.resolve(errorJson(state.bootError ? `not ready: ${state.bootError}` : NOT_READY));
-    return flush().catch((e) => errorJson(String(e && e.message ? e.message : e)));
+    return flush().catch((e) => errorJson(thrownText(e)));
   }
 
   // The status line after a change made through the API, so that it does not go on stating
@@ -701,12 +711,23 @@
     if (!state.busy && !state.indexing) setStatus(message);
   }
 
+  // Array.isArray and Object.getPrototypeOf, for a caller's value: a revoked Proxy, or one whose
+  // trap throws, is taken for an object whose prototype is unknown (undefined), not thrown.
+  function isArray(v) {
+    try { return Array.isArray(v); } catch (_) { return false; }
+  }
+  function protoOf(v) {
+    try { return Object.getPrototypeOf(v); } catch (_) { return undefined; }
+  }
+
   function typeName(v) {
     if (v === null) return 'null';
-    if (Array.isArray(v)) return 'an array';
+    if (isArray(v)) return 'an array';
     let name = typeof v;
-    if (name === 'object' && ![Object.prototype, null].includes(Object.getPrototypeOf(v))) {
-      const made = Object.getPrototypeOf(v).constructor;  // (a Map, a Date: name it)
+    const proto = name === 'object' ? protoOf(v) : null;
+    if (proto !== undefined && ![Object.prototype, null].includes(proto)) {
+      let made;  // (a Map, a Date: name it)
+      try { made = proto.constructor; } catch (_) { made = null; }
       if (typeof made === 'function' && /^\w+$/.test(made.name)) name = made.name;
     }
     return name === 'undefined' ? 'nothing' : `${/^[aeiouAEIOU]/.test(name) ? 'an' : 'a'} ${name}`;
