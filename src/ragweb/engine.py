@@ -990,7 +990,8 @@ class Engine:
         qterms = self.analyzer.query_terms(query)
         if not qterms and (mode == "bm25" or not query.strip()):  # vectors read any question
             raise EmptyQueryError(
-                f"the question {query!r} has no indexable words (only stopwords, punctuation "
+                f"the question {query[:80]!r}{'...' if len(query) > 80 else ''} has no indexable words "
+                "(only stopwords, punctuation "
                 "or one-letter words); ask with a few content words")
         self.flush()
         if self.n_chunks == 0:

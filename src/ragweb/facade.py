@@ -186,26 +186,38 @@ def _question(q) -> str:
     return q
 
 
+def _cut(text: str) -> str:
+    """``text`` as an error message quotes it: its first `SHOWN_CHARS` characters, then "..."."""
+    from ragweb.config import SHOWN_CHARS
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "..."
+
+
+def _quoted(text: str) -> str:
+    """``repr(text)``, cut as `_cut` cuts it (the "..." after the quote)."""
+    from ragweb.config import SHOWN_CHARS
+    return repr(text) if len(text) <= SHOWN_CHARS else repr(text[:SHOWN_CHARS]) + "..."
+
+
 def _clean_path(filename: str, folder: bool = False) -> str:
     """Normalise a page-side file name into the relative path stored in the index (with
     ``folder``, a folder's: "" is the top)."""
+    if len(filename) > MAX_PATH_CHARS:  # (a text given as the name: its every question would carry it)
+        raise RagError(f"the file name is {len(filename):,} characters long, more than {MAX_PATH_CHARS:,}: "
+                       "is it the file's text? ragIndex(filename, content) takes the name first")
     bad = _LONE_SURROGATE_RE.search(filename)
     if bad:  # a JavaScript string may hold one; it cannot be stored or cited
-        shown = filename.encode("utf-8", "backslashreplace").decode()
+        shown = _cut(filename).encode("utf-8", "backslashreplace").decode()
         raise RagError(f"the file name \"{shown}\" is not "
                        f"valid Unicode: it holds a lone surrogate (U+{ord(bad.group()):04X}) at "
                        f"position {bad.start()}")
     from ragweb.files import NAME_BREAK_RE
     if NAME_BREAK_RE.search(filename):  # (as `rag index`: a citation path:Ls-e is one line)
-        raise RagError(f"the file name {filename!r} holds a line break or another control character")
-    if len(filename) > MAX_PATH_CHARS:  # (a text given as the name: its every question would carry it)
-        raise RagError(f"the file name is {len(filename):,} characters long, more than {MAX_PATH_CHARS:,}: "
-                       "is it the file's text? ragIndex(filename, content) takes the name first")
+        raise RagError(f"the file name {_quoted(filename)} holds a line break or another control character")
     parts: list[str] = []
     for part in filename.split("/"):  # (a backslash is a character of a name, as in `rag index`)
         if part == "..":
             if not parts:
-                raise RagError(f"the file name {filename!r} climbs out of the index's folder (..): "
+                raise RagError(f"the file name {_quoted(filename)} climbs out of the index's folder (..): "
                                "give a path inside it, as docs/guide.md")
             parts.pop()
         elif part not in ("", "."):
@@ -214,7 +226,7 @@ def _clean_path(filename: str, folder: bool = False) -> str:
                                "characters, which no file system holds")
             parts.append(part)
     if not folder and (not parts or filename.endswith("/")):
-        raise RagError(f"the file name {filename!r} names no file (a folder, or nothing): "
+        raise RagError(f"the file name {_quoted(filename)} names no file (a folder, or nothing): "
                        "give a file's name, as notes.md or docs/guide.md")
     return "/".join(parts)
 
