@@ -245,3 +245,15 @@ def test_the_help_of_pyodide_dir_names_its_environment_variable():
     parser = argparse.ArgumentParser(prog="rag web")
     webbuild.add_arguments(parser)
     assert "$RAGWEB_PYODIDE_DIR" in " ".join(parser.format_help().split())
+
+
+@pytest.mark.parametrize("make", ["file", "under_file"])
+def test_a_wheels_dir_that_is_no_folder_is_an_error_naming_it(tmp_path, make):
+    # (`rag web --wheels-dir /dev/null` said only "Error: [Errno 17] File exists: '/dev/null'")
+    from ragweb.errors import RagError
+    from ragweb.webbuild import third_party_wheels
+    (tmp_path / "f").write_text("x")
+    folder = tmp_path / "f" if make == "file" else tmp_path / "f" / "wheels"
+    with pytest.raises(RagError) as info:
+        third_party_wheels(folder)
+    assert str(info.value).startswith(f"{folder} (from --wheels-dir) is not a folder"), str(info.value)

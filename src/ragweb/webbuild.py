@@ -319,7 +319,11 @@ def third_party_wheels(wheels_dir: str | os.PathLike | None = None) -> list[Path
     Default cache: `_wheel_cache`.
     """
     folder = Path(wheels_dir) if wheels_dir else _wheel_cache()
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):  # (`--wheels-dir /dev/null`: a file stands there)
+        raise RagError(f"{folder} (from {'--wheels-dir' if wheels_dir else 'the default cache'}) is not a "
+                       "folder; name a folder for the cached wheels, or leave --wheels-dir out") from None
     snowball = _find_wheel(folder, "snowballstemmer", SNOWBALL_VERSION)
     if snowball is None:
         _pip(["download", "--no-deps", "--only-binary=:all:", "--python-version", "3.14",
