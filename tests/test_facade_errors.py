@@ -36,3 +36,9 @@ def test_a_short_argument_is_quoted_whole(fresh):
     assert json.loads(facade.remove("a\nb"))["error"] == (
         "the file name 'a\\nb' holds a line break or another control character")
     assert json.loads(facade.query("the of"))["error"].startswith("the question 'the of' has no indexable words")
+
+
+def test_a_long_names_end_stays_in_its_error(fresh):
+    # (what the message is about is often at the end: the "/" of a folder given as a file)
+    error = json.loads(facade.index_text("a" * 100 + "/guide/", "x"))["error"]
+    assert "names no file" in error and "/guide/'" in error and "..." in error and len(error) < 300, error

@@ -27,7 +27,7 @@ from collections import _count_elements  # C helper behind Counter.update
 from ragweb.analysis import Analyzer
 from ragweb.chunking import Outline, PageLines, code_outline, outline, split_lines
 from ragweb.markup import FILL, pre_lines, readable, show_html, visible
-from ragweb.config import default_config
+from ragweb.config import SHOWN_CHARS, default_config
 from ragweb.files import GlobSet, glob_problem
 from ragweb.errors import (EmptyQueryError, IndexBusyError, IndexCorruptError, IndexReadOnlyError, Interrupted,
                            RagError, UsageError)
@@ -990,7 +990,7 @@ class Engine:
         qterms = self.analyzer.query_terms(query)
         if not qterms and (mode == "bm25" or not query.strip()):  # vectors read any question
             raise EmptyQueryError(
-                f"the question {query[:80]!r}{'...' if len(query) > 80 else ''} has no indexable words "
+                f"the question {query[:SHOWN_CHARS]!r}{'...' if len(query) > SHOWN_CHARS else ''} has no indexable words "
                 "(only stopwords, punctuation "
                 "or one-letter words); ask with a few content words")
         self.flush()

@@ -187,15 +187,19 @@ def _question(q) -> str:
 
 
 def _cut(text: str) -> str:
-    """``text`` as an error message quotes it: its first `SHOWN_CHARS` characters, then "..."."""
+    """A file name ``text`` as an error message quotes it: whole, or its first and last
+    `SHOWN_CHARS` / 2 characters with "..." between (a name's end, "guide.md" or the "/" of a
+    folder, is often what the message is about)."""
     from ragweb.config import SHOWN_CHARS
-    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "..."
+    half = SHOWN_CHARS // 2
+    return text if len(text) <= SHOWN_CHARS else text[:half] + "..." + text[-half:]
 
 
 def _quoted(text: str) -> str:
-    """``repr(text)``, cut as `_cut` cuts it (the "..." after the quote)."""
+    """``repr(text)``, cut as `_cut` cuts it."""
     from ragweb.config import SHOWN_CHARS
-    return repr(text) if len(text) <= SHOWN_CHARS else repr(text[:SHOWN_CHARS]) + "..."
+    half = SHOWN_CHARS // 2
+    return repr(text) if len(text) <= SHOWN_CHARS else repr(text[:half]) + "..." + repr(text[-half:])
 
 
 def _clean_path(filename: str, folder: bool = False) -> str:
