@@ -427,3 +427,16 @@ def test_a_latin_letters_marks_with_no_one_character_for_them_are_left_out_too(l
     for written, typed in [("ọ̀rọ̀", "oro"), ("ọ̀rọ̀", "ọrọ"), ("ą̃žuolas", "azuolas"), ("x̄yz", "xyz")]:
         for form in ("NFC", "NFD"):
             assert an.terms(unicodedata.normalize(form, written)) == an.terms(typed), (written, form)
+
+
+@pytest.mark.parametrize("language", ["english", "french", "portuguese"])
+def test_an_identifiers_parts_are_split_without_the_marks_no_one_character_holds(language):
+    """fold3 kept those marks in the word it splits, where `_PART_RE` ends a part at each:
+    French "ọ̀rọ̀Bar" was one term ("oro" and "bar" missed it), "ą̃žuolasTree" had "zuol"
+    for "azuolas", and "x̀" was the one-letter term "x", which English's fold2 has not."""
+    an = Analyzer(language=language)
+    for written, typed in [("ọ̀rọ̀Bar", "oroBar"), ("ọ̀rọ̀_bar", "oro_bar"), ("ą̃žuolasTree", "azuolasTree"),
+                           ("x̀", "x"), ("ą̃b́̀Cd̀_x̀́", "abCd_x")]:
+        got, wanted = an.terms(written), an.terms(typed)  # (the whole word stems as written)
+        assert len(got) == len(wanted) and got[1:] == wanted[1:], (written, got, wanted)
+        assert set(an.term_counts(written)) == set(got)

@@ -386,8 +386,13 @@ class Analyzer:
         if self.latin:
             folded = raw.translate(_LATIN_FOLDS)  # (a letter for a letter: the same length)
             if self.latin == "after":
-                if folded != raw or _LATIN_MARKS_RE.search(folded):
-                    accented = raw  # (its marks after a letter stay in ``raw``: the lengths agree)
+                if _LATIN_MARKS_RE.search(folded):  # (no stemmer reads them: out of both forms,
+                    marks = {i for m in _LATIN_MARKS_RE.finditer(folded)  # whose lengths agree,
+                             for i in range(m.start(), m.end())}          # so "ọ̀rọ̀Bar" splits as "oroBar")
+                    raw = "".join(c for i, c in enumerate(raw) if i not in marks)
+                    folded = _LATIN_MARKS_RE.sub("", folded)
+                if folded != raw:
+                    accented = raw
             elif _LATIN_MARKS_RE.search(folded):
                 folded = _LATIN_MARKS_RE.sub("", folded)
             raw = folded
