@@ -1821,3 +1821,18 @@ def test_a_file_argument_that_never_ends_is_refused_not_read_into_memory(indexed
                        text=True, timeout=120, preexec_fn=limit)
     assert r.returncode in (1, 2) and "Traceback" not in r.stderr, r.stderr[-2000:]
     assert r.stderr.startswith("Error: ") and needle in r.stderr, r.stderr
+
+
+def test_questions_from_a_stream_without_line_breaks_are_refused_not_read_into_memory(indexed):
+    # (`--batch -` read a line at a time, and a stream with no line break, as `< /dev/zero`,
+    # was one line read until the memory was full)
+    import resource
+
+    def limit():  # (as above: the unfixed read hits it at once)
+        resource.setrlimit(resource.RLIMIT_AS, (1_500_000_000, 1_500_000_000))
+    with open("/dev/zero", "rb") as zero:
+        r = subprocess.run([sys.executable, "-m", "ragweb", "pack", "--batch", "-", "--no-auto-index"],
+                           cwd=indexed, stdin=zero, capture_output=True, text=True, timeout=120, preexec_fn=limit)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr[-2000:]
+    assert r.stderr.startswith("Error: standard input line 1 is over 16,777,216 characters"), r.stderr
+

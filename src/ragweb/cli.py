@@ -556,7 +556,8 @@ def _questions(batch: str):
         stream = sys.stdin.buffer
         head = stream.peek(2)[:2] if hasattr(stream, "peek") else b""
         encoding = "utf-16" if head in (b"\xff\xfe", b"\xfe\xff") else "utf-8"  # (PowerShell 5.1 pipes UTF-16)
-        return _parse_questions(io.TextIOWrapper(stream, encoding=encoding, errors="surrogateescape"), batch)
+        return _parse_questions(_capped_lines(io.TextIOWrapper(stream, encoding=encoding, errors="surrogateescape")),
+                                batch)
     try:
         with open(batch, "rb") as f:
             data = read_capped(f, MAX_INPUT_BYTES)
@@ -573,6 +574,22 @@ def _questions(batch: str):
     except ValueError as e:
         raise UsageError(f"the batch file {batch} is not a text file of questions ({e})") from None
     return iter(list(_parse_questions(io.StringIO(text, newline=None), batch)))
+
+
+MAX_LINE_CHARS = 16 << 20  # a line of questions from standard input at most (a stream without
+                           # line breaks, `--batch - < /dev/zero`, was read as one line until the
+                           # memory was full)
+
+
+def _capped_lines(text):
+    """The lines of the text stream ``text``, each refused once it is over `MAX_LINE_CHARS`."""
+    n = 0
+    while line := text.readline(MAX_LINE_CHARS + 1):
+        n += 1
+        if len(line) > MAX_LINE_CHARS:
+            raise UsageError(f"standard input line {n} is over {MAX_LINE_CHARS:,} characters: "
+                             "not a question (one a line, or a JSON object)")
+        yield line
 
 
 MAX_INPUT_BYTES = 256 << 20  # a --batch or --ctx file's size at most (a pack of the largest budget,
