@@ -33,6 +33,19 @@ def indexed(sample_root):
     return sample_root
 
 
+def test_the_cli_module_runs_as_the_package_does(indexed):
+    """`python -m ragweb.cli` answers as `python -m ragweb` and `rag` do (it exited 0 having
+    done nothing)."""
+    r = subprocess.run([sys.executable, "-m", "ragweb.cli", "query", "-d", indexed, "-q", "retry", "-k", "1",
+                        "--json"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == json.loads(rag("query", "-d", indexed, "-q", "retry", "-k", "1",
+                                                  "--json").stdout)
+    r = subprocess.run([sys.executable, "-m", "ragweb.cli", "query", "-d", indexed, "-q", "retry", "-k", "0"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "top_k" in r.stderr
+
+
 def test_index_prints_a_summary(sample_root):
     r = rag("index", sample_root)
     assert r.returncode == 0

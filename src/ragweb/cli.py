@@ -1120,3 +1120,7 @@ def _main(argv: list[str] | None) -> int:
     finally:
         if _level is None:  # (stopped before its config was read: the notes held are written)
             _set_level(None)
+
+
+if __name__ == "__main__":  # (`python -m ragweb.cli`, as `python -m ragweb`)
+    raise SystemExit(main())
