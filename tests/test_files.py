@@ -251,6 +251,20 @@ def test_includes_and_excludes(tmp_path):
         "a.md", "docs/d.md", "node_modules/pkg/readme.md"]
 
 
+def test_the_default_includes_take_documents_known_by_name_and_more_languages(tmp_path):
+    """A project's README, INSTALL or Makefile has no suffix, and a Texinfo manual or a Lua
+    program another one: each was left out ("6 files match no index.includes glob")."""
+    import gzip
+    make(tmp_path, {"README": "", "INSTALL": "", "src/Makefile": "", "Dockerfile": "", "doc/tool.texi": "",
+                    "lib/Tool.pm": "", "main.lua": "", "analysis.R": "", "paper.tex": "", "readme": "",
+                    "README.Debian": "", "Makefile.old": "", "notes": ""})
+    (tmp_path / "doc/NEWS.gz").write_bytes(gzip.compress(b"1.0: first\n"))
+    assert paths_of(tmp_path, includes=DEFAULT_INCLUDES, excludes=DEFAULT_EXCLUDES) == [
+        "Dockerfile", "INSTALL", "README", "analysis.R", "doc/NEWS.gz", "doc/tool.texi", "lib/Tool.pm",
+        "main.lua", "paper.tex", "src/Makefile"]
+    assert read_text_file(tmp_path / "doc/NEWS.gz", 100).text == "1.0: first\n"
+
+
 def test_order_is_sorted_by_relative_path(tmp_path):
     make(tmp_path, {"a.md": "", "a/b.md": "", "a-b.md": "", "B.md": "", "a/a/z.md": "", "ab.md": ""})
     paths = paths_of(tmp_path)

@@ -127,6 +127,28 @@ def test_sentences_of_a_long_line_carry_columns(sample_engine):
     assert "A third sentence" not in hit[0]["text"]  # the span ends inside the line
 
 
+def test_a_readme_without_a_suffix_is_packed_as_prose(monkeypatch):
+    """A README (no suffix) was read as a program: compaction kept whole lines, so a small
+    budget packed a long line of other sentences or nothing. An index of the version before
+    (markup 15) reads it as it was built."""
+    import ragweb.engine as engine_mod
+    text = ("Tool\n====\n\n" + "The tool reads files and writes reports for you. " * 8
+            + "To install the walrus, run make install as root. " + "It prints a summary at the end. " * 8 + "\n")
+    packs, now = {}, engine_mod.MARKUP_VERSION
+    for version in (now, 15):
+        monkeypatch.setattr(engine_mod, "MARKUP_VERSION", version)
+        eng = Engine.memory()
+        eng.add_document("README", text)
+        eng.add_document("src/README", text)  # (a README in a folder too)
+        eng.flush()
+        assert eng.settings["markup"] == version
+        packs[version] = eng.pack("how do I install the walrus?", 40)
+        check_pack(eng, packs[version], 40)
+    assert packs[now]["snippets"] and all("cols" in s for s in packs[now]["snippets"])  # sentences of the line
+    assert "To install the walrus, run make install as root." in packs[now]["snippets"][0]["text"]
+    assert all("cols" not in s for s in packs[15]["snippets"])
+
+
 def test_chunks_that_fit_whole_stay_whole(sample_engine):
     q = "exponential backoff jitter"
     whole = sample_engine.pack(q, 100_000, compact=False)

@@ -37,6 +37,18 @@ DEFAULT_INCLUDES = [
     "**/*.cc", "**/*.cpp", "**/*.hpp", "**/*.cs", "**/*.rb", "**/*.php", "**/*.swift",
     "**/*.sh", "**/*.sql", "**/*.html", "**/*.htm", "**/*.xhtml", "**/*.css", "**/*.json", "**/*.yaml", "**/*.yml",
     "**/*.toml", "**/*.ini", "**/*.cfg", "**/*.xml", "**/*.csv",
+    # prose in other formats, and documents known by their name alone (`files.PROSE_NAMES`)
+    "**/*.texi", "**/*.texinfo", "**/*.pod", "**/*.tex", "**/*.rdoc", "**/*.Rmd", "**/*.rmd", "**/*.qmd",
+    "**/README", "**/INSTALL", "**/NEWS", "**/CHANGES", "**/CHANGELOG", "**/ChangeLog", "**/CONTRIBUTING",
+    "**/HACKING", "**/TODO", "**/AUTHORS", "**/LICENSE", "**/COPYING",
+    # more languages' programs, and build files known by their name alone
+    "**/*.lua", "**/*.pl", "**/*.pm", "**/*.r", "**/*.R", "**/*.jl", "**/*.dart", "**/*.ex", "**/*.exs",
+    "**/*.erl", "**/*.hs", "**/*.ml", "**/*.mli", "**/*.fs", "**/*.clj", "**/*.zig", "**/*.nim", "**/*.m",
+    "**/*.mm", "**/*.cxx", "**/*.hxx", "**/*.hh", "**/*.cu", "**/*.vue", "**/*.svelte", "**/*.groovy",
+    "**/*.gradle", "**/*.kts", "**/*.cmake", "**/*.mk", "**/*.bash", "**/*.zsh", "**/*.fish", "**/*.ps1",
+    "**/*.bat", "**/*.proto", "**/*.graphql", "**/*.tf", "**/*.scss", "**/*.less", "**/*.sol",
+    "**/Makefile", "**/GNUmakefile", "**/Dockerfile", "**/Containerfile", "**/Jenkinsfile", "**/Vagrantfile",
+    "**/Gemfile", "**/Rakefile",
 ]
 DEFAULT_EXCLUDES = [
     "**/node_modules/**", "**/.git/**", "**/vendor/**", "**/dist/**", "**/build/**",

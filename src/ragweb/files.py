@@ -48,6 +48,12 @@ SNIFF_BYTES = 8192  # binary detection looks at this many leading bytes
 MINIFIED_SUFFIXES = (".js", ".mjs", ".cjs", ".css", ".json", ".map")
 MINIFIED_LINE_CHARS = 200
 PROSE_SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc", ".asciidoc", ".org")  # `chunking.is_markdown`
+# Also prose since `engine.MARKUP_VERSION` 16 (`ingest.is_prose`): documents known by their
+# name alone, as a project's README is, and prose formats whose markup is read as text
+# (Texinfo, Perl's POD, LaTeX, RDoc, R Markdown, Quarto).
+PROSE_NAMES = frozenset({"README", "INSTALL", "NEWS", "CHANGES", "CHANGELOG", "ChangeLog", "CONTRIBUTING",
+                         "HACKING", "TODO", "AUTHORS", "LICENSE", "COPYING"})
+MORE_PROSE_SUFFIXES = (".texi", ".texinfo", ".pod", ".tex", ".rdoc", ".rmd", ".qmd")
 HTML_SUFFIXES = (".html", ".htm", ".xhtml")  # `markup.is_html`
 COMPRESSED_SUFFIX = ".gz"  # a gzip-compressed document is read as the document it compresses (`plain_name`)
 
@@ -86,9 +92,15 @@ def plain_name(path: str) -> str:
     ``fs.html``, Docker's seventeen ``v1.NN.yaml.gz`` API specifications)."""
     if compressed(path):
         inner = path[:-len(COMPRESSED_SUFFIX)]
-        if inner.lower().endswith(PROSE_SUFFIXES + HTML_SUFFIXES):
+        if inner.lower().endswith(PROSE_SUFFIXES + HTML_SUFFIXES) or is_more_prose(inner):
             return inner
     return path
+
+
+def is_more_prose(path: str) -> bool:
+    """True for a document `PROSE_NAMES` names or a `MORE_PROSE_SUFFIXES` format (not
+    compressed: see `plain_name`)."""
+    return path[path.rfind("/") + 1:] in PROSE_NAMES or path.lower().endswith(MORE_PROSE_SUFFIXES)
 
 
 # ---------------------------------------------------------------------------- globs

@@ -17,6 +17,7 @@ from ragweb import store
 from ragweb.analysis import Analyzer
 from ragweb.chunking import PageLines, chunk_lines, is_markdown, split_lines
 from ragweb.errors import UsageError
+from ragweb.files import is_more_prose, plain_name
 from ragweb.markup import FILL, is_html, mask_directives, pre_lines, show_html, term_text
 
 
@@ -28,7 +29,8 @@ def reads_html(path: str, settings: dict) -> bool:
 
 def is_prose(path: str, settings: dict) -> bool:
     """True for a file read as prose (Markdown-like text, an HTML page); False for a program."""
-    return is_markdown(path) or reads_html(path, settings)
+    return (is_markdown(path) or reads_html(path, settings)
+            or (settings.get("markup", 0) >= 16 and is_more_prose(plain_name(path))))
 
 
 @dataclass
