@@ -338,8 +338,8 @@ def test_a_second_folder_of_the_same_name_says_what_it_replaced_and_what_it_kept
     # times, new here: these File objects are made now, are recorded)
     page.evaluate(DROP_JS, {"tree": {"docs": {"install.md": "# Install\nB.\n", "api.md": "# API\nB.\n"}}})
     assert status(page) == (
-        "Indexed 2 files (2 chunks). docs/ was indexed already: 2 files unchanged, 2 of the earlier drop's "
-        "files kept (not in this drop: remove them if they do not belong here).")
+        "Nothing new: 2 files unchanged, not indexed again. docs/ was indexed already: 2 files unchanged, "
+        "2 of the earlier drop's files kept (not in this drop: remove them if they do not belong here).")
 
 
 # ---------------------------------------------------------------- 10. folders too deep

@@ -263,12 +263,12 @@ def test_loose_files_dropped_again_unchanged_are_said_unchanged(app):
     app.page.evaluate(DROP_FILES_JS, files)
     assert status(app) == "Indexed 3 files (3 chunks)."
     app.page.evaluate(DROP_FILES_JS, files)
-    assert status(app) == ("Indexed 3 files (3 chunks). 3 files unchanged (indexed already with the same text, "
-                           "not indexed again): a.md, b.md, c.txt.")
+    assert status(app) == ("Nothing new: 3 files unchanged, not indexed again. Already indexed with the same text: "
+                           "a.md, b.md, c.txt.")
     files[1][1] = "# B\n\nThe ibis fed.\n"
     app.page.evaluate(DROP_FILES_JS, files)
-    assert status(app) == ("Indexed 3 files (3 chunks). b.md replaced the file of the same name indexed before. "
-                           "2 files unchanged (indexed already with the same text, not indexed again): a.md, c.txt.")
+    assert status(app) == ("Indexed 1 file (1 chunk); 2 unchanged, not indexed again. b.md replaced the file of the "
+                           "same name indexed before. Already indexed with the same text: a.md, c.txt.")
     assert any("fed" in h["text"] for h in app.query("ibis fed")["results"])
 
 
@@ -296,3 +296,64 @@ def test_a_picked_folders_left_out_folders_are_left_out_whole_as_in_a_drop(app, 
     (tmp_path / "pick" / "proj" / ".gitignore").write_text("build/\ndocs/\n")
     pick_folder(app, tmp_path / "pick" / "proj")
     assert app.stats()["files"] == ["proj/a.md"]
+
+
+def test_a_drop_or_pick_of_unchanged_files_says_nothing_new_as_rag_index_does(app, tmp_path):
+    # (a folder dropped again with every file unchanged said "Indexed 3 files (3 chunks)." and
+    # then "proj/ was indexed already: 3 files unchanged": it had indexed none of them, and
+    # `rag index` says "0 added, 0 updated, 0 removed, 3 skipped (3 unchanged); 0 chunks written")
+    tree = {"a.md": "# A\n\nThe avocet sweeps.\n", "b.md": "# B\n\nThe avocet nests.\n", "c.txt": "avocet notes\n"}
+    edited = {**tree, "b.md": "# B\n\nThe avocet nested.\n"}
+    progress = app.page.locator('[data-testid="progress"]')
+    none_new = "Nothing new: 3 files unchanged, not indexed again."
+    some_new = "Indexed 1 file (1 chunk); 2 unchanged, not indexed again."
+
+    # a dropped folder: none, all, then some of its files unchanged
+    app.page.evaluate(DROP_TREE_JS, {"proj": tree})
+    assert status(app) == "Indexed 3 files (3 chunks)."
+    app.page.evaluate(DROP_TREE_JS, {"proj": tree})
+    assert status(app) == f"{none_new} proj/ was indexed already: 3 files unchanged."
+    assert progress.inner_text().startswith("Indexed 0 of 3 files, "), progress.inner_text()
+    assert progress.inner_text().endswith(", 3 unchanged."), progress.inner_text()
+    app.page.evaluate(DROP_TREE_JS, {"proj": edited})
+    assert status(app) == f"{some_new} proj/ was indexed already: 1 file replaced, 2 files unchanged."
+    assert progress.inner_text().startswith("Indexed 1 of 3 files, "), progress.inner_text()
+
+    # a picked folder, and `rag index` of it, twice: the same counts
+    app.page.evaluate("ragClear()")
+    root = tmp_path / "pick" / "proj"
+    write_tree(root, tree)
+    pick_folder(app, root)
+    assert status(app) == "Indexed 3 files (3 chunks)."
+    assert " 3 added, 0 updated, 0 removed, 0 skipped; 3 chunks written" in rag_index_report(root, tmp_path)
+    pick_folder(app, root)
+    assert status(app) == f"{none_new} proj/ was indexed already: 3 files unchanged."
+    assert " 0 added, 0 updated, 0 removed, 3 skipped (3 unchanged); 0 chunks written" in rag_index_report(root, tmp_path)
+    write_tree(root, edited)
+    pick_folder(app, root)
+    assert status(app) == f"{some_new} proj/ was indexed already: 1 file replaced, 2 files unchanged."
+    assert " 0 added, 1 updated, 0 removed, 2 skipped (2 unchanged); 1 chunk" in rag_index_report(root, tmp_path)
+
+    # loose files, dropped and picked
+    app.page.evaluate("ragClear()")
+    app.page.evaluate(DROP_FILES_JS, list(tree.items()))
+    assert status(app) == "Indexed 3 files (3 chunks)."
+    app.page.evaluate(DROP_FILES_JS, list(tree.items()))
+    assert status(app) == f"{none_new} Already indexed with the same text: a.md, b.md, c.txt."
+    loose = tmp_path / "loose"
+    write_tree(loose, edited)
+    app.page.set_input_files("#pick-files", [str(loose / name) for name in edited])
+    app.page.evaluate("window.ragweb.idle()")
+    assert status(app) == (f"{some_new} b.md replaced the file of the same name indexed before. "
+                           "Already indexed with the same text: a.md, c.txt.")
+    assert any("nested" in h["text"] for h in app.query("avocet nested")["results"])
+
+
+def rag_index_report(root: Path, home: Path) -> str:
+    """What `rag index root` prints (its own config, no user-wide git files)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]),
+           "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
+    proc = subprocess.run([sys.executable, "-m", "ragweb", "index", str(root)], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout + proc.stderr

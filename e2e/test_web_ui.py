@@ -42,8 +42,8 @@ def test_the_sample_project_leaves_the_users_own_files_of_its_names_alone(app, s
     app.page.get_by_test_id("try-sample").click()
     app.page.evaluate("window.ragweb.idle()")
     assert app.page.locator("#status").inner_text().startswith(
-        f"Indexed the sample project (sample/): {len(sample_docs)} files. sample/ was indexed already: "
-        f"{len(sample_docs)} files unchanged. Try a question")
+        f"Nothing new: the sample project (sample/) is indexed already, its {len(sample_docs)} files unchanged. "
+        "Try a question")
 
 
 def test_search_results_show_citation_score_and_highlight(app, sample_docs):

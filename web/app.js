@@ -994,6 +994,7 @@
     setStatus(late ? `Loaded the stored index (the browser's storage answered late): ${files}.`
                    : `Updated from another tab: ${files}.`);
   }
+
   if (channel) {
     channel.onmessage = (ev) => {
       if (ev.data && (ev.data.type === 'saved' || ev.data.type === 'exit')) syncWithStored(ev.data);
@@ -1206,7 +1207,9 @@
       const head = !done ? 'Indexing' : tally.cleared ? 'Stopped at a clear of the index: indexed'
         : tally.stopped ? 'Stopped, the storage being full: indexed' : 'Indexed';
       const failed = tally.errors.length + (tally.stopped || tally.full ? tally.left : 0);
-      text.textContent = `${head} ${num(tally.files)} of ${num(items.length)} files, ${formatBytes(bytes)}` +
+      // (a file unchanged is not indexed again: counted apart, as `rag index` counts it skipped)
+      const fresh = tally.files - tally.unchanged.size;
+      text.textContent = `${head} ${num(fresh)} of ${num(items.length)} files, ${formatBytes(bytes)}` +
         (tally.unchanged.size ? `, ${num(tally.unchanged.size)} unchanged` : '') +
         (tally.leftOut ? `, ${num(tally.leftOut)} left out by the globs or ignore files` : '') +
         (tally.skipped ? `, ${num(tally.skipped)} skipped` : '') +
@@ -1289,12 +1292,12 @@
       const res = JSON.parse(out);
       if (res.success) {
         tally.files += 1;
-        tally.chunks += res.chunks;
         tally.indexed.add(res.filename);
         if (res.unchanged) {  // (its text is the one indexed: a folder dropped again)
           tally.unchanged.add(res.filename);
           if (res.touched) markChanged();  // (only its time is new)
         } else {
+          tally.chunks += res.chunks;  // (the chunks written, as `rag index` counts them)
           markChanged();
           dropPackQuoting(res.filename);
         }
@@ -1847,7 +1850,7 @@
     const notes = found.notes.length ? [`${found.notes.join('; ')}.`] : [];
     let head;
     if (!tally.files && !tally.errors.length) head = nothingIndexed(found.leftOut, tally);
-    else head = `Indexed ${plural(tally.files, 'file', 'files')} (${plural(tally.chunks, 'chunk', 'chunks')}).`;
+    else head = indexedHead(tally);
     if (tally.stopped || tally.full) {
       notes.unshift(`${tally.stopped ? "The browser's storage is full" : 'The index is full'}: the drop's ` +
         `${tally.files || tally.errors.length ? 'other ' : ''}${plural(tally.left, 'file was', 'files were')} ` +
@@ -1858,6 +1861,17 @@
     if ((found.unreadable && found.unreadable.length) || tally.unread.length) notes.push('Some of the drop could not be read (see the message below).');
     setStatus([head, ...notes].join(' '));
     showDropBanner(dropProblems(found, tally), tally);
+  }
+
+  // The head of the status line after a drop or a pick that indexed files: those it indexed, and
+  // apart from them those it did not index again for being unchanged, as `rag index` counts
+  // them ("0 added, 0 updated, 3 skipped (3 unchanged); 0 chunks written").
+  function indexedHead(tally) {
+    const same = tally.unchanged.size;
+    const fresh = tally.files - same;
+    if (same && !fresh) return `Nothing new: ${plural(same, 'file', 'files')} unchanged, not indexed again.`;
+    return `Indexed ${plural(fresh, 'file', 'files')} (${plural(tally.chunks, 'chunk', 'chunks')})` +
+      (same ? `; ${num(same)} unchanged, not indexed again.` : '.');
   }
 
   // Notes on what a drop left out on purpose: files over the size limit (named, as `rag
@@ -1910,9 +1924,9 @@
         `of the same name indexed before${replaced.length > 1 ? `: ${replaced.slice(0, 5).map(shownPath).join(', ')}${replaced.length > 5 ? ' …' : ''}` : ''}.`);
     }
     const same = tally.unchangedLoose || [];
-    if (same.length) {  // (as a folder dropped again says "N files unchanged": below)
-      notes.push(`${plural(same.length, 'file', 'files')} unchanged (indexed already with the same text, not indexed ` +
-        `again): ${same.slice(0, 5).map(shownPath).join(', ')}${same.length > 5 ? ' …' : ''}.`);
+    if (same.length) {  // (the head counts them; a folder's are counted below)
+      notes.push(`Already indexed with the same text: ${same.slice(0, 5).map(shownPath).join(', ')}` +
+        `${same.length > 5 ? ' …' : ''}.`);
     }
     const repeated = tally.repeated || [];
     if (repeated.length) {
@@ -2051,6 +2065,18 @@
     });
   }
 
+  // The head of the status line after the sample project: as a drop's (indexedHead), its
+  // files that were indexed already with the same text counted apart.
+  function sampleHead(tally) {
+    const same = tally.unchanged.size;
+    const fresh = tally.files - same;
+    if (same && !fresh) {
+      return `Nothing new: the sample project (${SAMPLE_FOLDER}/) is indexed already, its ${plural(same, 'file', 'files')} unchanged.`;
+    }
+    return `Indexed the sample project (${SAMPLE_FOLDER}/): ${plural(fresh, 'file', 'files')}` +
+      (same ? `; ${num(same)} unchanged, not indexed again.` : '.');
+  }
+
   async function trySample() {
     return enqueue(async (ticket) => {
       if (!state.ready) { setStatus(notReadyStatus()); return; }
@@ -2068,8 +2094,9 @@
       }));
       const tally = await indexItems(items, ticket, { sameName: true });
       if (tally.cleared) { reportIndexed({ notes: [], leftOut: [] }, tally); return; }
-      setStatus([`Indexed the sample project (${SAMPLE_FOLDER}/): ${plural(tally.files, 'file', 'files')}.`,
-        ...dropNotes({}, tally), 'Try a question such as “how are headers parsed?”'].join(' '));
+      // (its folder's note only when it says more than the head: files replaced or kept)
+      tally.sameName = (tally.sameName || []).filter((f) => f.replaced || f.kept);
+      setStatus([sampleHead(tally), ...dropNotes({}, tally), 'Try a question such as “how are headers parsed?”'].join(' '));
       showDropBanner(dropProblems({}, tally), tally);
       const box = $('search');
       if (!box.value) box.value = 'how are headers parsed?';
