@@ -639,6 +639,68 @@ def test_of_two_closed_tabs_the_first_to_save_wins(launch_persistent, boot_page,
     expect(page_b.locator("#banner")).to_contain_text("were not kept")
 
 
+# Holds the page's main thread, as a dump of a big index does for seconds, until the test's
+# route answers its synchronous request (`_hold_page`): what the page began before it (a save's
+# write, made just after its dump) happens after it, and the messages of other tabs that come
+# meanwhile wait.
+HOLD_PAGE_JS = """const hold = new XMLHttpRequest();
+        hold.open('GET', './__hold_page__', false);
+        try { hold.send(); } catch (e) { /* released */ }"""
+
+
+def _hold_page(page):
+    """Route the page's HOLD_PAGE_JS request: (held, release); ``held()`` is true once it waits."""
+    routes = []
+    page.route("**/__hold_page__", lambda route: routes.append(route))
+    return (lambda: bool(routes)), (lambda: routes[0].fulfill(status=204))
+
+
+def test_a_tab_that_took_a_closed_tabs_changes_and_gave_way_to_another_save_says_they_were_not_kept(
+        launch_persistent, boot_page, make_app, wait_for, hold_wheels):
+    """Three tabs. B began to save a change of its own (its dump holding the page); meanwhile
+    A closed with a change (its save on the way out), and C, loading, read the store and took
+    A's save. B's write, made on the index A's save was made on but without it, then landed
+    first. C gave way to it with no word ("Updated from another tab"), and C's next save
+    deleted A's save: no tab ever said that A's change was not kept."""
+    ctx, page_a, a = _saved_tab(launch_persistent, boot_page, make_app, "base.md", "# Base\nabout walruses\n")
+    page_b = ctx.new_page()
+    boot_page(page_b)
+    b = make_app(page_b)
+    assert b.stats()["files"] == ["base.md"]
+    held, release_b = _hold_page(page_b)
+    page_b.evaluate("""() => { setTimeout(() => {
+        ragIndex('b.md', '# B\\nabout belugas\\n');
+        ragFlush();  // (its dump is made now; its write after the hold)
+        %s
+    }); }""" % HOLD_PAGE_JS)
+    while not held():
+        page_a.wait_for_timeout(20)
+    page_a.evaluate("""() => { ragIndex('a.md', '# A\\nabout narwhals\\n');
+                               window.dispatchEvent(new PageTransitionEvent('pagehide')); }""")
+    page_a.close(run_before_unload=True)
+    page_c = ctx.new_page()
+    page_c.add_init_script(STORE_READ_FLAG_JS)
+    release_c = hold_wheels(page_c)  # C has read the store (A's save in it, on top of it), not started
+    page_c.goto("./")
+    wait_for(page_c, "window.__storeRead === true")
+    assert any(k.startswith("exitp:") for k in page_c.evaluate(READ_KEYS_JS))  # (A's save)
+    release_b()
+    wait_for(page_b, "!window.ragweb.storage().dirty && !window.ragweb.storage().saving")
+    assert b.stats()["files"] == ["b.md", "base.md"]
+    release_c()
+    page_c.evaluate("window.ragReady")
+    c = make_app(page_c)
+    wait_for(page_c, "JSON.parse(ragStats()).files.includes('b.md')")
+    # (it had taken A's save at its boot, and gave way to B's after: not lost at its boot)
+    expect(page_c.locator("#status")).to_contain_text("Updated from another tab")
+    assert c.stats()["files"] == ["b.md", "base.md"]
+    expect(page_c.locator("#banner")).to_contain_text("were not kept")
+    # and what is stored holds nothing of A's save left to settle
+    c.index("c.md", "# C\nabout orcas\n")
+    assert c.flush()["saved"] is True
+    assert page_c.evaluate(READ_KEYS_JS) == ["current"]
+
+
 def test_clear_all_frees_the_stored_index_when_the_quota_is_full(launch_persistent, boot_page, make_app,
                                                                   origin, wait_for):
     """Under a quota too small even for an empty index, Clear all was never stored: the

@@ -58,6 +58,7 @@
     ownChanges: false,     // the unsaved changes are the user's (not only a re-read of an older index)
     missedSave: false,     // another tab saved or closed while this one was still loading
     exitKeys: [],          // saves of closed tabs that the next save settles (stores or drops)
+    exitTaken: null,       // the key of the one among them whose changes this tab loaded at its boot
     savingGeneration: null,
     saveTimer: null,
     lastSave: 0,           // performance.now() when the last save began (or a drop did)
@@ -820,8 +821,10 @@
         }
       }
       if (lost.length) showBanner(lostExitsMessage(lost), 'exit');
-      if (settled) state.exitKeys = keys;  // dropped by the save that stores the settled one
-      else if (keys.length && !state.storageRefused) idbDeleteKeys(keys).catch(() => {});
+      if (settled) {  // dropped by the save that stores the settled one
+        state.exitKeys = keys;
+        state.exitTaken = pick.key;
+      } else if (keys.length && !state.storageRefused) idbDeleteKeys(keys).catch(() => {});
       if (found.orphans && found.orphans.length && !state.storageRefused) idbDeleteKeys(found.orphans).catch(() => {});
     }
     if (!info || info.error) {
@@ -952,13 +955,13 @@
   async function syncWithStored(message = null, late = false) {
     if (!state.ready) { state.missedSave = true; return; }
     let record;
+    let found;
     for (;;) {
       while (state.saving) await state.saving;  // (decided on what this tab's own save did)
       if (state.storageRefused || state.conflict) return;
       if (message && message.generation && message.generation === state.generation) return;
       const base = state.generation;
       const overtaken = () => !!state.saving || state.generation !== base;
-      let found;
       try { found = await idbReadAll(); } catch (e) { return; }
       if (overtaken()) continue;
       record = found.record;
@@ -987,12 +990,31 @@
     state.generation = generationOf(record);
     state.dirty = false;  // (a re-read of an older index, replaced by the other tab's save)
     state.ownChanges = false;
+    gaveWayWithExits(found.exits);
     refreshUi();
     rerunSearch();
     resetPack();  // (made from the index this tab had)
     const files = `${res.totalDocs} file${res.totalDocs === 1 ? '' : 's'} indexed`;
     setStatus(late ? `Loaded the stored index (the browser's storage answered late): ${files}.`
                    : `Updated from another tab: ${files}.`);
+  }
+
+  // This tab loaded another tab's save while it held closed tabs' saves it took at its boot
+  // and had not stored yet: those still in the store (`exits`: what the read found) are not
+  // in what it loaded (a save that holds one drops it in the same write), so the changes of
+  // the one it showed were not kept, and are said so here, as a boot says it; its next save
+  // would have dropped it unsaid. They are dropped now (the others were said at its boot).
+  function gaveWayWithExits(exits) {
+    const left = exits.filter((e) => state.exitKeys.includes(e.key));
+    const taken = left.filter((e) => e.key === state.exitTaken);
+    if (taken.length) {
+      const banner = $('banner');
+      const before = !banner.hidden && banner.dataset.kind === 'exit' ? [$('banner-text').textContent] : [];
+      showBanner([...before, lostExitsMessage(taken.map((e) => e.record))].join('\n'), 'exit');
+    }
+    if (left.length) idbDeleteKeys(left.map((e) => e.key)).catch(() => {});
+    state.exitKeys = [];
+    state.exitTaken = null;
   }
 
   if (channel) {
