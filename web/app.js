@@ -1006,13 +1006,13 @@
   // would have dropped it unsaid. They are dropped now (the others were said at its boot).
   function gaveWayWithExits(exits) {
     const left = exits.filter((e) => state.exitKeys.includes(e.key));
-    const taken = left.filter((e) => e.key === state.exitTaken);
+    const taken = left.filter((e) => e.key === state.exitTaken && e.record);
     if (taken.length) {
       const banner = $('banner');
       const before = !banner.hidden && banner.dataset.kind === 'exit' ? [$('banner-text').textContent] : [];
       showBanner([...before, lostExitsMessage(taken.map((e) => e.record))].join('\n'), 'exit');
     }
-    if (left.length) idbDeleteKeys(left.map((e) => e.key)).catch(() => {});
+    if (left.length && !state.storageRefused) idbDeleteKeys(left.map((e) => e.key)).catch(() => {});
     state.exitKeys = [];
     state.exitTaken = null;
   }
