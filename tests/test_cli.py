@@ -1656,6 +1656,31 @@ def test_a_broken_link_to_a_folder_or_a_file_keeps_what_was_indexed_through_it(t
     assert (root / ".rag" / "outputs").read_text() == ""
 
 
+@pytest.mark.parametrize("rebuild", ["rag.yaml", "--rebuild"])
+def test_a_rebuild_keeps_what_was_indexed_in_a_folder_it_cannot_read_this_time(tmp_path, rebuild):
+    """A folder that cannot be read this time (chmod 000) keeps what was indexed of it, also in
+    a run that rebuilds the index (new analysis settings in rag.yaml, or --rebuild), which
+    emptied the index first: its files were missing from every answer until the next run."""
+    as_user, rag_cmd = _as_user(), f'"{sys.executable}" -m ragweb'
+    root = _tree(tmp_path / "root", {"own.md": "own notes\n", "locked/a.md": "zeppelin hangar by the sea\n"})
+    assert "2 added" in rag("index", root).stdout
+    if rebuild == "rag.yaml":
+        (root / "rag.yaml").write_text("index:\n  chunk_tokens: 300\n")
+    (root / "locked").chmod(0o000)
+    try:
+        flag = "--rebuild" if rebuild == "--rebuild" else ""
+        r = subprocess.run(["sh", "-c", f"exec {as_user} {rag_cmd} index {flag} '{root}'"],
+                           capture_output=True, text=True, timeout=120)
+    finally:
+        (root / "locked").chmod(0o755)
+    assert r.returncode == 0 and "rebuilt the index" in r.stderr, r.stderr
+    assert "warning: locked: unreadable directory: Permission denied" in r.stderr
+    assert "1 added, 0 updated, 0 removed, 0 skipped, 1 unreadable, 1 kept from the index (unreadable now);" in r.stdout
+    assert _paths(rag("query", "-d", root, "-q", "zeppelin", "--json", "--no-auto-index")) == ["locked/a.md"]
+    r = rag("index", root)
+    assert "0 added, 0 updated, 0 removed" in r.stdout and "kept" not in r.stdout and r.stderr == "", r
+
+
 def test_a_broken_link_to_a_folder_never_indexed_is_noted(tmp_path):
     # (its target gone, nothing tells it was a folder: it was left out without a word, while
     # a broken link to a file the includes take is warned of)

@@ -856,6 +856,52 @@ def test_a_file_that_was_a_broken_link_for_a_run_is_compared_when_it_is_back(tmp
     assert [p for p, *_ in search_paths(root, "bravo")] == ["a.md"] and search_paths(root, "alpha") == []
 
 
+def _rebuild_with(root, how: str, cfg: dict):
+    """Run `rag index` so that it rebuilds the index: new analysis settings in the config, an
+    index an older version built, or ``--rebuild``. Returns (its report, the config now)."""
+    if how == "settings":
+        cfg = {**cfg, "index": {**cfg["index"], "chunk_tokens": 300}}
+    elif how == "older version":
+        eng = Engine.open(index_path(root))
+        eng._set_meta("analysis", {**eng.settings, "markup": 1})
+        eng.conn.commit()
+        eng.close()
+    return index_root(root, cfg, rebuild=how == "--rebuild"), cfg
+
+
+@pytest.mark.parametrize("how", ["settings", "older version", "--rebuild"])
+def test_a_rebuild_keeps_what_was_indexed_under_a_folder_link_broken_this_run(tmp_path, how):
+    """A run that rebuilds the index (new analysis settings, an older version's index,
+    ``--rebuild``) emptied it before its walk, so the files under a folder link whose target
+    was gone that run (a share, a drive not mounted) were gone from the index until a run
+    could read them again, where an incremental run keeps them. Now they are indexed again
+    from their stored text, and once the link works the index is the one a fresh run makes."""
+    root, share = tmp_path / "docs", tmp_path / "share"
+    for folder in (root, share):
+        folder.mkdir()
+    (root / "alpha.md").write_text("# Alpha\nThe walrus sleeps.\n")
+    (root / "zulu.md").write_text("# Zulu\nThe narwhal swims.\n")  # (after the link's files in the walk)
+    (share / "okapi.md").write_text("# Okapi\nThe okapi lives in the forest.\n")
+    (share / "page.html").write_text("<html><nav>Home</nav><h1>Quagga</h1><p>The quagga grazes.</p></html>\n")
+    (share / "blob.bin.txt").write_bytes(b"\x00binary" * 10)
+    for path in [*root.iterdir(), *share.iterdir()]:
+        _same_time(path)
+    (root / "pkg").symlink_to(share)
+    cfg = default_config()
+    assert index_root(root, cfg).added == 4
+    share.rename(tmp_path / "away")
+    r, cfg = _rebuild_with(root, how, cfg)
+    assert r.rebuilt and r.problems == [("pkg", "unreadable: broken symlink")] and (r.added, r.kept) == (2, 3)
+    assert "1 unreadable, 3 kept from the index (unreadable now);" in r.summary()
+    assert [p for p, *_ in search_paths(root, "okapi")] == ["pkg/okapi.md"]
+    assert [p for p, *_ in search_paths(root, "quagga")] == ["pkg/page.html"]
+    (tmp_path / "away").rename(share)
+    r = index_root(root, cfg)
+    assert (r.added, r.updated, r.removed, r.kept, r.problems) == (0, 0, 0, 0, [])
+    kept = sorted(_dump(root))  # (a run rewrites the meta rows it records: their order is not the first run's)
+    assert index_root(root, cfg, rebuild=True).added == 4 and sorted(_dump(root)) == kept
+
+
 @pytest.mark.parametrize("config_text", ['index:\n  excludes: ["pkg/"]\n', 'index:\n  excludes: ["p*/"]\n',
                                          'index:\n  includes: ["**/*.txt"]\n'])
 def test_files_under_a_broken_link_that_the_config_now_leaves_out_are_removed(tmp_path, config_text):

@@ -168,8 +168,13 @@ class Changes:
 
 
 def scan_changes(engine: Engine, root: str | Path, config: dict,
-                 use_gitignore: bool | None = None, decoding: bool = False) -> Changes:
+                 use_gitignore: bool | None = None, decoding: bool = False,
+                 also_held: set[str] | frozenset[str] = frozenset()) -> Changes:
     """Compare the files selected under ``root`` with what ``engine`` holds.
+
+    ``also_held``: the paths (indexed or skipped) of the index a `rag index --rebuild`
+    replaces, which ``engine``, the new one, does not hold yet: those under something
+    unreadable this run are listed in ``kept``, as the engine's own would be.
 
     With ``decoding`` (what `rag index` asks; a query does not pay for these reads): when an
     older decoder read the index (`Engine.decoded_by`), an unchanged file that is not UTF-8
@@ -222,7 +227,7 @@ def scan_changes(engine: Engine, root: str | Path, config: dict,
             out.changed.append(entry)
     # A symlink whose target is gone, the index holding files under it: a folder's link (a
     # share, a drive that is not there this time), unreadable like the folder itself.
-    indexed = sorted({*states, *skipped, *outputs}) if out.left_out.dangling else []
+    indexed = sorted({*states, *skipped, *also_held, *outputs}) if out.left_out.dangling else []
     for link in out.left_out.dangling:
         at = bisect.bisect_left(indexed, link + "/")
         if at < len(indexed) and indexed[at].startswith(link + "/"):
@@ -236,7 +241,7 @@ def scan_changes(engine: Engine, root: str | Path, config: dict,
     def kept(p: str) -> bool:
         return (any(p == u or p.startswith(u + "/") or u == "." for u in unreadable)
                 and still_selected(includes, excludes, p))
-    out.kept = sorted(p for p in {*states, *skipped} if p not in seen and kept(p)) if unreadable else []
+    out.kept = sorted(p for p in {*states, *skipped, *also_held} if p not in seen and kept(p)) if unreadable else []
     out.deleted = sorted(p for p in states if p not in seen and not kept(p))
     out.gone_skipped = sorted(p for p in skipped if p not in seen and not kept(p))
     out.gone_outputs = sorted(p for p in outputs if not os.path.lexists(os.path.join(root, p)) and not kept(p))
@@ -325,6 +330,7 @@ class IndexReport:
     bytes: int = 0
     seconds: float = 0.0
     rebuilt: str = ""
+    kept: int = 0  # files a rebuild took from the index it replaced, unreadable this run (`_index_held`)
     workers: int = 1  # processes that read and prepared the files (`worker_count`)
     problems: list[tuple[str, str]] = field(default_factory=list)
     left_out: LeftOut = field(default_factory=LeftOut)  # what the globs passed over
@@ -356,6 +362,8 @@ class IndexReport:
         special = sum(message.startswith(NOT_REGULAR) for _, message in self.problems)
         if len(self.problems) > links + left_out + special:  # (not among the skipped: tried again next run)
             parts.append(f"{len(self.problems) - links - left_out - special} unreadable")
+        if self.kept:
+            parts.append(f"{self.kept} kept from the index (unreadable now)")
         if special:  # (a pipe, a socket, a device: never opened, so not "unreadable")
             parts.append(f"{special} not {'a regular file' if special == 1 else 'regular files'}")
         if left_out:
@@ -434,9 +442,8 @@ def _index_into(engine: Engine, root: Path, config: dict, use_gitignore: bool | 
     gc.disable()  # millions of small objects: the cyclic GC would cost a third of the run
     try:
         with engine.transaction():
-            if engine.settings_changed:
-                report.rebuilt = engine.settings_change()
-                engine.reset(config)
+            scanned = time.time()
+            changes, held = _scan(engine, root, config, use_gitignore, replaces, report)
             # (the module only when there are vectors: its HTTP client takes 17 ms to load)
             if config["embedding"]["enabled"] and replaces is not None:
                 from ragweb import embeddings
@@ -444,8 +451,6 @@ def _index_into(engine: Engine, root: Path, config: dict, use_gitignore: bool | 
             elif not config["embedding"]["enabled"] and engine.has_table("vectors"):
                 from ragweb import embeddings
                 embeddings.drop_kept(engine)
-            scanned = time.time()
-            changes = scan_changes(engine, root, config, use_gitignore, decoding=True)
             report.problems = changes.problems
             report.left_out = changes.left_out
             kinds = engine.skipped_states()
@@ -465,12 +470,14 @@ def _index_into(engine: Engine, root: Path, config: dict, use_gitignore: bool | 
             unread = list(changes.kept)  # (what the index holds of them is not known to be theirs now)
             with _prepared(todo, states, engine, max_bytes, report.workers) as outcomes:
                 for i, (entry, outcome) in enumerate(zip(todo, outcomes)):
+                    _index_held(engine, held, entry.path, report)
                     report.bytes += entry.size
                     _index_one(engine, entry, states.get(entry.path), outcome, report)
                     if outcome[0] == GONE or (outcome[0] or "").startswith("unreadable"):
                         unread.append(entry.path)
                     if progress:
                         progress(i + 1, len(todo), report.bytes, total_bytes)
+            _index_held(engine, held, None, report)
             _remove_gone(engine, report)
             report.files = len(todo) + len(changes.unchanged)
             # A file kept as it was indexed, unread this run (unreadable, a broken link, gone
@@ -492,6 +499,109 @@ def _index_into(engine: Engine, root: Path, config: dict, use_gitignore: bool | 
         engine.close()
         if was_enabled:
             gc.enable()
+
+
+def _scan(engine: Engine, root: Path, config: dict, use_gitignore: bool | None, replaces: Path | None,
+          report: IndexReport) -> tuple[Changes, deque]:
+    """The run's `scan_changes`, and what the index held of the files it keeps unread
+    (`_held_by`, for `_index_held`): nothing unless the run rebuilds the index. A rebuild
+    keeps them too, as an incremental run does: an index whose analysis settings changed is
+    walked before it is emptied (`Engine.reset`), and the one a ``--rebuild`` replaces
+    (``replaces``) is read beside the new one. Without that, the files under a folder link
+    that was broken, or a folder that could not be read, that one run were gone from the
+    index until a run could read them again."""
+    if engine.settings_changed:
+        report.rebuilt = engine.settings_change()
+        # (no need to compare any file's text with the index's: every file is read again)
+        changes = _all_new(scan_changes(engine, root, config, use_gitignore))
+        held = _held_by(engine.conn, changes.kept)
+        engine.reset(config)
+        return changes, held
+    if replaces is None:
+        return scan_changes(engine, root, config, use_gitignore, decoding=True), deque()
+    with _replaced_index(replaces) as old:
+        changes = scan_changes(engine, root, config, use_gitignore, decoding=True, also_held=_held_paths(old))
+        return changes, _held_by(old, changes.kept)
+
+
+def _all_new(changes: Changes) -> Changes:
+    """``changes`` as an index emptied before its run sees them: every file the walk found
+    is new, in the walk's order, and none is deleted."""
+    found = changes.new + changes.changed + changes.reread + changes.unchanged
+    changes.new = sorted(found, key=lambda entry: entry.path)
+    changes.changed, changes.reread, changes.unchanged = [], [], []
+    changes.deleted, changes.gone_skipped = [], []
+    return changes
+
+
+@contextmanager
+def _replaced_index(path: Path):
+    """A connection reading the index file at ``path``, which a rebuild replaces, in one
+    snapshot (another run may be writing it); None when there is none or it cannot be read
+    (damaged, of another format: a rebuild is also how such an index is replaced)."""
+    try:
+        # (not mode=ro, as `embeddings.keep_vectors_of` reads it: only SQL's writes are refused)
+        old = sqlite3.connect(f"{path.resolve().as_uri()}?mode=rw", uri=True)
+    except (sqlite3.Error, OSError):
+        old = None
+    try:
+        if old is not None:
+            old.execute("PRAGMA query_only = 1")
+            old.execute("BEGIN")
+    except sqlite3.Error:
+        old.close()
+        old = None
+    try:
+        yield old
+    finally:
+        if old is not None:
+            old.close()
+
+
+def _held_paths(conn: sqlite3.Connection | None) -> set[str]:
+    """The paths of the files, indexed or skipped, that the index on ``conn`` holds (none
+    when it cannot be read)."""
+    if conn is None:
+        return set()
+    try:
+        return {path for (path,) in conn.execute("SELECT path FROM files UNION SELECT path FROM skipped")}
+    except sqlite3.Error:
+        return set()
+
+
+def _held_by(conn: sqlite3.Connection | None, paths: list[str]) -> deque:
+    """What the index on ``conn`` holds of ``paths`` (sorted: the walk's order), as
+    (path, "file", (text, mtime, size, sha256)) or (path, "skipped", (mtime, size, reason)),
+    in their order; what cannot be read is left out."""
+    held: deque = deque()
+    if conn is None:
+        return held
+    try:
+        for path in paths:
+            row = conn.execute("SELECT text, mtime, size, sha256 FROM files WHERE path=?", (path,)).fetchone()
+            if row is not None:
+                held.append((path, "file", row))
+            elif (row := conn.execute("SELECT mtime, size, reason FROM skipped WHERE path=?", (path,)).fetchone()):
+                held.append((path, "skipped", row))
+    except sqlite3.Error:
+        pass  # (a damaged index: what was read of it is kept)
+    return held
+
+
+def _index_held(engine: Engine, held: deque, until: str | None, report: IndexReport) -> None:
+    """Put back into the rebuilt index the files of ``held`` (`_held_by`) whose paths come
+    before ``until`` (all when None), as the walk would have met them: an indexed file is
+    indexed again from its stored text under the new settings, a skipped one is marked
+    skipped again. So once they can be read again, and are unchanged, the index is the one
+    a fresh run makes."""
+    while held and (until is None or held[0][0] < until):
+        path, kind, row = held.popleft()
+        if kind == "file":
+            text, mtime, size, sha256 = row
+            report.chunks += engine.add_document(path, text, mtime, size, sha256)
+        else:
+            engine.mark_skipped(path, *row)
+        report.kept += 1
 
 
 GONE_RECHECK_S = 0.25  # a file gone when read is removed if it is still gone this long later, at the run's end
