@@ -1806,6 +1806,37 @@ def test_an_empty_glob_in_the_config_is_an_error_and_the_index_is_left_as_it_was
     assert r.returncode == 0 and "README.md" in r.stdout and "changed" not in r.stderr
 
 
+@pytest.mark.parametrize("url, why", [
+    ("http://[::1", "is not a usable URL: Invalid IPv6 URL (an IPv6 address is written in brackets"),
+    ("http://127.0.0.1:99999", "is not a usable URL: its port '99999' is not a number from 1 to 65535"),
+    ("http://127.0.0.1:0", "is not a usable URL: its port '0' is not a number from 1 to 65535"),
+    ("http://127.0.0.1:abc", "is not a usable URL: its port 'abc' is not a number from 1 to 65535"),
+    ("http://:11434", "is not a usable URL: it names no host"),
+    ("http://local host:11434", "is not a usable URL: it holds a space"),
+    ("http://localhost:11434/vé", "is not a usable URL: it holds 'é' after its host: write it percent-encoded, as %C3%A9"),
+    ("http://me:secret@localhost:11434", "'http://***@localhost:11434' holds a user name or password")])
+def test_an_unusable_embedding_url_is_refused_when_the_config_is_read(indexed, url, why):
+    """An embedding.base_url that urllib cannot send a request to was refused only when `rag
+    index` reached the embeddings, after it had brought the whole text index up to date."""
+    (indexed / "new.md").write_text("# New\nThe walrus is new.\n")
+    (indexed / "rag.yaml").write_text(f'embedding:\n  enabled: true\n  base_url: "{url}"\n')
+    before = (indexed / ".rag" / "index.db").read_bytes()
+    for cmd in (("index",), ("query", "-q", "walrus"), ("config",)):
+        r = rag(*cmd, "-d", indexed)
+        shown = why if why.startswith("'") else f"'{url}' {why}"
+        assert r.returncode == 1 and r.stderr.startswith(f"Error: rag.yaml line 3: embedding.base_url {shown}"), r.stderr
+        assert r.stdout == "" and "secret" not in r.stderr
+    assert (indexed / ".rag" / "index.db").read_bytes() == before
+
+
+def test_a_usable_embedding_url_is_taken(tmp_path):
+    for url in ("http://localhost:11434/v1", "https://api.example.com/v1/", "http://[::1]:11434", "HTTP://127.0.0.1",
+                "http://localhost:/v1", "http://localhost:11434/v%C3%A9?key=a"):
+        (tmp_path / "rag.yaml").write_text(f'embedding:\n  enabled: true\n  base_url: "{url}"\n')
+        r = rag("config", "-d", tmp_path)
+        assert r.returncode == 0 and f"base_url: {url}" in r.stdout, (url, r.stderr)
+
+
 def test_a_batch_made_of_two_notepad_files_reads_the_second_files_json_lines(indexed, tmp_path):
     # (`cat a.txt b.txt`: b's byte order mark starts a later line, which was then read as a
     # plain question, its JSON text searched and its id lost)

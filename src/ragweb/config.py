@@ -393,10 +393,9 @@ def _validate(doc: yaml.Node | None, loader: yaml.SafeLoader, name: str) -> dict
             cfg[section][key] = value
 
     emb = cfg["embedding"]
-    if emb["enabled"] and not emb["base_url"].lower().startswith(("http://", "https://")):
+    if emb["enabled"] and (problem := base_url_problem(emb["base_url"])):
         # (said before `rag index` builds the text index, not after)
-        raise fail(nodes.get("embedding.base_url") or nodes["embedding.enabled"],
-                   f"embedding.base_url must be an http:// or https:// URL, got {emb['base_url']!r}")
+        raise fail(nodes.get("embedding.base_url") or nodes["embedding.enabled"], "embedding.base_url " + problem)
     if cfg["retrieve"]["hybrid_enabled"] and not cfg["embedding"]["enabled"]:
         raise fail(nodes["retrieve.hybrid_enabled"], "retrieve.hybrid_enabled fuses BM25 with vector search, "
                    "which needs embedding.enabled: true (and an embedding provider)")
@@ -412,6 +411,61 @@ def _validate(doc: yaml.Node | None, loader: yaml.SafeLoader, name: str) -> dict
         raise fail(nodes["index.chunk_overlap"], f"index.chunk_overlap ({index['chunk_overlap']}) must be smaller "
                    f"than index.chunk_tokens ({index['chunk_tokens']})")
     return cfg
+
+
+_NOT_IN_A_URL_RE = re.compile(r"[\x00-\x20\x7f]")  # (http.client refuses them in a request's URL)
+
+
+def base_url_problem(url: str) -> str | None:
+    """What keeps urllib from sending a request to the embedding provider at ``url``, as a
+    message that follows "embedding.base_url ", or None when it can be sent: not http:// or
+    https://, a space or control character, a user name or password (urllib sends none), a
+    host that cannot be read ("http://[::1") or none, a port that is not 1 to 65535, or a
+    character beyond ASCII after the host (the request line is ASCII). Whether anything
+    answers there is for the request to find out."""
+    import urllib.parse  # (here: only a config that enables embeddings needs it)
+
+    if not url.lower().startswith(("http://", "https://")):  # (urllib would read file: URLs)
+        return f"must be an http:// or https:// URL, got {_show(shown_url(url))}"
+    if (bad := _NOT_IN_A_URL_RE.search(url)) is not None:
+        return (f"{_show(shown_url(url))} is not a usable URL: it holds {'a space' if bad.group() == ' ' else 'a control character'} "
+                "(write one in a path as %20)")
+    unusable = f"{_show(shown_url(url))} is not a usable URL: "
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError as e:  # ("http://[::1": a bracket left open; "http://[zz]")
+        return unusable + (f"{e} (an IPv6 address is written in brackets, with the port after them: "
+                           "http://[::1]:11434)")
+    if "@" in parts.netloc:
+        return (f"{_show(shown_url(url))} holds a user name or password, which rag does not send; give an "
+                "API key with embedding.api_key_env instead")
+    if not parts.hostname:
+        return unusable + "it names no host (such as http://localhost:11434)"
+    try:
+        port = parts.port
+    except ValueError:
+        port = 0
+    if port == 0:  # (a port urllib cannot read, or one nothing can listen on)
+        return unusable + f"its port {_show(parts.netloc.rpartition(':')[2])} is not a number from 1 to 65535"
+    after_host = url[len(parts.scheme) + 3 + len(parts.netloc):]
+    if not after_host.isascii():
+        char = next(c for c in after_host if not c.isascii())
+        return unusable + (f"it holds {_show(char)} after its host: write it percent-encoded, as "
+                           f"{urllib.parse.quote(char)}")
+    return None
+
+
+def shown_url(url: str) -> str:
+    """``url`` as a message shows it: a user name and password in it as ``***``."""
+    import urllib.parse
+
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError:
+        return url
+    if "@" not in parts.netloc:
+        return url
+    return urllib.parse.urlunsplit(parts._replace(netloc="***@" + parts.netloc.rsplit("@", 1)[1]))
 
 
 # Plain scalars of a number key that YAML 1.1 (PyYAML) misreads or refuses, read here as

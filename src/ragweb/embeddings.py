@@ -55,6 +55,7 @@ from pathlib import Path
 from typing import Callable
 
 from ragweb import accel
+from ragweb.config import base_url_problem, shown_url
 from ragweb.errors import RagError
 from ragweb.store import array_to_blob, blob_to_array
 
@@ -108,12 +109,8 @@ class Embedder:
         self.dimension = ec["dimension"]
         self.batch_size = ec["batch_size"]
         self.base_url = ec["base_url"].rstrip("/")
-        if not self.base_url.lower().startswith(("http://", "https://")):
-            # (urllib would read file: URLs, and wait out the timeout on ftp: ones)
-            raise RagError(f"embedding.base_url must be an http:// or https:// URL, got {_shown_url(ec['base_url'])!r}")
-        if "@" in _netloc(self.base_url):  # (urllib sends no such password: "name not known")
-            raise RagError(f"embedding.base_url {_shown_url(self.base_url)!r} holds a user name or password, which "
-                           "rag does not send; give an API key with embedding.api_key_env instead")
+        if problem := base_url_problem(ec["base_url"]):  # (a config read from rag.yaml was checked already)
+            raise RagError("embedding.base_url " + problem)
         self.api_key_env = ec["api_key_env"]
         self.document_prefix = ec["document_prefix"]
         self.query_prefix = ec["query_prefix"]
@@ -287,32 +284,13 @@ def _read_answer(response, url: str, deadline: float, limit: int, n_texts: int) 
     return b"".join(parts)
 
 
-def _netloc(url: str) -> str:
-    """The host part of ``url`` ('' when it cannot be read: its request says how)."""
-    try:
-        return urllib.parse.urlsplit(url).netloc
-    except ValueError:
-        return ""
-
-
-def _shown_url(url: str) -> str:
-    """``url`` as a message shows it: a user name and password in it as ``***``."""
-    try:
-        parts = urllib.parse.urlsplit(url)
-    except ValueError:
-        return url
-    if "@" not in parts.netloc:
-        return url
-    return urllib.parse.urlunsplit(parts._replace(netloc="***@" + parts.netloc.rsplit("@", 1)[1]))
-
-
 def _proxy_note(url: str) -> str:
     """" (through the proxy ... )" when the environment's proxy settings apply to ``url``."""
     parts = urllib.parse.urlsplit(url)
     proxy = urllib.request.getproxies().get(parts.scheme)
     if not proxy or urllib.request.proxy_bypass(parts.hostname or ""):
         return ""
-    return (f" (through the proxy {_shown_url(proxy)} that the environment's {parts.scheme}_proxy sets; "
+    return (f" (through the proxy {shown_url(proxy)} that the environment's {parts.scheme}_proxy sets; "
             f"add {parts.hostname} to NO_PROXY to reach it directly)")
 
 
