@@ -1837,6 +1837,27 @@ def test_a_usable_embedding_url_is_taken(tmp_path):
         assert r.returncode == 0 and f"base_url: {url}" in r.stdout, (url, r.stderr)
 
 
+@pytest.mark.parametrize("args, said", [
+    (["index", ""], "the folder to index (PATH) is empty ('')"), (["index", "-d", ""], "-d/--dir is empty"),
+    (["query", "-q", "retry", "-d", ""], "-d/--dir is empty"), (["pack", "-q", "retry", "--config", ""], "--config is empty"),
+    (["config", "--config", " "], "--config is empty (' ')"), (["pack", "-q", "retry", "-o", ""], "-o/--output is empty"),
+    (["query", "--batch", ""], "--batch is empty"), (["pack", "--batch", ""], "--batch is empty"),
+    (["runprompt", "--runtime", "--ctx", ""], "--ctx is empty"),
+    (["web", "--build", "new.md", "--pyodide-dir", ""], "--pyodide-dir is empty"),
+    (["web", "--build", "new.md", "--wheels-dir", ""], "--wheels-dir is empty")])
+def test_an_empty_file_or_folder_name_is_refused_not_taken_for_the_default(indexed, args, said):
+    """A flag that names a file or folder, given an empty name (a shell variable that is not
+    set: `rag index "$DOCS"`), was taken as left out without a word: `rag index ''` and
+    `-d ''` used the current folder, `-o ''` wrote to standard output, `--pyodide-dir ''` and
+    `--wheels-dir ''` the default folders; `--batch ''` said a question was missing, and
+    `--config ''` that "config file . is a folder"."""
+    (indexed / "new.md").write_text("# New\nThe walrus is new.\n")  # (a run would index it)
+    before = (indexed / ".rag" / "index.db").read_bytes()
+    r = rag(*args, cwd=indexed)
+    assert r.returncode == 2 and r.stderr.startswith(f"Error: {said}") and r.stdout == "", r
+    assert (indexed / ".rag" / "index.db").read_bytes() == before
+
+
 def test_a_batch_made_of_two_notepad_files_reads_the_second_files_json_lines(indexed, tmp_path):
     # (`cat a.txt b.txt`: b's byte order mark starts a later line, which was then read as a
     # plain question, its JSON text searched and its id lost)

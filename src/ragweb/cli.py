@@ -147,6 +147,28 @@ def _version() -> str:
 
 
 # --- helpers ----------------------------------------------------------------------------
+# What a flag that names a file or folder means when it is left out, for the error that
+# refuses an empty name (`rag index "$DIR"` with $DIR unset took the current folder, `-o ""`
+# wrote to standard output, `--config ""` was "config file . is a folder")
+_EMPTY_NAMES = {
+    "root": ("the folder to index (PATH)", "name one, or leave it out to index the current folder"),
+    "dir": ("-d/--dir", "name the folder of the index, or leave -d out for the current folder"),
+    "config": ("--config", "name a config file, or leave --config out for ROOT/rag.yaml"),
+    "output": ("-o/--output", "name a file to write, or - for standard output"),
+    "batch": ("--batch", "name a file of questions, one a line, or - for standard input"),
+    "ctx": ("--ctx", "name a packed context file (`rag pack -o FILE`), or - for standard input"),
+}
+
+
+def _refuse_empty_names(args) -> None:
+    """Refuse a file or folder flag given an empty name (or only spaces), which was read as
+    the current folder or as no flag at all: a shell variable that was not set."""
+    for attr, (flag, hint) in _EMPTY_NAMES.items():
+        value = getattr(args, attr, None)
+        if value is not None and not value.strip():
+            raise UsageError(f"{flag} is empty ({value!r}); {hint}")
+
+
 def _root(args) -> Path:
     if getattr(args, "root", None) and args.dir:
         raise UsageError(f"rag index: give the folder once, as PATH ({args.root}) or with -d ({args.dir}), not both")
@@ -1087,6 +1109,7 @@ def _main(argv: list[str] | None) -> int:
         sys.stdout = open(os.devnull, "w", errors="ragweb.escape")  # (a summary nobody can read)
     try:
         with signals.stop_signals_interrupt():  # (SIGTERM, SIGHUP: the cleanup of Ctrl-C)
+            _refuse_empty_names(args)
             code = COMMANDS[args.command](args) or EXIT_OK
         _flush_output()
         return code

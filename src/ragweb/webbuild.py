@@ -853,6 +853,13 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--port {args.port} is out of range; use 0-65535")
     if args.build is not None and not args.build.strip():
         raise UsageError("--build needs a folder, e.g. `rag web --build site`")
+    # (an empty name was taken as no flag at all: the default folders, without a word)
+    if args.pyodide_dir is not None and not args.pyodide_dir.strip():
+        raise UsageError("--pyodide-dir is empty; name the folder of the npm package pyodide, or leave "
+                         "--pyodide-dir out for $RAGWEB_PYODIDE_DIR, else node_modules/pyodide")
+    if args.wheels_dir is not None and not args.wheels_dir.strip():
+        raise UsageError("--wheels-dir is empty; name a folder for the cached wheels, or leave --wheels-dir "
+                         "out for the default cache")
     if not args.host.strip():
         raise UsageError("--host is empty; name an address to serve on: 127.0.0.1 (the default, this "
                          "computer only) or 0.0.0.0 (every network interface)")
