@@ -66,7 +66,7 @@ SCHEMA: dict[str, dict[str, tuple]] = {
     "index": {
         "includes": (DEFAULT_INCLUDES, list, None, "globs of files to index, relative to the root"),
         "excludes": (DEFAULT_EXCLUDES, list, None, "globs of files never to index"),
-        "stemming": (True, (bool, str), None, "Snowball stemming: true/false, or 'porter'"),
+        "stemming": (True, (bool, str), None, "Snowball stemming in index.language: true/false ('porter' is read as true, English stemming; the original Porter stemmer is language: porter)"),
         "language": ("english", str, None, "Snowball language (english, german, french, ...)"),
         "chunk_tokens": (512, int, (16, 100_000), "max tokens per chunk"),
         "chunk_overlap": (50, int, (0, 10_000), "tokens of overlap between consecutive chunks"),
