@@ -450,6 +450,30 @@ def test_usage_errors_exit_2():
     assert rag("nosuchcommand").returncode == 2
 
 
+def test_an_unknown_flag_shows_the_usage_of_its_command(indexed):
+    """`rag query --format json` (a flag of rag pack's) answered with rag's own usage line,
+    `rag [-h] [--version] COMMAND ...`, which lists none of rag query's flags."""
+    r = rag("query", "-q", "retry", "-d", indexed, "--format", "json")
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.startswith("usage: rag query ") and "--json" in r.stderr, r.stderr
+    assert "rag query: error: unrecognized arguments: --format" in r.stderr, r.stderr
+    assert "rag query prints JSON with --json" in r.stderr, r.stderr
+    r = rag("index", indexed, "--bogus")
+    assert r.returncode == 2 and r.stderr.startswith("usage: rag index ")
+    assert "rag index: error: unrecognized arguments: --bogus" in r.stderr and "--json" not in r.stderr
+
+
+def test_a_folder_that_is_not_there_is_named_so(tmp_path):
+    """`rag index dosc` (a typo) said "not a directory: dosc", as if it were something else."""
+    for args in (("index", tmp_path / "dosc"), ("query", "-q", "retry", "-d", tmp_path / "dosc"),
+                 ("config", "-d", tmp_path / "dosc")):
+        r = rag(*args)
+        assert r.returncode == 2 and r.stderr == f"Error: no such folder: {tmp_path / 'dosc'}\n", (args, r.stderr)
+    (tmp_path / "notes.md").write_text("# Notes\n")
+    r = rag("index", tmp_path / "notes.md")
+    assert r.returncode == 2 and r.stderr == f"Error: not a directory: {tmp_path / 'notes.md'}\n", r.stderr
+
+
 def test_every_command_and_flag_has_help_and_is_in_the_readme():
     parser = build_parser()
     readme = README.read_text()
@@ -785,9 +809,10 @@ def test_something_else_where_the_index_goes_is_named(tmp_path):
 def test_a_batch_with_an_option_no_question_makes_right_stops_before_any_answer(indexed, tmp_path):
     batch = tmp_path / "q.txt"
     batch.write_text("retry backoff\nheaders\n")
-    for cmd, option, why in [("pack", ("-b", "0"), "the token budget must be a positive whole number, got 0"),
-                             ("pack", ("-k", "0"), "top_k must be at least 1, got 0"),
-                             ("query", ("-k", "0"), "top_k must be at least 1, got 0"),
+    for cmd, option, why in [("pack", ("-b", "0"), "-b/--budget must be at least 1, got 0"),
+                             ("pack", ("-k", "0"), "-k/--top-k must be at least 1, got 0"),
+                             ("query", ("-k", "0"), "-k/--top-k must be at least 1, got 0"),
+                             ("pack", ("-b", "-5"), "-b/--budget must be at least 1, got -5"),
                              ("query", ("--path", "docs/[ab"), "the path glob 'docs/[ab' can match no file")]:
         r = rag(cmd, "-d", indexed, "--batch", batch, *option)
         assert r.returncode == 2 and r.stdout == "", (cmd, option, r.stdout)

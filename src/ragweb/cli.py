@@ -135,6 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     from ragweb import webbuild
     webbuild.add_arguments(p)
+    parser.commands = sub.choices  # (a flag no command takes is told in that command's usage)
     return parser
 
 
@@ -182,7 +183,7 @@ def _root(args) -> Path:
                        "cd to a folder that does, or name one with -d") from None
     try:
         if not root.is_dir():
-            raise UsageError(f"not a directory: {root}")
+            raise UsageError(f"not a directory: {root}" if os.path.lexists(root) else f"no such folder: {root}")
     except PermissionError as e:
         raise RagError(f"cannot read {root if given else f'the current folder {here}'}: {e.strerror}") from None
     return root
@@ -756,11 +757,13 @@ def _check_flag_bounds(args) -> None:
     """``-k`` and ``-b`` within the bounds rag.yaml's ``retrieve.top_k`` and
     ``pack.token_budget`` take (and the page's ``ragPack`` budget): a flag says what a key
     says, so a value the config refuses is refused as a flag too (a batch would answer every
-    question with it). Values below 1 are `Engine.check_options`'."""
+    question with it). Each error names the flag the user typed."""
     from ragweb.config import SCHEMA
     for flag, value, (section, key) in (("-k/--top-k", args.top_k, ("retrieve", "top_k")),
                                         ("-b/--budget", getattr(args, "budget", None), ("pack", "token_budget"))):
-        most = SCHEMA[section][key][2][1]
+        least, most = SCHEMA[section][key][2]
+        if value is not None and value < least:
+            raise UsageError(f"{flag} must be at least {least}, got {value}")
         if value is not None and value > most:
             raise UsageError(f"{flag} must be at most {most} (as {section}.{key} in rag.yaml), got {value}")
 
@@ -1089,6 +1092,14 @@ def _flush_output() -> None:
         raise RagError(f"cannot write the output: {e.strerror or e}") from None
 
 
+def _unknown_flags(command_parser: argparse.ArgumentParser, command: str, extra: list[str]) -> None:
+    """Exit with the usage of ``command``, which lists the flags it takes, for ``extra`` it
+    does not take (`rag query --format json`: a flag of `rag pack`'s)."""
+    hint = ("; rag query prints JSON with --json" if command == "query"
+            and any(a.split("=")[0] == "--format" for a in extra) else "")
+    command_parser.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
+
+
 def _main(argv: list[str] | None) -> int:
     if sys.stderr is None:  # started with its standard error closed (`2>&-`): warnings nobody can read
         sys.stderr = open(os.devnull, "w", errors="ragweb.escape")
@@ -1100,7 +1111,7 @@ def _main(argv: list[str] | None) -> int:
         if args.command in ("query", "pack") and not any(a.startswith("-") for a in extra):
             args.words = [*(args.words or ()), *extra]
         else:
-            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+            _unknown_flags(parser.commands[args.command], args.command, extra)
     if sys.stdout is None:  # started with its standard output closed (`>&-`)
         if args.command not in ("index", "web") and getattr(args, "output", None) in (None, "-"):
             print(f"Error: standard output is closed: rag {args.command} has nowhere to write its results",
