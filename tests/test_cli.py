@@ -458,6 +458,10 @@ def test_an_unknown_flag_shows_the_usage_of_its_command(indexed):
     assert r.stderr.startswith("usage: rag query ") and "--json" in r.stderr, r.stderr
     assert "rag query: error: unrecognized arguments: --format" in r.stderr, r.stderr
     assert "rag query prints JSON with --json" in r.stderr, r.stderr
+    r = rag("pack", "-q", "retry", "-d", indexed, "--json")  # (rag query's flag)
+    assert r.returncode == 2 and r.stdout == "" and r.stderr.startswith("usage: rag pack ")
+    assert r.stderr.endswith("rag pack: error: unrecognized arguments: --json; rag pack writes JSON "
+                             "unless pack.output says otherwise: --format json\n"), r.stderr
     r = rag("index", indexed, "--bogus")
     assert r.returncode == 2 and r.stderr.startswith("usage: rag index ")
     assert "rag index: error: unrecognized arguments: --bogus" in r.stderr and "--json" not in r.stderr

@@ -1092,11 +1092,18 @@ def _flush_output() -> None:
         raise RagError(f"cannot write the output: {e.strerror or e}") from None
 
 
+_OTHER_COMMANDS_FLAGS = {
+    ("query", "--format"): "; rag query prints JSON with --json",
+    ("pack", "--json"): "; rag pack writes JSON unless pack.output says otherwise: --format json",
+}
+"""(command, a flag of another command's) -> what the command takes instead."""
+
+
 def _unknown_flags(command_parser: argparse.ArgumentParser, command: str, extra: list[str]) -> None:
     """Exit with the usage of ``command``, which lists the flags it takes, for ``extra`` it
     does not take (`rag query --format json`: a flag of `rag pack`'s)."""
-    hint = ("; rag query prints JSON with --json" if command == "query"
-            and any(a.split("=")[0] == "--format" for a in extra) else "")
+    flags = {a.split("=")[0] for a in extra}
+    hint = next((h for (c, flag), h in _OTHER_COMMANDS_FLAGS.items() if c == command and flag in flags), "")
     command_parser.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
 
 
