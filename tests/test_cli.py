@@ -52,6 +52,8 @@ def test_index_prints_a_summary(sample_root):
     assert "added" in r.stdout and "chunks" in r.stdout and " s" in r.stdout
     r = rag("index", "-d", sample_root)
     assert "0 added" in r.stdout and "unchanged" in r.stdout
+    (sample_root / "one.md").write_text("# One\nA single chunk.\n")  # ("1 chunks written")
+    assert "1 added, 0 updated, 0 removed, 8 skipped (8 unchanged); 1 chunk written" in rag("index", sample_root).stdout
 
 
 def test_a_run_that_indexes_nothing_says_what_was_left_out(tmp_path):

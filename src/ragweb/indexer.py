@@ -371,7 +371,7 @@ class IndexReport:
         if links:
             parts.append(f"{links} symlink{'' if links == 1 else 's'} not followed")
         text = ", ".join(parts)
-        return (f"{text}; {self.chunks} chunks written, {self.total_chunks} in index; "
+        return (f"{text}; {self.chunks} chunk{'' if self.chunks == 1 else 's'} written, {self.total_chunks} in index; "
                 f"{self.seconds:.2f} s")
 
 
