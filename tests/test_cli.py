@@ -43,7 +43,7 @@ def test_the_cli_module_runs_as_the_package_does(indexed):
                                                   "--json").stdout)
     r = subprocess.run([sys.executable, "-m", "ragweb.cli", "query", "-d", indexed, "-q", "retry", "-k", "0"],
                        capture_output=True, text=True, timeout=120)
-    assert r.returncode == 2 and "top_k" in r.stderr
+    assert r.returncode == 2 and "-k/--top-k must be at least 1" in r.stderr
 
 
 def test_index_prints_a_summary(sample_root):
