@@ -187,9 +187,16 @@ def test_a_dropped_folders_config_is_read_from_its_bytes_and_a_misnamed_one_is_n
         "mac": {"Rag.yaml": "index:\n  excludes: ['private/']\n",
                 "private": {"s.md": "salary figures\n"}, "b.md": "open notes\n"},
     })
-    assert app.stats()["files"] == ["mac/Rag.yaml", "mac/b.md", "mac/private/s.md", "win/a.md"]  # (as rag index)
+    # (as rag index: the misnamed file is not read, nor indexed -- it was, as a YAML document)
+    assert app.stats()["files"] == ["mac/b.md", "mac/private/s.md", "win/a.md"]
     status = app.page.locator("#status").inner_text()
     assert "win/rag.yaml applied" in status and "mac/Rag.yaml is not read: the config file must be named rag.yaml" in status, status
+    # passed over without a word, as rag index passes over it: not "left out by index.excludes:
+    # change it in the folder's rag.yaml", for a folder whose config is the file left out
+    app.page.evaluate(DROP_TREE_JS, {"lone": {"rag.yml": "index:\n  excludes: ['private/']\n"}})
+    status = app.page.locator("#status").inner_text()
+    assert status.startswith("Nothing was indexed") and "index.excludes" not in status, status
+    assert "lone/rag.yml is not read: the config file must be named rag.yaml" in status, status
 
 
 def test_a_dropped_name_with_backslashes_cannot_replace_another_folders_file(app):

@@ -530,6 +530,8 @@ def test_selection_matches_the_cli_walker(tmp_path):
         "gen/g.md": "x", "x.log.md": "x", "keep.log.md": "x", "top.md": "x", "sub/top.md": "x",
         "sub/.ragignore": "secret.md\n", "sub/secret.md": "x", "sub/open.md": "x",
         "docs/z.md.gz": "x", "docs/z.min.js.gz": "x", "docs/changelog.gz": "x",
+        # a config file under a name rag does not read: not read, nor indexed (its words are settings)
+        "Rag.yaml": "x", "sub/rag.yml": "x", "docs/rag.yaml.txt": "x",
     }
     for rel, text in tree.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -542,6 +544,9 @@ def test_selection_matches_the_cli_walker(tmp_path):
     assert page == cli
     assert "keep.log.md" in cli and "sub/top.md" in cli and "top.md" not in cli
     assert "docs/z.md.gz" in cli and "docs/z.min.js.gz" not in cli
+    assert "conf.yaml" in cli and not {"Rag.yaml", "sub/rag.yml", "docs/rag.yaml.txt"} & set(cli)
+    # in a dropped folder, passed over as `rag index` of the folder passes over it (not counted)
+    assert call(facade.check_path, "proj/Rag.yaml", 1) == {"skip": "excluded", "path": "proj/Rag.yaml", "quiet": True}
 
 
 def test_check_dir_prunes_excluded_and_ignored_folders():

@@ -1252,6 +1252,22 @@ def test_a_config_file_under_a_near_miss_name_is_said_not_to_be_read(tmp_path, n
     assert r.returncode == 0 and "is not read" not in r.stderr
 
 
+@pytest.mark.parametrize("name", ["Rag.yaml", "rag.yml", "rag.yaml.txt", ".rag.yaml"])
+def test_a_config_file_under_a_near_miss_name_is_not_indexed_either(tmp_path, name):
+    """A `Rag.yaml` was indexed as a YAML document (its globs and settings came back as
+    answers) while the note said it is not read; it is rag's file, as a rag.yaml is, at the
+    root or below it, even when index.excludes replaces the default list."""
+    make_files(tmp_path, {name: "index:\n  excludes: ['private/']\n", f"sub/{name}": "pack:\n  lean: true\n",
+                          "a.md": "open notes on excludes and lean packs\n"})
+    r = rag("index", tmp_path)
+    assert r.returncode == 0 and "1 added" in r.stdout, r.stdout
+    assert _paths(rag("query", "-d", tmp_path, "-q", "excludes lean", "--json")) == ["a.md"]
+    (tmp_path / "rag.yaml").write_text("index:\n  excludes: ['private/']\n")  # (replaces the defaults)
+    r = rag("index", tmp_path)
+    assert r.returncode == 0 and "0 added" in r.stdout, r.stdout
+    assert _paths(rag("query", "-d", tmp_path, "-q", "excludes lean", "--json")) == ["a.md"]
+
+
 def test_files_left_out_only_for_the_case_of_their_suffix_are_named(tmp_path):
     make_files(tmp_path, {"a.md": "open notes\n", "docs/GUIDE.MD": "guide\n", "README.TXT": "read me\n",
                           "logo.PNG": "x"})

@@ -1444,14 +1444,16 @@
 
   // The files of a drop that `rag index` passes over without counting them among those the
   // globs or ignore files leave out (facade.check_path's "quiet"): a dropped folder's own
-  // rag.yaml (read as its config), what its .git/ or .rag/ holds (a picked folder lists them),
-  // a hidden file no include takes (.gitignore). Only names that may be such are asked about.
+  // rag.yaml (read as its config) or one misnamed (Rag.yaml, rag.yml: not read, nor indexed),
+  // what its .git/ or .rag/ holds (a picked folder lists them), a hidden file no include takes
+  // (.gitignore). Only names that may be such are asked about.
   // {items: the others, passed: [{path, skip}]}
   function passedOver(items) {
     const passed = [];
     const rest = items.filter((it) => {
       const name = it.path.split('/').pop();
-      if (!name.startsWith('.') && name !== 'rag.yaml' && !/(^|\/)\.(git|rag)\//.test(it.path)) return true;
+      if (!name.startsWith('.') && !/^rag\.ya?ml(\.txt)?$/i.test(name)
+        && !/(^|\/)\.(git|rag)\//.test(it.path)) return true;
       const check = JSON.parse(state.facade.check_path(it.path));
       if (!check.quiet) return true;
       passed.push({ path: check.path, skip: check.skip });

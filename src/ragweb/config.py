@@ -138,7 +138,7 @@ def misnamed_config_note(names, folder: str = "") -> str | None:
     names = set(names)
     if CONFIG_FILES[0] in names:
         return None
-    found = sorted(n for n in names if n.lower() in _MISNAMED_CONFIGS)
+    found = sorted(n for n in names if is_misnamed_config(n))
     if not found:
         return None
     where = f"{folder}/" if folder else ""
@@ -149,11 +149,20 @@ def never_indexed(rel: str) -> bool:
     """Whether ``rel`` (relative to a root, ``/``-separated; a folder ends in ``/``) is never
     indexed, whatever ``index.excludes`` says (a user's excludes replace the defaults that
     list them): rag's own files, of this root or of another indexed folder inside it (a
-    ``rag.yaml``, anything in a ``.rag/`` folder: the index, its config), and git's (a
-    ``.git`` folder, whose config may hold a remote's token, or a worktree's ``.git`` file)."""
+    ``rag.yaml``, a config file under a name that misses it, ``Rag.yaml`` or ``rag.yml``,
+    anything in a ``.rag/`` folder: the index, its config), and git's (a ``.git`` folder,
+    whose config may hold a remote's token, or a worktree's ``.git`` file)."""
     name = rel.rstrip("/").rsplit("/", 1)[-1]
     return (name in (CONFIG_FILES[0], ".git") or rel.startswith((".rag/", ".git/"))
-            or "/.rag/" in rel or "/.git/" in rel)
+            or "/.rag/" in rel or "/.git/" in rel
+            or (not rel.endswith("/") and is_misnamed_config(name)))
+
+
+def is_misnamed_config(name: str) -> bool:
+    """Whether the file ``name`` is one `misnamed_config_note` names: a config file under a
+    name rag does not read (``Rag.yaml``, ``rag.yml``, ``rag.yaml.txt``). Its words are
+    settings, not a document's, so it is not indexed either."""
+    return name != CONFIG_FILES[0] and name.lower() in _MISNAMED_CONFIGS
 
 
 def load_config(root: str | Path, path: str | Path | None = None) -> tuple[dict, Path | None]:

@@ -33,7 +33,7 @@ import time
 import traceback
 import zlib
 
-from ragweb.config import default_config, never_indexed
+from ragweb.config import default_config, is_misnamed_config, never_indexed
 from ragweb.errors import RagError
 
 DEFAULT_TOP_K = 5
@@ -757,7 +757,8 @@ def _skip_reason(path: str, size) -> str | None:
     excluded, not included, ignored or too large), or None."""
     root, rel, index, (includes, excludes) = _selection(path)
     if (any(excludes.covers_dir(d) for d in _folders(rel)) or excludes.matches_file(rel)
-            or (root is not None and never_indexed(rel))):  # its rag.yaml is not text to index
+            or (root is not None and never_indexed(rel))  # its rag.yaml is not text to index
+            or is_misnamed_config(rel.rsplit("/", 1)[-1])):  # (nor a Rag.yaml, which no glob names)
         return "excluded"
     if not includes.matches_file(rel):
         return "not included"
