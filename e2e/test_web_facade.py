@@ -593,6 +593,8 @@ def test_an_invalid_rag_yaml_is_an_error_naming_its_line_and_changes_nothing():
     assert call(facade.config_add, "proj", "index: [\n", ".rag/config.yaml")["error"].startswith(
         "proj/.rag/config.yaml line 2: invalid YAML")
     assert call(facade.config_add, "proj", "index:\n  exclude: []\n")["error"].count("did you mean 'excludes'")
+    assert call(facade.config_add, "proj", "pack:\n  synonyms: [zap]\n")["error"].startswith(  # (as rag index)
+        "proj/rag.yaml line 2: pack.synonyms item 'zap' has one word")
     assert call(facade.check_path, "proj/notes.txt", 10)["ok"]  # still the page's rules
 
 

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from ragweb.config import (DEFAULTS, SCHEMA, config_help, default_config, dump_config,
                            load_config, parse_config)
+from ragweb.analysis import folded_words
 from ragweb.errors import ConfigError
 from ragweb.files import backslash_problem, glob_problem
 
@@ -394,6 +395,22 @@ def test_pack_synonyms_are_groups_of_words():
     assert msg == "rag.yaml line 4: pack.synonyms items must be strings of words, got a list"
 
 
+def test_a_synonym_group_of_one_word_is_an_error():
+    """`synonyms: ['zap']` (or `[k8s, kubernetes]`, one group meant) was accepted and did
+    nothing: a word alone in its group has no other word to match."""
+    msg = error_of("pack:\n  synonyms:\n    - k8s kubernetes\n    - zap\n")
+    assert msg == ("rag.yaml line 4: pack.synonyms item 'zap' has one word: a group is two or more words "
+                   "for the same thing in one string, such as 'k8s kubernetes'")
+    assert error_of("pack:\n  synonyms: ['K8s k8s']\n").startswith("rag.yaml line 2: pack.synonyms item 'K8s k8s' has one word")
+    assert error_of("pack:\n  synonyms: [k8s, kubernetes]\n").endswith(
+        " (to make k8s and kubernetes one group, write ['k8s kubernetes'])")
+    assert error_of("pack:\n  synonyms: ['pg postgres', ' ']\n") == (
+        "rag.yaml line 2: pack.synonyms item ' ' has no words: write a group of words for the same thing "
+        "in one string, such as 'k8s kubernetes', or delete the item")
+    assert parse_config("pack:\n  synonyms: ['k8s, kubernetes', 'हिन्दी hindi']\n")["pack"]["synonyms"] == \
+        ["k8s, kubernetes", "हिन्दी hindi"]
+
+
 def test_duplicate_key_is_an_error():
     msg = error_of("index:\n  k1: 1\n  k1: 2\n")
     assert msg == "rag.yaml line 3: index.k1 appears twice (first on line 2)"
@@ -482,6 +499,10 @@ def _value_strategy(section, key):
         if key in ("includes", "excludes"):  # (a glob may not start with "!", match nothing, nor be a Windows path)
             items = items.filter(lambda t: t.strip() and not t.startswith("!") and glob_problem(t) is None
                                  and backslash_problem(t) is None)
+        if key == "synonyms":  # (a group is two or more words)
+            word = st.text(st.characters(categories=("L", "Nd")), min_size=1, max_size=6)
+            items = st.lists(word, min_size=2, max_size=3).map(" ".join).filter(
+                lambda t: len({w.lower() for w in folded_words(t)}) >= 2)
         return st.lists(items, max_size=4)
     if typ is str:
         return st.sampled_from(check) if check else st.text(max_size=20)

@@ -108,7 +108,7 @@ SCHEMA: dict[str, dict[str, tuple]] = {
         "compact": (True, bool, None, "split top chunks into sentences when they do not fit whole"),
         "lean": (False, bool, None, "trade recall for far fewer tokens"),
         "semantic_weight": (0.5, float, (0.0, 10.0), "with embeddings: how much a sentence's embedding similarity to the question lifts it in a lean pack (0: words only)"),
-        "synonyms": ([], list, None, "more groups of words your documents and questions use for the same thing, each a string: 'k8s kubernetes' (compaction matches a sentence by another word of a question word's group, as by the built-in English ones)"),
+        "synonyms": ([], list, None, "more groups of words your documents and questions use for the same thing, each a string of two or more words: 'k8s kubernetes' (compaction matches a sentence by another word of a question word's group, as by the built-in English ones)"),
     },
     "logging": {
         "level": ("info", str, ("debug", "info", "warning", "error"), "which lines the CLI writes to standard error: warning hides the note: lines, error the warning: lines too (errors always show), debug adds the indexer's DEBUG: lines"),
@@ -398,6 +398,8 @@ def _validate(doc: yaml.Node | None, loader: yaml.SafeLoader, name: str) -> dict
                         raise fail(item_node, f"{full} items cannot start with '!', got {_show(item)}: list only "
                                    + ("what to leave out (and narrow index.includes for the rest)"
                                       if key == "excludes" else "what to index (and use index.excludes to leave out)"))
+            if full == "pack.synonyms" and (bad := _lone_synonym(value_node.value, value)):
+                raise fail(bad[0], bad[1])
             porter = porter or (full == "index.stemming" and isinstance(raw, str))
             cfg[section][key] = value
 
@@ -420,6 +422,27 @@ def _validate(doc: yaml.Node | None, loader: yaml.SafeLoader, name: str) -> dict
         raise fail(nodes["index.chunk_overlap"], f"index.chunk_overlap ({index['chunk_overlap']}) must be smaller "
                    f"than index.chunk_tokens ({index['chunk_tokens']})")
     return cfg
+
+
+def _lone_synonym(item_nodes: list, groups: list[str]) -> tuple | None:
+    """``(node, message)`` for the first group of ``pack.synonyms`` that has fewer than two
+    words (``'zap'``, ``''``): no word of it has another to match, so it would do nothing."""
+    from .analysis import folded_words  # (config is read before analysis is needed)
+
+    for node, group in zip(item_nodes, groups):
+        words = {w.lower() for w in folded_words(group)}
+        if len(words) >= 2:
+            continue
+        if not words:
+            return node, (f"pack.synonyms item {_show(group)} has no words: write a group of words for "
+                          "the same thing in one string, such as 'k8s kubernetes', or delete the item")
+        message = (f"pack.synonyms item {_show(group)} has one word: a group is two or more words for "
+                   "the same thing in one string, such as 'k8s kubernetes'")
+        lone = [g.strip() for g in groups if len({w.lower() for w in folded_words(g)}) == 1]
+        if len(lone) > 1 and len(lone) == len(groups):  # (`[k8s, kubernetes]`: one group meant)
+            message += f" (to make {', '.join(lone[:-1])} and {lone[-1]} one group, write [{_show(' '.join(lone))}])"
+        return node, message
+    return None
 
 
 _NOT_IN_A_URL_RE = re.compile(r"[\x00-\x20\x7f]")  # (http.client refuses them in a request's URL)
