@@ -469,6 +469,30 @@ def test_an_unknown_flag_shows_the_usage_of_its_command(indexed):
     assert "rag index: error: unrecognized arguments: --bogus" in r.stderr and "--json" not in r.stderr
 
 
+def test_a_question_that_looks_like_a_flag_is_told_how_to_ask(indexed):
+    """`rag query -q "-g"` (asking about the -g flag) said only "argument -q/--query: expected
+    one argument"; the error says how to ask it, and the ways it names work."""
+    r = rag("query", "-d", indexed, "-q", "-g")
+    assert r.returncode == 2 and r.stderr.endswith(
+        "rag query: error: argument -q/--query: expected one argument (a question), and -g is read as a flag; "
+        "to ask about -g, write -q=-g (or rag query -- -g)\n"), r.stderr
+    for args in (("-q=-g",), ("--query=-g",), ("--", "-g")):
+        r = rag("query", "-d", indexed, "--json", *args)
+        assert r.returncode == 0 and json.loads(r.stdout)["query"] == "-g", (args, r.stderr)
+    r = rag("query", "-d", indexed, "-q", "-k", "3")  # (a flag after -q is still no question)
+    assert r.returncode == 2 and "and -k is read as a flag; to ask about -k, write -q=-k" in r.stderr, r.stderr
+    r = rag("pack", "-d", indexed, "--query", "--verbose")
+    assert r.returncode == 2 and r.stderr.endswith(
+        "and --verbose is read as a flag; to ask about --verbose, write --query=--verbose "
+        "(or rag pack -- --verbose)\n"), r.stderr
+    packed = rag("pack", "-d", indexed, "-q", "retry")
+    r = rag("runprompt", "--runtime", "--ctx", "-", "-q", "-g", stdin=packed.stdout)
+    assert r.returncode == 2 and r.stderr.endswith("to ask about -g, write -q=-g\n"), r.stderr  # (no words after --)
+    r = rag("runprompt", "--runtime", "--ctx", "-", "-q=-g", stdin=packed.stdout)
+    assert r.returncode == 0 and "-g" in r.stdout, r.stderr
+    assert rag("query", "-d", indexed, "-q").stderr.endswith("argument -q/--query: expected one argument\n")
+
+
 def test_a_folder_that_is_not_there_is_named_so(tmp_path):
     """`rag index dosc` (a typo) said "not a directory: dosc", as if it were something else."""
     for args in (("index", tmp_path / "dosc"), ("query", "-q", "retry", "-d", tmp_path / "dosc"),

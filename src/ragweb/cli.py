@@ -57,6 +57,34 @@ def _set_level(level: str | None) -> None:
 
 
 # --- argument parsing -------------------------------------------------------------------
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose error for ``-q -g`` (a question that looks like a flag)
+    says how to ask it; the commands' parsers are of this class too."""
+
+    def parse_known_args(self, args=None, namespace=None):
+        self.given = list(sys.argv[1:] if args is None else args)  # (for `error`)
+        return super().parse_known_args(args, namespace)
+
+    def error(self, message):
+        if message == "argument -q/--query: expected one argument":
+            message += _flag_like_question(self.prog, getattr(self, "given", []))
+        super().error(message)
+
+
+def _flag_like_question(prog: str, args: list[str]) -> str:
+    """How to ask a question that argparse read as a flag (``rag query -q -g``: ``-q=-g``),
+    to follow the error that ``-q`` got no question; '' when no such word follows ``-q``."""
+    for option, word in zip(args, args[1:]):
+        if option == "--":
+            break
+        if (option == "-q" or len(option) > 2 and "--query".startswith(option)) and word.startswith("-"):
+            written = "--query" if option.startswith("--") else "-q"
+            other = f" (or {prog} -- {shlex.quote(word)})" if prog.endswith((" query", " pack")) else ""
+            return (f" (a question), and {word} is read as a flag; to ask about {word}, write "
+                    f"{written}={shlex.quote(word)}{other}")
+    return ""
+
+
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("-d", "--dir", metavar="ROOT", default=None,
                    help="root directory of the index (default: current directory; query and pack: "
@@ -83,7 +111,7 @@ def _retrieval(p: argparse.ArgumentParser, command: str) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="rag", description="Index files and pack cited evidence for a question into a token budget.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
