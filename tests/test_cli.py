@@ -1885,6 +1885,7 @@ def test_an_empty_glob_in_the_config_is_an_error_and_the_index_is_left_as_it_was
     ("http://:11434", "is not a usable URL: it names no host"),
     ("http://local host:11434", "is not a usable URL: it holds a space"),
     ("http://localhost:11434/vé", "is not a usable URL: it holds 'é' after its host: write it percent-encoded, as %C3%A9"),
+    ("http://localhost:11434/#v1", "is not a usable URL: it holds a fragment ('#v1'), which is never sent to a server"),
     ("http://me:secret@localhost:11434", "'http://***@localhost:11434' holds a user name or password")])
 def test_an_unusable_embedding_url_is_refused_when_the_config_is_read(indexed, url, why):
     """An embedding.base_url that urllib cannot send a request to was refused only when `rag

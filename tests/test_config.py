@@ -529,11 +529,13 @@ def valid_configs(draw):
     index, emb = cfg["index"], cfg["embedding"]
     index["chunk_overlap"] = draw(st.integers(0, min(index["chunk_tokens"] - 1, SCHEMA["index"]["chunk_overlap"][2][1])))
     if emb["enabled"]:
-        # (a URL urllib can send a request to: `base_url_problem`; its path any printable ASCII)
+        # (a URL urllib can send a request to: `base_url_problem`; its path any printable ASCII
+        # but "#", a fragment, which is never sent)
         emb["base_url"] = (draw(st.sampled_from(["http://", "https://", "HTTP://"]))
                            + draw(st.sampled_from(["localhost", "127.0.0.1", "[::1]", "bücher.example"]))
                            + draw(st.sampled_from(["", ":1", ":11434", ":65535"]))
-                           + draw(st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7e), max_size=20)
+                           + draw(st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7e, blacklist_characters="#"),
+                                          max_size=20)
                                   .map(lambda path: "/" + path if path else "")))
     else:
         cfg["retrieve"]["hybrid_enabled"] = False

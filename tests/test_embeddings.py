@@ -276,6 +276,21 @@ def test_openai_provider_sends_the_key_and_reads_indexed_data(tmp_path, provider
     assert query(root, "-q", "automobile", "--semantic", "-k", "1")[0]["path"] == "garage.md"
 
 
+def test_a_base_url_with_a_query_gets_the_endpoint_path_before_the_query(tmp_path, provider):
+    """A base_url with a query (a gateway's ``?key=...``, ``?api-version=...``) was sent with
+    the endpoint after the query, so the server got ``/v1?key=a/embeddings``: path ``/v1``,
+    and a key of ``a/embeddings``. The endpoint's path goes before the query."""
+    root = write_root(tmp_path, provider, provider="openai", base_url=provider.url + "/v1/?key=a",
+                      api_key_env="RAG_TEST_KEY")
+    provider.reply = lambda texts: {"data": [{"index": i, "embedding": fake_vector(t)} for i, t in enumerate(texts)]}
+    r = rag("index", root)
+    assert r.returncode == 0 and "embedded 3 chunks" in r.stdout, r.stderr
+    assert {req["path"] for req in provider.requests} == {"/v1/embeddings?key=a"}
+    provider.requests.clear()
+    assert query(root, "-q", "automobile", "--semantic", "-k", "1")[0]["path"] == "garage.md"
+    assert [req["path"] for req in provider.requests] == ["/v1/embeddings?key=a"]
+
+
 def test_a_provider_failing_half_way_keeps_finished_batches_and_the_next_run_goes_on(tmp_path, provider):
     root = write_root(tmp_path, provider, batch_size=1)
     provider.fail_after = 2

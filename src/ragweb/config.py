@@ -452,8 +452,9 @@ def base_url_problem(url: str) -> str | None:
     """What keeps urllib from sending a request to the embedding provider at ``url``, as a
     message that follows "embedding.base_url ", or None when it can be sent: not http:// or
     https://, a space or control character, a user name or password (urllib sends none), a
-    host that cannot be read ("http://[::1") or none, a port that is not 1 to 65535, or a
-    character beyond ASCII after the host (the request line is ASCII). Whether anything
+    host that cannot be read ("http://[::1") or none, a port that is not 1 to 65535, a
+    character beyond ASCII after the host (the request line is ASCII), or a fragment
+    ("#v1": never sent, nor the endpoint's path rag adds after it). Whether anything
     answers there is for the request to find out."""
     import urllib.parse  # (here: only a config that enables embeddings needs it)
 
@@ -484,6 +485,9 @@ def base_url_problem(url: str) -> str | None:
         char = next(c for c in after_host if not c.isascii())
         return unusable + (f"it holds {_show(char)} after its host: write it percent-encoded, as "
                            f"{urllib.parse.quote(char)}")
+    if "#" in after_host:  # (what follows it is never sent, the endpoint's path with it)
+        return unusable + (f"it holds a fragment ({_show(after_host[after_host.index('#'):])}), which is never "
+                           "sent to a server: write the URL without it")
     return None
 
 

@@ -8,7 +8,7 @@ leaves the tab), and an index without vectors works as before.
 
 Providers (HTTP, JSON, stdlib `urllib`):
 
-- ``ollama``: ``POST {base_url}/api/embed`` with ``{"model", "input": [texts]}``, answering
+- ``ollama``: ``POST {base_url}/api/embed`` (before a query base_url holds) with ``{"model", "input": [texts]}``, answering
   ``{"embeddings": [[...], ...]}``;
 - ``openai`` (any OpenAI-compatible server): ``POST {base_url}/embeddings`` with
   ``{"model", "input": [texts]}``, answering ``{"data": [{"index", "embedding"}, ...]}``;
@@ -155,7 +155,10 @@ class Embedder:
             raise
 
     def _url(self) -> str:
-        return self.base_url + ("/api/embed" if self.provider == "ollama" else "/embeddings")
+        """The endpoint: ``/api/embed`` or ``/embeddings`` after base_url's path, before its
+        query (``.../v1?key=a``: the query was sent as ``key=a/embeddings``, to ``/v1``)."""
+        base, mark, query = self.base_url.partition("?")
+        return base.rstrip("/") + ("/api/embed" if self.provider == "ollama" else "/embeddings") + mark + query
 
     def embed(self, texts: list[str], what: str = "text") -> list[list[float]]:
         """One vector per text, in order (one request; see `batch_size` for callers). An
