@@ -357,3 +357,23 @@ def rag_index_report(root: Path, home: Path) -> str:
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout + proc.stderr
+
+
+def test_a_drop_that_removed_or_could_not_read_files_is_not_said_to_hold_nothing_new(app):
+    # (a folder dropped again whose rag.yaml now excludes a file said "Nothing new: 2 files
+    # unchanged" and then "Removed 1 file indexed before"; `rag index` says "1 removed")
+    tree = {"a.md": "# A\n\nThe avocet sweeps.\n", "b.md": "# B\n\nThe avocet nests.\n", "c.txt": "avocet notes\n"}
+    app.page.evaluate(DROP_TREE_JS, {"proj": tree})
+    assert status(app) == "Indexed 3 files (3 chunks)."
+    app.page.evaluate(DROP_TREE_JS, {"proj": {**tree, "rag.yaml": "index:\n  excludes: ['**/*.txt']\n"}})
+    assert status(app).startswith("Indexed 0 files (0 chunks); 2 unchanged, not indexed again. proj/rag.yaml applied. "
+                                  "Removed 1 file indexed before that this drop leaves out"), status(app)
+    # a file of the drop that could not be read (a damaged .gz) may be new: not "nothing new" either
+    app.page.evaluate(DROP_TREE_JS, {"proj": {**tree, "d.md.gz": "not gzip at all\n"}})
+    assert status(app).startswith("Indexed 1 file (1 chunk); 2 unchanged, not indexed again."), status(app)
+    app.page.evaluate(DROP_TREE_JS, {"proj": {**tree, "d.md.gz": "not gzip at all\n"}})
+    assert status(app).startswith("Indexed 0 files (0 chunks); 3 unchanged, not indexed again."), status(app)
+    assert "Some of the drop could not be read" in status(app)
+    # and a drop that changed nothing still says so
+    app.page.evaluate(DROP_TREE_JS, {"proj": tree})
+    assert status(app).startswith("Nothing new: 3 files unchanged, not indexed again."), status(app)

@@ -1889,11 +1889,14 @@
 
   // The head of the status line after a drop or a pick that indexed files: those it indexed, and
   // apart from them those it did not index again for being unchanged, as `rag index` counts
-  // them ("0 added, 0 updated, 3 skipped (3 unchanged); 0 chunks written").
+  // them ("0 added, 0 updated, 3 skipped (3 unchanged); 0 chunks written"). "Nothing new" only
+  // when the drop changed nothing and read every file: not when it removed files it now leaves
+  // out, nor when files failed, could not be read, or found the index or the storage full.
   function indexedHead(tally) {
     const same = tally.unchanged.size;
     const fresh = tally.files - same;
-    if (same && !fresh) return `Nothing new: ${plural(same, 'file', 'files')} unchanged, not indexed again.`;
+    const more = tally.removed.length || tally.errors.length || tally.unread.length || tally.stopped || tally.full;
+    if (same && !fresh && !more) return `Nothing new: ${plural(same, 'file', 'files')} unchanged, not indexed again.`;
     return `Indexed ${plural(fresh, 'file', 'files')} (${plural(tally.chunks, 'chunk', 'chunks')})` +
       (same ? `; ${num(same)} unchanged, not indexed again.` : '.');
   }
