@@ -171,7 +171,7 @@ def test_reindexing_embeds_only_new_chunks_and_a_model_change_embeds_all(tmp_pat
     assert "embedded 0 chunks" in r.stdout and provider.requests == []
     (root / "pets.md").write_text("# Pets\n\nA kitten sleeps all day.\n")
     r = rag("index", root)
-    assert "embedded 1 chunks" in r.stdout and "(2 already had embeddings)" in r.stdout
+    assert "embedded 1 chunk with" in r.stdout and "(2 already had embeddings)" in r.stdout
     assert provider.texts() == ["Pets\n# Pets\n\nA kitten sleeps all day."]
     assert query(root, "-q", "feline", "--semantic", "-k", "1")[0]["path"] == "pets.md"
     provider.requests.clear()
@@ -303,7 +303,7 @@ def test_a_provider_failing_half_way_keeps_finished_batches_and_the_next_run_goe
     provider.fail_after = None
     provider.requests.clear()
     r = rag("index", root)
-    assert r.returncode == 0 and "embedded 1 chunks" in r.stdout and len(provider.requests) == 1
+    assert r.returncode == 0 and "embedded 1 chunk with" in r.stdout and len(provider.requests) == 1
 
 
 def test_unreachable_provider_wrong_dimension_and_config_errors(tmp_path, provider):
@@ -854,7 +854,7 @@ def test_two_runs_of_one_model_at_once_share_the_work(tmp_path, provider):
     r = rag("index", root)
     assert second and second[0].returncode == 0, second[0].stderr
     assert r.returncode == 0, r.stderr  # (it said "another run changed the index's embeddings (to" its own model)
-    assert "embedded 1 chunks" in r.stdout and "embedded 3 chunks" in second[0].stdout
+    assert "embedded 1 chunk with" in r.stdout and "embedded 3 chunks" in second[0].stdout
     assert len(provider.requests) == 4 and set(stored_vectors(root)) == set(DOCS)
 
 
@@ -973,7 +973,7 @@ def test_a_one_line_edit_sends_only_its_chunk_and_searches_as_a_full_re_embed(tm
     changed = sorted(chunk_texts(root) - before)
     assert len(changed) == 1 and "reads nine" in changed[0]
     assert provider.texts() == changed
-    assert "embedded 1 chunks" in r.stdout and "reused the vector of an identical text" in r.stdout
+    assert "embedded 1 chunk with" in r.stdout and "reused the vector of an identical text" in r.stdout
     # the same vectors, and the same hybrid and semantic results, as embedding it all again
     fresh = tmp_path / "fresh"
     shutil.copytree(root, fresh, ignore=shutil.ignore_patterns("index.db*"))
@@ -1064,7 +1064,7 @@ def test_a_rebuild_sends_only_the_text_it_has_no_vector_for(tmp_path, provider, 
     r = rebuild()
     changed = sorted(chunk_texts(root) - before)
     assert len(changed) == 1 and provider.texts() == changed
-    assert "embedded 1 chunks" in r.stdout and kept_vectors(root) == 0
+    assert "embedded 1 chunk with" in r.stdout and kept_vectors(root) == 0
     # other chunks (another chunk size): only the texts never embedded are sent
     before = chunk_texts(root)
     text = config_file(root).read_text().replace("chunk_tokens: 32", "chunk_tokens: 64")

@@ -492,7 +492,7 @@ def _run_embed(root: Path, cfg: dict, quiet: bool, out=None) -> None:
     finally:
         engine.close()
     kept = f", {reused} reused the vector of an identical text" if reused else ""
-    print(f"embedded {done} chunks with {embedder.provider} {embedder.model} "
+    print(f"embedded {done} chunk{'' if done == 1 else 's'} with {embedder.provider} {embedder.model} "
           f"({had} already had embeddings{kept}); {time.perf_counter() - t0:.2f} s", file=out or sys.stdout)
 
 
