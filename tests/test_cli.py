@@ -629,6 +629,23 @@ def test_an_index_built_by_an_older_version_is_named_so_and_rebuilt(indexed):
     assert r.returncode == 0 and "note:" not in r.stderr
 
 
+def test_the_note_on_an_older_index_names_its_folder_when_asked_from_below_it(indexed):
+    """`rag query` in a folder below the root finds the index above it, and said "run `rag
+    index` to rebuild it": run there, that made a second index of the subfolder alone and
+    left the older one as it was. The note names the folder, as the note on changed files does."""
+    _stored_settings(indexed, markup=15)
+    below = indexed / "guide"
+    below.mkdir()
+    r = rag("query", "-q", "retry backoff", "--no-auto-index", cwd=below)
+    assert r.returncode == 0 and "built by an older version of ragweb" in r.stderr, r.stderr
+    assert f"run `rag index {indexed}` to rebuild it" in r.stderr, r.stderr
+    r = rag("index", indexed)  # (what the note says)
+    assert r.returncode == 0 and "rebuilt the index (built by an older version)" in r.stderr, r.stderr
+    assert not (below / ".rag").exists()
+    r = rag("pack", "-q", "retry backoff", "--no-auto-index", cwd=below)
+    assert r.returncode == 0 and "older version" not in r.stderr, r.stderr
+
+
 
 def _stored_settings(indexed, **changes):
     """Rewrite the analysis settings an index records, as another version left them."""

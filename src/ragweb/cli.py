@@ -571,9 +571,11 @@ def _open_for_reading(args, root: Path, cfg: dict):
             _say(f"note: {total - have} of {total} chunks have no embedding yet; run "
                  f"`rag index {shown_root}` (vector search sees only the others)")
     change = engine.settings_change()
-    # (an index this user cannot write is rebuilt by its owner: `rag index` here would refuse)
-    rebuild = ("its owner can rebuild it with `rag index` (you cannot write it here)" if engine.read_only
-               else "run `rag index` to rebuild it")
+    # (an index this user cannot write is rebuilt by its owner: `rag index` here would refuse;
+    # the folder named, as the other notes name it: a bare `rag index` in a folder below the
+    # root, where the index was found, made a second index of that folder alone)
+    rebuild = (f"its owner can rebuild it with `rag index {shown_root}` (you cannot write it here)"
+               if engine.read_only else f"run `rag index {shown_root}` to rebuild it")
     if change == OLDER_VERSION or (not change and engine.n_chunks and engine.decoded_by() < DECODER_VERSION):
         _say("note: the index was built by an older version of ragweb, which reads some files "
              f"otherwise; {rebuild} (queries use its reading until then)")
