@@ -89,6 +89,31 @@ def test_a_reader_waits_for_a_lock_held_a_moment_instead_of_failing(tmp_path):
         release.join()
 
 
+def test_a_new_index_created_by_another_run_meanwhile_is_opened_not_called_damaged(tmp_path):
+    # (two `rag index` runs started at once in a folder never indexed: the second saw an
+    # empty file, then failed to create the tables the first had just made: "cannot open
+    # ...: table meta already exists; rebuild it with `rag index --rebuild`")
+    import threading
+    path = tmp_path / "index.db"
+    first = sqlite3.connect(path, isolation_level=None, check_same_thread=False)  # (the first run, making the schema)
+    first.execute("PRAGMA journal_mode=WAL")
+    first.execute("BEGIN IMMEDIATE")
+    for statement in store.SCHEMA.split(";"):
+        if statement.strip():
+            first.execute(statement)
+    first.execute(f"PRAGMA user_version={store.FORMAT_VERSION}")
+    first.execute(f"PRAGMA application_id={store.APPLICATION_ID}")
+    first.execute("INSERT INTO meta VALUES('format', '1'), ('marker', '\"first\"')")
+    done = threading.Timer(0.5, lambda: (first.execute("COMMIT"), first.close()))
+    done.start()
+    try:
+        conn = store.open_file(path)  # (the second run: the file is empty until the first commits)
+    finally:
+        done.join()
+    assert conn.execute("SELECT value FROM meta WHERE key = 'marker'").fetchone() == ('"first"',)
+    assert store.check_format(conn, str(path), deep=True)
+
+
 def test_temporary_files_are_kept_in_memory(tmp_path):
     """SQLite's statement journals and sorts do not go to $TMPDIR, whose being full failed
     `rag index` as "the disk is full" (test_cli runs that on a full tmpfs, as root)."""

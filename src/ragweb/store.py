@@ -156,13 +156,30 @@ def _configure(conn: sqlite3.Connection) -> sqlite3.Connection:
     return conn
 
 
+_SCHEMA_AND_STAMP = (f"{SCHEMA} PRAGMA user_version={FORMAT_VERSION}; PRAGMA application_id={APPLICATION_ID}; "
+                     f"INSERT INTO meta VALUES('format', '{FORMAT_VERSION}');")
+
+
 def create_schema(conn: sqlite3.Connection) -> None:
     """Create the tables in an empty database and stamp the format version."""
-    conn.executescript(
-        f"BEGIN; {SCHEMA} PRAGMA user_version={FORMAT_VERSION}; "
-        f"PRAGMA application_id={APPLICATION_ID}; "
-        f"INSERT INTO meta VALUES('format', '{FORMAT_VERSION}'); COMMIT;"
-    )
+    conn.executescript(f"BEGIN; {_SCHEMA_AND_STAMP} COMMIT;")
+
+
+def _create_schema_once(conn: sqlite3.Connection, where: str) -> None:
+    """Create the tables in an index file that was empty when looked at, unless another
+    process made them meanwhile (two `rag index` runs started at once in a folder never
+    indexed: the second failed with "table meta already exists", called a damaged index).
+    The write lock is taken, waiting for the other's, before the file is looked at again."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if not check_format(conn, where):
+            for statement in _SCHEMA_AND_STAMP.split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+        conn.execute("COMMIT")
+    finally:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
 
 
 def check_format(conn: sqlite3.Connection, where: str, deep: bool = False) -> bool:
@@ -310,7 +327,7 @@ def open_file(path: Path, create: bool = True, timeout: float = LOCK_WAIT_SECOND
             if not create:
                 raise IndexCorruptError(f"{path} is empty; run `rag index` first")
             conn.execute("PRAGMA journal_mode=WAL")
-            create_schema(conn)
+            _create_schema_once(conn, str(path))
         if not read_only:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
