@@ -486,6 +486,28 @@ def test_two_rebuilds_at_once_each_build_a_whole_index(sample_root):
     assert sorted(p.name for p in rag.iterdir() if "rebuild" in p.name) == []
 
 
+def test_a_rebuild_whose_new_file_was_removed_meanwhile_leaves_the_index_as_it_was(sample_root):
+    """A `rag index` in another container sharing the folder (another PID namespace) takes a
+    running rebuild's new file for one a killed rebuild left, and deletes it: the rebuild
+    then swapped an empty file in for the index and said it had rebuilt it."""
+    index_root(sample_root, default_config())
+    before = search_paths(sample_root, "retry headers")
+    rag = sample_root / ".rag"
+    proc = subprocess.Popen([sys.executable, "-c", REBUILD_HOLDER, str(sample_root)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "HOLDING"
+        for path in rag.glob("index.db.rebuild-*"):  # (as that other run's clean-up does)
+            path.unlink()
+        out, err = proc.communicate("go on\n", timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode != 0 and "REBUILT" not in out
+    assert "removed while it was being built" in err and "the index is as it was" in err
+    assert search_paths(sample_root, "retry headers") == before
+    assert sorted(p.name for p in rag.iterdir() if "rebuild" in p.name) == []
+
+
 def test_second_writer_waits_then_refuses(sample_root):
     index_root(sample_root, default_config())
     (sample_root / "README.md").write_text("changed\n" * 3)

@@ -708,8 +708,14 @@ def _remove_stale_rebuilds(db: Path) -> None:
 def _fold_wal(path: Path) -> None:
     """Make the index file at ``path`` hold everything committed to it, with no WAL beside it,
     or raise: SQLite closes without a word when a full disk keeps it from copying its WAL
-    into the file, and a rebuilt file moved into place without its WAL was half an index."""
-    conn = sqlite3.connect(str(path))
+    into the file, and a rebuilt file moved into place without its WAL was half an index.
+    A file removed meanwhile is not made anew (it was: an empty file then replaced the index)."""
+    try:
+        # (``mode=rw``: opening a file that is gone fails instead of creating an empty one)
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=rw", uri=True)
+    except sqlite3.Error:
+        raise RagError(f"the rebuilt index {path} was removed while it was being built; the index is "
+                       "as it was before this command") from None
     try:
         (mode,) = conn.execute("PRAGMA journal_mode=DELETE").fetchone()
         why = "" if str(mode).lower() == "delete" else "; is the disk full?"
