@@ -508,6 +508,37 @@ def test_a_rebuild_whose_new_file_was_removed_meanwhile_leaves_the_index_as_it_w
     assert sorted(p.name for p in rag.iterdir() if "rebuild" in p.name) == []
 
 
+OPEN_HOLDER = r"""
+import sqlite3, sys
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("PRAGMA journal_mode=WAL")
+conn.execute("CREATE TABLE t(x)")
+print("OPEN", flush=True)
+sys.stdin.readline()
+conn.execute("INSERT INTO t VALUES(1)")
+print(conn.execute("SELECT count(*) FROM t").fetchone()[0], flush=True)
+"""
+
+
+def test_a_rebuild_file_a_process_has_open_is_kept_though_its_pid_is_not_seen(sample_root):
+    """A rebuild in another container sharing the folder has a PID this process cannot see:
+    its new file is in use (SQLite holds a lock on it), not one a killed rebuild left."""
+    index_root(sample_root, default_config())
+    other = sample_root / ".rag" / "index.db.rebuild-999999999"  # (no such process here)
+    proc = subprocess.Popen([sys.executable, "-c", OPEN_HOLDER, str(other)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "OPEN"
+        index_root(sample_root, default_config())
+        assert other.exists() and Path(f"{other}-wal").exists()
+        out, _ = proc.communicate("go on\n", timeout=60)
+    finally:
+        proc.kill()
+    assert out.split() == ["1"]
+    index_root(sample_root, default_config())  # (its process gone, it is removed)
+    assert sorted(p.name for p in (sample_root / ".rag").iterdir() if "rebuild" in p.name) == []
+
+
 def test_second_writer_waits_then_refuses(sample_root):
     index_root(sample_root, default_config())
     (sample_root / "README.md").write_text("changed\n" * 3)

@@ -692,6 +692,7 @@ def _remove_stale_rebuilds(db: Path) -> None:
     """Delete what rebuilds that were killed left next to ``db`` (their processes are gone)."""
     if os.name != "posix" or not db.parent.is_dir():
         return  # (where os.kill cannot ask whether a process lives, they stay)
+    in_use: dict[str, bool] = {}
     for path in db.parent.glob(INDEX_FILE + ".rebuild*"):
         tail = path.name[len(INDEX_FILE) + len(REBUILD_SUFFIX):].split("-")[0]
         if not path.name.startswith(INDEX_FILE + REBUILD_SUFFIX) or not tail.isdigit():
@@ -700,9 +701,35 @@ def _remove_stale_rebuilds(db: Path) -> None:
         try:
             os.kill(int(tail), 0)
         except ProcessLookupError:
-            path.unlink(missing_ok=True)
+            # (a rebuild in another PID namespace, a container sharing the folder, is not seen
+            # here, but has its file open: deleted, its index was lost)
+            if tail not in in_use:
+                in_use[tail] = _held_open(db.with_name(f"{INDEX_FILE}{REBUILD_SUFFIX}{tail}"))
+            if not in_use[tail]:
+                path.unlink(missing_ok=True)
         except OSError:
             pass  # (it lives, as another user's process)
+
+
+_SHM_DMS_BYTE = 128  # the byte of a WAL index's -shm that SQLite locks while a connection has it open
+
+
+def _held_open(path: Path) -> bool:
+    """Whether a process (of any PID namespace, on any machine that shares the lock) has the
+    SQLite file at ``path`` open in WAL mode: it holds a lock on its ``-shm`` meanwhile. Tried
+    with a lock of this process's own, for a moment (SQLite waits for it)."""
+    import fcntl
+    try:
+        fd = os.open(f"{path}-shm", os.O_RDWR)
+    except OSError:
+        return False
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, _SHM_DMS_BYTE)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)  # (and with it the lock)
+    return False
 
 
 def _fold_wal(path: Path) -> None:
