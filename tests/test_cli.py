@@ -469,6 +469,19 @@ def test_an_unknown_flag_shows_the_usage_of_its_command(indexed):
     assert "rag index: error: unrecognized arguments: --bogus" in r.stderr and "--json" not in r.stderr
 
 
+def test_a_question_in_plain_words_with_a_flag_like_word_is_told_how_to_ask(indexed):
+    """`rag query what does -g do` said only "unrecognized arguments: -g do"."""
+    r = rag("query", "-d", indexed, "what", "does", "-g", "do")
+    assert r.returncode == 2 and r.stderr.endswith(
+        "rag query: error: unrecognized arguments: -g do; if -g is a word of the question, write the question "
+        "after -- (rag query -- what does -g do) or as -q='what does -g do'\n"), r.stderr
+    for args in (("--", "what", "does", "-g", "do"), ("-q=what does -g do",)):
+        r = rag("query", "-d", indexed, "--json", *args)
+        assert r.returncode == 0 and json.loads(r.stdout)["query"] == "what does -g do", (args, r.stderr)
+    r = rag("pack", "-d", indexed, "retry", "--jsn")  # (a mistyped flag: the same advice, said as an if)
+    assert r.returncode == 2 and "unrecognized arguments: --jsn; if --jsn is a word of the question" in r.stderr
+
+
 def test_a_question_that_looks_like_a_flag_is_told_how_to_ask(indexed):
     """`rag query -q "-g"` (asking about the -g flag) said only "argument -q/--query: expected
     one argument"; the error says how to ask it, and the ways it names work."""

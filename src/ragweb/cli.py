@@ -1129,11 +1129,18 @@ _OTHER_COMMANDS_FLAGS = {
 """(command, a flag of another command's) -> what the command takes instead."""
 
 
-def _unknown_flags(command_parser: argparse.ArgumentParser, command: str, extra: list[str]) -> None:
+def _unknown_flags(command_parser: argparse.ArgumentParser, command: str, extra: list[str],
+                   words: list[str] | None = None) -> None:
     """Exit with the usage of ``command``, which lists the flags it takes, for ``extra`` it
-    does not take (`rag query --format json`: a flag of `rag pack`'s)."""
+    does not take (`rag query --format json`: a flag of `rag pack`'s). A question given as
+    plain ``words`` with a word that looks like a flag (`rag query what does -g do`) is told
+    to come after ``--``."""
     flags = {a.split("=")[0] for a in extra}
     hint = next((h for (c, flag), h in _OTHER_COMMANDS_FLAGS.items() if c == command and flag in flags), "")
+    if not hint and words and extra[0].startswith("-"):
+        question = " ".join(shlex.quote(w) for w in [*words, *extra])
+        hint = (f"; if {extra[0]} is a word of the question, write the question after -- "
+                f"(rag {command} -- {question}) or as -q={shlex.quote(' '.join([*words, *extra]))}")
     command_parser.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
 
 
@@ -1148,7 +1155,7 @@ def _main(argv: list[str] | None) -> int:
         if args.command in ("query", "pack") and not any(a.startswith("-") for a in extra):
             args.words = [*(args.words or ()), *extra]
         else:
-            _unknown_flags(parser.commands[args.command], args.command, extra)
+            _unknown_flags(parser.commands[args.command], args.command, extra, getattr(args, "words", None))
     if sys.stdout is None:  # started with its standard output closed (`>&-`)
         if args.command not in ("index", "web") and getattr(args, "output", None) in (None, "-"):
             print(f"Error: standard output is closed: rag {args.command} has nowhere to write its results",
