@@ -955,6 +955,39 @@ def test_a_rebuild_keeps_what_was_indexed_under_a_folder_link_broken_this_run(tm
     assert index_root(root, cfg, rebuild=True).added == 4 and sorted(_dump(root)) == kept
 
 
+def test_a_rebuild_reads_the_text_of_a_file_it_keeps_only_when_it_indexes_it(tmp_path):
+    """(A structural test: memory is not measured in tests.) What a rebuild keeps of the files
+    under a folder it cannot read this run is their paths and states; each one's text is read
+    from the old index when its turn comes. All their texts were read at the run's start: a
+    share of gigabytes not mounted during an upgrade's rebuild took as much memory."""
+    import sqlite3
+    from ragweb.indexer import IndexReport, _held_by, _index_held
+    root, share = tmp_path / "docs", tmp_path / "share"
+    for folder in (root, share):
+        folder.mkdir()
+    (share / "okapi.md").write_text("# Okapi\nThe okapi lives in the forest.\n")
+    (share / "blob.bin.txt").write_bytes(b"\x00binary" * 10)
+    (root / "pkg").symlink_to(share)
+    cfg = default_config()
+    index_root(root, cfg)
+    paths, text = ["pkg/blob.bin.txt", "pkg/okapi.md"], "# Okapi\nThe okapi lives in the forest.\n"
+    conn = sqlite3.connect(index_path(root))
+    try:
+        held = _held_by(conn, paths)
+        assert "pkg/okapi.md" in repr(held) and "okapi lives" not in repr(held)
+        engine, report = Engine.memory(cfg), IndexReport()
+        _index_held(engine, held, None, report)
+        assert report.kept == 2 and engine.file_text("pkg/okapi.md") == text
+        assert list(engine.skipped_states()) == ["pkg/blob.bin.txt"]
+        # (where the old index cannot be read after the run empties it, not in WAL mode: read now)
+        held = _held_by(conn, paths, texts=True)
+    finally:
+        conn.close()
+    engine, report = Engine.memory(cfg), IndexReport()
+    _index_held(engine, held, None, report)
+    assert report.kept == 2 and engine.file_text("pkg/okapi.md") == text
+
+
 @pytest.mark.parametrize("config_text", ['index:\n  excludes: ["pkg/"]\n', 'index:\n  excludes: ["p*/"]\n',
                                          'index:\n  includes: ["**/*.txt"]\n'])
 def test_files_under_a_broken_link_that_the_config_now_leaves_out_are_removed(tmp_path, config_text):

@@ -17,7 +17,7 @@ import signal
 import sys
 import time
 from collections import deque
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -441,9 +441,11 @@ def _index_into(engine: Engine, root: Path, config: dict, use_gitignore: bool | 
     was_enabled = gc.isenabled()
     gc.disable()  # millions of small objects: the cyclic GC would cost a third of the run
     try:
-        with engine.transaction():
+        # (`held` reads the old index until the block ends: before the commit, the compacting and
+        # the emptying of the log, which would wait for it)
+        with engine.transaction(), ExitStack() as held_open:
             scanned = time.time()
-            changes, held = _scan(engine, root, config, use_gitignore, replaces, report)
+            changes, held = held_open.enter_context(_scan(engine, root, config, use_gitignore, replaces, report))
             # (the module only when there are vectors: its HTTP client takes 17 ms to load)
             if config["embedding"]["enabled"] and replaces is not None:
                 from ragweb import embeddings
@@ -501,27 +503,35 @@ def _index_into(engine: Engine, root: Path, config: dict, use_gitignore: bool | 
             gc.enable()
 
 
+@contextmanager
 def _scan(engine: Engine, root: Path, config: dict, use_gitignore: bool | None, replaces: Path | None,
-          report: IndexReport) -> tuple[Changes, deque]:
+          report: IndexReport):
     """The run's `scan_changes`, and what the index held of the files it keeps unread
     (`_held_by`, for `_index_held`): nothing unless the run rebuilds the index. A rebuild
     keeps them too, as an incremental run does: an index whose analysis settings changed is
     walked before it is emptied (`Engine.reset`), and the one a ``--rebuild`` replaces
     (``replaces``) is read beside the new one. Without that, the files under a folder link
     that was broken, or a folder that could not be read, that one run were gone from the
-    index until a run could read them again."""
+    index until a run could read them again. A context: the old index is read, as it was
+    before the run, until it ends."""
     if engine.settings_changed:
         report.rebuilt = engine.settings_change()
         # (no need to compare any file's text with the index's: every file is read again)
         changes = _all_new(scan_changes(engine, root, config, use_gitignore))
-        held = _held_by(engine.conn, changes.kept)
-        engine.reset(config)
-        return changes, held
+        with _before_the_run(engine, bool(changes.kept)) as old:
+            if old is not None:
+                held = _held_by(old, changes.kept)
+            else:  # (no second reader: the texts are read before the index is emptied)
+                held = _held_by(engine.conn, changes.kept, texts=True)
+            engine.reset(config)
+            yield changes, held
+        return
     if replaces is None:
-        return scan_changes(engine, root, config, use_gitignore, decoding=True), deque()
+        yield scan_changes(engine, root, config, use_gitignore, decoding=True), Held()
+        return
     with _replaced_index(replaces) as old:
         changes = scan_changes(engine, root, config, use_gitignore, decoding=True, also_held=_held_paths(old))
-        return changes, _held_by(old, changes.kept)
+        yield changes, _held_by(old, changes.kept)
 
 
 def _all_new(changes: Changes) -> Changes:
@@ -537,8 +547,9 @@ def _all_new(changes: Changes) -> Changes:
 @contextmanager
 def _replaced_index(path: Path):
     """A connection reading the index file at ``path``, which a rebuild replaces, in one
-    snapshot (another run may be writing it); None when there is none or it cannot be read
-    (damaged, of another format: a rebuild is also how such an index is replaced)."""
+    snapshot (another run may be writing it), taken as it opens; None when there is none or
+    it cannot be read (damaged, of another format: a rebuild is also how such an index is
+    replaced)."""
     try:
         # (not mode=ro, as `embeddings.keep_vectors_of` reads it: only SQL's writes are refused)
         old = sqlite3.connect(f"{path.resolve().as_uri()}?mode=rw", uri=True)
@@ -548,6 +559,7 @@ def _replaced_index(path: Path):
         if old is not None:
             old.execute("PRAGMA query_only = 1")
             old.execute("BEGIN")
+            old.execute("SELECT count(*) FROM sqlite_master").fetchone()  # (the first read fixes the snapshot)
     except sqlite3.Error:
         old.close()
         old = None
@@ -556,6 +568,22 @@ def _replaced_index(path: Path):
     finally:
         if old is not None:
             old.close()
+
+
+@contextmanager
+def _before_the_run(engine: Engine, needed: bool):
+    """A second connection reading ``engine``'s index file as it was before the run (the run
+    holds the write lock: its last committed state), from which a run whose settings changed
+    reads the texts of the files it keeps after it has emptied the index (`Engine.reset`).
+    None when not ``needed``, or when the file is not in WAL mode (SQLite could not put it
+    in it, on some file system): a reader there would keep the run from writing and committing."""
+    (mode,) = engine.conn.execute("PRAGMA journal_mode").fetchone()
+    (name,) = [file for _, db, file in engine.conn.execute("PRAGMA database_list") if db == "main"] or [""]
+    if not needed or str(mode).lower() != "wal" or not name:
+        yield None
+        return
+    with _replaced_index(Path(name)) as old:
+        yield old
 
 
 def _held_paths(conn: sqlite3.Connection | None) -> set[str]:
@@ -569,35 +597,60 @@ def _held_paths(conn: sqlite3.Connection | None) -> set[str]:
         return set()
 
 
-def _held_by(conn: sqlite3.Connection | None, paths: list[str]) -> deque:
-    """What the index on ``conn`` holds of ``paths`` (sorted: the walk's order), as
-    (path, "file", (text, mtime, size, sha256)) or (path, "skipped", (mtime, size, reason)),
-    in their order; what cannot be read is left out."""
-    held: deque = deque()
+@dataclass
+class Held:
+    """The files a rebuild keeps unread (`_held_by`), in the walk's order, and where their
+    texts are read when `_index_held` comes to each one: not all at the run's start (a
+    share of gigabytes that was not mounted took as much memory)."""
+
+    # (path, "file", (mtime, size, sha256)), the text too when `_held_by` was asked for it,
+    # or (path, "skipped", (mtime, size, reason))
+    rows: deque = field(default_factory=deque)
+    conn: sqlite3.Connection | None = None  # the old index, in the snapshot ``rows`` were read from
+
+    def text(self, path: str) -> str | None:
+        """The stored text of the held file ``path``; None when it cannot be read (a damaged index)."""
+        try:
+            row = self.conn.execute("SELECT text FROM files WHERE path=?", (path,)).fetchone()
+        except sqlite3.Error:
+            return None
+        return row and row[0]
+
+
+def _held_by(conn: sqlite3.Connection | None, paths: list[str], texts: bool = False) -> Held:
+    """What the index on ``conn`` holds of ``paths`` (sorted: the walk's order), in their
+    order, their texts left in it (`Held.text`), unless ``texts``: ``conn`` is not to be read
+    after this. What cannot be read is left out."""
+    held = Held(conn=None if texts else conn)
     if conn is None:
         return held
+    columns = "mtime, size, sha256, text" if texts else "mtime, size, sha256"
     try:
         for path in paths:
-            row = conn.execute("SELECT text, mtime, size, sha256 FROM files WHERE path=?", (path,)).fetchone()
+            row = conn.execute(f"SELECT {columns} FROM files WHERE path=?", (path,)).fetchone()
             if row is not None:
-                held.append((path, "file", row))
+                held.rows.append((path, "file", row))
             elif (row := conn.execute("SELECT mtime, size, reason FROM skipped WHERE path=?", (path,)).fetchone()):
-                held.append((path, "skipped", row))
+                held.rows.append((path, "skipped", row))
     except sqlite3.Error:
         pass  # (a damaged index: what was read of it is kept)
     return held
 
 
-def _index_held(engine: Engine, held: deque, until: str | None, report: IndexReport) -> None:
+def _index_held(engine: Engine, held: Held, until: str | None, report: IndexReport) -> None:
     """Put back into the rebuilt index the files of ``held`` (`_held_by`) whose paths come
     before ``until`` (all when None), as the walk would have met them: an indexed file is
     indexed again from its stored text under the new settings, a skipped one is marked
     skipped again. So once they can be read again, and are unchanged, the index is the one
     a fresh run makes."""
-    while held and (until is None or held[0][0] < until):
-        path, kind, row = held.popleft()
+    rows = held.rows
+    while rows and (until is None or rows[0][0] < until):
+        path, kind, row = rows.popleft()
         if kind == "file":
-            text, mtime, size, sha256 = row
+            mtime, size, sha256, *text = row
+            text = text[0] if text else held.text(path)
+            if text is None:
+                continue
             report.chunks += engine.add_document(path, text, mtime, size, sha256)
         else:
             engine.mark_skipped(path, *row)
