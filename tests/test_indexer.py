@@ -539,6 +539,42 @@ def test_a_rebuild_file_a_process_has_open_is_kept_though_its_pid_is_not_seen(sa
     assert sorted(p.name for p in (sample_root / ".rag").iterdir() if "rebuild" in p.name) == []
 
 
+TEMP_HOLDER = r"""
+import sys
+from ragweb.files import _lock_first_byte
+f = open(sys.argv[1], "w")
+_lock_first_byte(f)
+print("LOCKED", flush=True)
+sys.stdin.readline()
+"""
+
+
+def test_an_outputs_temp_file_a_killed_pack_left_is_removed_by_the_next_run(sample_root):
+    """`rag pack -o` killed while it wrote .rag/outputs left .outputs.PID.tmp for good; one
+    that a writer the PID does not show (another container) holds locked is kept."""
+    from ragweb.indexer import note_pack_output
+    index_root(sample_root, default_config())
+    rag = sample_root / ".rag"
+    left = rag / ".outputs.999999999.tmp"  # (no such process here)
+    left.write_text("a.json\n")
+    index_root(sample_root, default_config())
+    assert not left.exists()
+    left.write_text("a.json\n")
+    note_pack_output(sample_root, sample_root / "b.json")  # (the next `rag pack -o` too)
+    assert not left.exists() and (rag / "outputs").read_text() == "b.json\n"
+    proc = subprocess.Popen([sys.executable, "-c", TEMP_HOLDER, str(left)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "LOCKED"
+        index_root(sample_root, default_config())
+        assert left.exists()
+        proc.communicate("go on\n", timeout=60)
+    finally:
+        proc.kill()
+    index_root(sample_root, default_config())
+    assert sorted(p.name for p in rag.iterdir()) == ["index.db", "outputs"]
+
+
 def test_second_writer_waits_then_refuses(sample_root):
     index_root(sample_root, default_config())
     (sample_root / "README.md").write_text("changed\n" * 3)

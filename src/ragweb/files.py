@@ -1602,6 +1602,8 @@ class AtomicWrite:
             self.file = open(self.target if self.direct else self.tmp, "w", encoding="utf-8")
         except OSError as e:
             raise RagError(f"cannot write {self.path}: {e.strerror or e}") from None
+        if not self.direct:
+            _lock_first_byte(self.file)
         if self.mode is not None:
             try:
                 os.chmod(self.tmp, self.mode)
@@ -1640,3 +1642,14 @@ class AtomicWrite:
             os.unlink(self.tmp)
         except FileNotFoundError:
             pass
+
+
+def _lock_first_byte(file) -> None:
+    """Hold a lock on the first byte of ``file`` while it is open: a process that finds the
+    temporary file of an `AtomicWrite` whose process it cannot see (another PID namespace)
+    knows by it that the file is being written (`indexer._remove_stale_temps`)."""
+    try:
+        import fcntl
+        fcntl.lockf(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB, 1, 0)
+    except (ImportError, OSError):
+        pass  # (a file system without such locks: the file is written all the same)

@@ -115,6 +115,7 @@ def _note_output(folder: Path, rel: str) -> None:
         return
     known = pack_outputs(folder)
     if rel not in known:
+        _remove_stale_temps(folder / INDEX_DIR)
         with AtomicWrite(folder / INDEX_DIR / OUTPUTS_FILE) as f:
             f.write("".join(f"{p}\n" for p in sorted(known | {rel})))
 
@@ -742,26 +743,50 @@ REBUILD_SUFFIX = ".rebuild-"  # index.db.rebuild-PID: the file a --rebuild build
 
 
 def _remove_stale_rebuilds(db: Path) -> None:
-    """Delete what rebuilds that were killed left next to ``db`` (their processes are gone)."""
+    """Delete what rebuilds that were killed left next to ``db`` (their processes are gone),
+    and what a `.rag/outputs` write that was killed left (`_remove_stale_temps`)."""
     if os.name != "posix" or not db.parent.is_dir():
         return  # (where os.kill cannot ask whether a process lives, they stay)
+    _remove_stale_temps(db.parent)
     in_use: dict[str, bool] = {}
     for path in db.parent.glob(INDEX_FILE + ".rebuild*"):
         tail = path.name[len(INDEX_FILE) + len(REBUILD_SUFFIX):].split("-")[0]
         if not path.name.startswith(INDEX_FILE + REBUILD_SUFFIX) or not tail.isdigit():
             path.unlink(missing_ok=True)  # (an older version's index.db.rebuild)
             continue
-        try:
-            os.kill(int(tail), 0)
-        except ProcessLookupError:
-            # (a rebuild in another PID namespace, a container sharing the folder, is not seen
-            # here, but has its file open: deleted, its index was lost)
+        # (a rebuild in another PID namespace, a container sharing the folder, is not seen
+        # here, but has its file open: deleted, its index was lost)
+        if _process_gone(tail):
             if tail not in in_use:
                 in_use[tail] = _held_open(db.with_name(f"{INDEX_FILE}{REBUILD_SUFFIX}{tail}"))
             if not in_use[tail]:
                 path.unlink(missing_ok=True)
-        except OSError:
-            pass  # (it lives, as another user's process)
+
+
+def _remove_stale_temps(folder: Path) -> None:
+    """Delete the ``.outputs.PID.tmp`` (`files.AtomicWrite`'s temporary file) that a `rag pack
+    -o` killed while it wrote ``folder``'s list of outputs left: its process is gone, and no
+    process (of another PID namespace) holds the lock its writer takes on it."""
+    if os.name != "posix":
+        return
+    for path in folder.glob(f".{OUTPUTS_FILE}.*.tmp"):
+        pid = path.name[len(OUTPUTS_FILE) + 2:-len(".tmp")]
+        if pid.isdigit() and _process_gone(pid) and not _locked(path, 0):
+            try:
+                path.unlink(missing_ok=True)
+            except OSError:
+                pass  # (a folder this user cannot write: its list is not written either)
+
+
+def _process_gone(pid: str) -> bool:
+    """Whether no process of id ``pid`` is seen here (one of another PID namespace is not)."""
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        pass  # (it lives, as another user's process)
+    return False
 
 
 _SHM_DMS_BYTE = 128  # the byte of a WAL index's -shm that SQLite locks while a connection has it open
@@ -769,15 +794,20 @@ _SHM_DMS_BYTE = 128  # the byte of a WAL index's -shm that SQLite locks while a 
 
 def _held_open(path: Path) -> bool:
     """Whether a process (of any PID namespace, on any machine that shares the lock) has the
-    SQLite file at ``path`` open in WAL mode: it holds a lock on its ``-shm`` meanwhile. Tried
-    with a lock of this process's own, for a moment (SQLite waits for it)."""
+    SQLite file at ``path`` open in WAL mode: it holds a lock on its ``-shm`` meanwhile."""
+    return _locked(Path(f"{path}-shm"), _SHM_DMS_BYTE)
+
+
+def _locked(path: Path, byte: int) -> bool:
+    """Whether a process holds a lock on ``byte`` of the file at ``path``. Tried with a lock
+    of this process's own, for a moment (the holder waits for it)."""
     import fcntl
     try:
-        fd = os.open(f"{path}-shm", os.O_RDWR)
+        fd = os.open(path, os.O_RDWR)
     except OSError:
         return False
     try:
-        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, _SHM_DMS_BYTE)
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, byte)
     except OSError:
         return True
     finally:
