@@ -1475,6 +1475,29 @@ def _poll(found, seconds=60):
         time.sleep(0.02)
 
 
+INTERRUPTED_IN_IMPORT = r"""
+import importlib.abc, os, runpy, signal, sys
+module = sys.argv.pop(1)
+class CtrlC(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == module:  # (Ctrl-C as rag imports that module)
+            os.kill(os.getpid(), signal.SIGINT)
+sys.meta_path.insert(0, CtrlC())
+signal.signal(signal.SIGINT, signal.default_int_handler)  # (as on a terminal, whatever the test runner's)
+sys.argv[0] = "rag"
+runpy.run_module("ragweb", run_name="__main__")  # (python -m ragweb)
+"""
+
+
+@pytest.mark.parametrize("module", ["ragweb.cli", "ragweb.files", "ragweb.webbuild"])
+def test_ctrl_c_while_rag_starts_is_as_quiet_as_later(tmp_path, module):
+    """A Ctrl-C in the first tenth of a second (`rag` importing its modules, reading its
+    arguments) printed a traceback from the module being imported."""
+    r = subprocess.run([sys.executable, "-c", INTERRUPTED_IN_IMPORT, module, "query", "-q", "retry", "-d", tmp_path],
+                       capture_output=True, text=True, timeout=120)
+    assert (r.returncode, r.stderr) == (130, "\ninterrupted; the index is as it was before this run\n")
+
+
 @pytest.mark.parametrize("sig", ["SIGTERM", "SIGHUP"])
 def test_sigterm_and_sighup_clean_up_as_ctrl_c_does(tmp_path, sig):
     """A killed --rebuild left index.db.rebuild-PID, a killed `pack --batch -o` its hidden

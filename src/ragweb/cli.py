@@ -6,25 +6,29 @@ Exit codes: 0 success, 1 runtime error (`Error: ...` on stderr, traceback only w
 
 from __future__ import annotations
 
-import argparse
-import codecs
-import contextlib
-import io
-import json
-import logging
-import os
-import re
-import shlex
-import sqlite3
-import sys
-import time
-from pathlib import Path
+try:  # (Ctrl-C while `rag` starts: no traceback from a module being imported)
+    import argparse
+    import codecs
+    import contextlib
+    import io
+    import json
+    import logging
+    import os
+    import re
+    import shlex
+    import sqlite3
+    import sys
+    import time
+    from pathlib import Path
 
-from ragweb import signals
-from ragweb.errors import Interrupted, RagError, UsageError
-from ragweb.config import read_capped
-from ragweb.formats import FORMATS
-from ragweb.files import WILDCARD_RE, AtomicWrite, glob_escape, user_text, utf16_encoding, within
+    from ragweb import signals
+    from ragweb.errors import Interrupted, RagError, UsageError
+    from ragweb.config import read_capped
+    from ragweb.formats import FORMATS
+    from ragweb.files import WILDCARD_RE, AtomicWrite, glob_escape, user_text, utf16_encoding, within
+except KeyboardInterrupt:
+    from ragweb.signals import interrupted_while_starting
+    interrupted_while_starting()
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -1096,9 +1100,10 @@ COMMANDS = {"index": cmd_index, "query": cmd_query, "pack": cmd_pack, "runprompt
 
 def main(argv: list[str] | None = None) -> int:
     """Run `rag` with ``argv`` (default: the command line) and return its exit code."""
-    _guard_output()
-    _escape_unencodable()
+    signals.stopped_by = None
     try:
+        _guard_output()
+        _escape_unencodable()
         try:
             return _main(argv)
         finally:
@@ -1109,6 +1114,15 @@ def main(argv: list[str] | None = None) -> int:
         for fd in (1, 2):  # (the flush at exit then writes nowhere, not "Exception ignored")
             os.dup2(null, fd)
         return EXIT_OK
+    except KeyboardInterrupt as e:  # (before its command ran: reading the arguments)
+        return _interrupted(e)
+
+
+def _interrupted(e: KeyboardInterrupt) -> int:
+    """Say that Ctrl-C (or SIGTERM, SIGHUP) stopped `rag`, and what it left; its exit code."""
+    print(("" if signals.stopped_by else "\n")  # (after the terminal's ^C)
+          + getattr(e, "message", signals.INTERRUPTED), file=sys.stderr)
+    return 128 + (signals.stopped_by or 2)  # (as a shell reports a command a signal ended: SIGINT 130)
 
 
 def _flush_output() -> None:
@@ -1182,9 +1196,7 @@ def _main(argv: list[str] | None) -> int:
         print(f"Error: {e}", file=sys.stderr)
         return EXIT_USAGE if isinstance(e, UsageError) else EXIT_ERROR
     except KeyboardInterrupt as e:
-        print(("" if signals.stopped_by else "\n")  # (after the terminal's ^C)
-              + getattr(e, "message", "interrupted; the index is as it was before this run"), file=sys.stderr)
-        return 128 + (signals.stopped_by or 2)  # (as a shell reports a command a signal ended: SIGINT 130)
+        return _interrupted(e)
     except BrokenPipeError:
         raise
     except OSError as e:

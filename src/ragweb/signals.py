@@ -6,10 +6,22 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 import threading
 
 stopped_by: int | None = None
 """The SIGTERM or SIGHUP that stopped the command, else None (Ctrl-C, or not stopped)."""
+
+
+INTERRUPTED = "interrupted; the index is as it was before this run"
+"""What `rag` says when Ctrl-C stops it and nothing else is to be said (`ragweb.cli.main`)."""
+
+
+def interrupted_while_starting():
+    """End `rag` stopped by Ctrl-C in its imports: with the line and the exit code (130) a
+    Ctrl-C later gets, not a traceback from the module that was being imported."""
+    print("\n" + INTERRUPTED, file=sys.stderr)
+    raise SystemExit(128 + signal.SIGINT)
 
 
 STOPS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
