@@ -1498,6 +1498,32 @@ def test_ctrl_c_while_rag_starts_is_as_quiet_as_later(tmp_path, module):
     assert (r.returncode, r.stderr) == (130, "\ninterrupted; the index is as it was before this run\n")
 
 
+INTERRUPTED_IN_CALL = r"""
+import os, runpy, signal, sys
+function = sys.argv.pop(1)
+def ctrl_c(frame, event, arg):
+    if event == "call" and frame.f_code.co_qualname == function:  # (Ctrl-C as rag calls that function)
+        sys.setprofile(None)
+        os.kill(os.getpid(), signal.SIGINT)
+signal.signal(signal.SIGINT, signal.default_int_handler)  # (as on a terminal, whatever the test runner's)
+sys.setprofile(ctrl_c)
+sys.argv[0] = "rag"
+runpy.run_module("ragweb", run_name="__main__")  # (python -m ragweb)
+"""
+
+
+@pytest.mark.parametrize("function", ["_give_back_free_pages", "IndexReport.summary"])
+def test_ctrl_c_after_an_index_run_was_saved_says_so(tmp_path, function):
+    """Ctrl-C after the run's commit (tidying the file, printing the report) said "nothing
+    was indexed" (a first run) or "the index is as it was", though the run was saved."""
+    (tmp_path / "notes.md").write_text("# Notes\nretry backoff\n")
+    r = subprocess.run([sys.executable, "-c", INTERRUPTED_IN_CALL, function, "index", tmp_path],
+                       capture_output=True, text=True, timeout=120)
+    assert (r.returncode, r.stderr) == (130, "\ninterrupted after this run's changes were saved: the index "
+                                             "is up to date\n")
+    assert _paths(rag("query", "-d", tmp_path, "-q", "retry backoff", "--json")) == ["notes.md"]
+
+
 @pytest.mark.parametrize("sig", ["SIGTERM", "SIGHUP"])
 def test_sigterm_and_sighup_clean_up_as_ctrl_c_does(tmp_path, sig):
     """A killed --rebuild left index.db.rebuild-PID, a killed `pack --batch -o` its hidden

@@ -426,12 +426,25 @@ class _ProgressBar:
 def _run_index(root: Path, cfg: dict, rebuild=False, use_gitignore=None, quiet=False, out=None):
     """`rag index`'s run and report: the summary line on ``out`` (standard output; standard
     error when a query or pack indexes first, whose results are the output)."""
-    from ragweb.indexer import index_root
+    from ragweb.indexer import SAVED, index_root
     bar = _ProgressBar(not quiet and sys.stderr.isatty())
     try:
         report = index_root(root, cfg, rebuild=rebuild, use_gitignore=use_gitignore, progress=bar)
     finally:
         bar.close()
+    try:
+        _report_index(root, cfg, report, out)
+    except Interrupted:
+        raise
+    except KeyboardInterrupt:  # (the run is saved: "as it was" would mislead)
+        raise Interrupted(SAVED) from None
+    if cfg["embedding"]["enabled"]:
+        _run_embed(root, cfg, quiet, out)
+    return report
+
+
+def _report_index(root: Path, cfg: dict, report, out=None) -> None:
+    """Print what a `rag index` run did: the summary line on ``out``, and its notes."""
     if report.rebuilt:
         print(f"rebuilt the index ({report.rebuilt})", file=sys.stderr)
     problems = report.warnings
@@ -466,9 +479,6 @@ def _run_index(root: Path, cfg: dict, rebuild=False, use_gitignore=None, quiet=F
              f"through one): {', '.join(broken[:3])}{' ...' if len(broken) > 3 else ''}")
     if report.total_chunks == 0 and report.left_out.hint():
         _say(f"note: nothing is indexed: {report.left_out.hint()}")
-    if cfg["embedding"]["enabled"]:
-        _run_embed(root, cfg, quiet, out)
-    return report
 
 
 def _run_embed(root: Path, cfg: dict, quiet: bool, out=None) -> None:

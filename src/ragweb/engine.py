@@ -138,6 +138,9 @@ class Engine:
     _immutable = False  # (opened read-only, as it is: `store.read_as_it_is`)
     conn_timeout = store.LOCK_WAIT_SECONDS  # (how long `open` waited for a lock; a re-open waits as long)
 
+    committed = False
+    """Whether a `transaction` of this engine has committed: its changes are in the file."""
+
     embedder = None
     """An `ragweb.embeddings.Embedder` when the config enables embeddings (set by the CLI):
     `search` can then rank by vectors (``mode``) and fuses them by default when
@@ -334,9 +337,11 @@ class Engine:
             if self.conn.in_transaction:  # (not committed)
                 self._rollback()
                 raise
+            self.committed = True
             if isinstance(e, KeyboardInterrupt):  # (Ctrl-C as the commit ended: it is done)
                 raise Interrupted(f"interrupted as the changes were saved: {self.where} holds them all") from None
             raise
+        self.committed = True
 
     def _rollback(self) -> None:
         """Undo the open transaction, if SQLite has not already (a full disk, an I/O error

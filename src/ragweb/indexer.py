@@ -402,6 +402,7 @@ def index_root(root: str | Path, config: dict, rebuild: bool = False,
         target = db.with_name(f"{INDEX_FILE}{REBUILD_SUFFIX}{os.getpid()}")
         _remove_db(target)
         report.rebuilt = "requested"
+    engine = None
     try:
         try:
             engine = Engine.open(target, config, timeout=wait)
@@ -418,6 +419,8 @@ def index_root(root: str | Path, config: dict, rebuild: bool = False,
             _remove_db(target)  # (a failed rebuild: the old index stays, and so does the disk's space)
             if isinstance(e, Interrupted):
                 raise KeyboardInterrupt from None  # (whatever the new file held, the old one is as it was)
+        elif type(e) is KeyboardInterrupt and engine is not None and engine.committed:  # (tidying up after)
+            raise Interrupted(SAVED) from None
         elif first and type(e) is KeyboardInterrupt:  # (the index stays, empty: "as it was" would mislead)
             raise Interrupted("interrupted; nothing was indexed (it was the folder's first run): "
                               "run `rag index` again to index it") from None
@@ -739,6 +742,8 @@ def check_index_place(db: Path) -> None:
                        "(chmod), or ask its owner") from None
 
 
+SAVED = "interrupted after this run's changes were saved: the index is up to date"
+"""What Ctrl-C after the run committed says (`index_root`, and `rag index`'s report after it)."""
 REBUILD_SUFFIX = ".rebuild-"  # index.db.rebuild-PID: the file a --rebuild builds, then moves into place
 
 
