@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from ragweb.config import (DEFAULTS, SCHEMA, config_help, default_config, dump_config,
                            load_config, parse_config)
-from ragweb.analysis import folded_words
+from ragweb.analysis import Analyzer, folded_words, synonym_groups
+from ragweb.engine import analysis_settings
 from ragweb.errors import ConfigError
 from ragweb.files import backslash_problem, glob_problem
 
@@ -411,6 +412,22 @@ def test_a_synonym_group_of_one_word_is_an_error():
         ["k8s, kubernetes", "हिन्दी hindi"]
 
 
+def test_a_synonym_group_of_words_no_search_looks_for_is_an_error():
+    """`synonyms: ['the a']` (stopwords) or `['the widget']` (all but one) was accepted and
+    did nothing; English stopwords are searched with another index.language."""
+    msg = error_of("pack:\n  synonyms:\n    - k8s kubernetes\n    - the a\n")
+    assert msg == ("rag.yaml line 4: pack.synonyms item 'the a' would match nothing: 'the' and 'a' are English "
+                   "stopwords, which no search looks for; a group is two or more words for the same thing, "
+                   "such as 'k8s kubernetes'")
+    assert error_of("pack:\n  synonyms: ['the widget']\n").startswith(
+        "rag.yaml line 2: pack.synonyms item 'the widget' would match nothing: 'the' is an English stopword")
+    assert "'run' and 'running' are one word once stemmed ('run')" in error_of("pack:\n  synonyms: ['run running']\n")
+    assert error_of("index:\n  language: german\npack:\n  synonyms: ['the a']\n").startswith(
+        "rag.yaml line 4: pack.synonyms item 'the a' would match nothing: 'a' is too short to be searched")
+    assert parse_config("index:\n  language: german\npack:\n  synonyms: ['the das']\n")["pack"]["synonyms"] == \
+        ["the das"]
+
+
 def test_duplicate_key_is_an_error():
     msg = error_of("index:\n  k1: 1\n  k1: 2\n")
     assert msg == "rag.yaml line 3: index.k1 appears twice (first on line 2)"
@@ -539,6 +556,10 @@ def valid_configs(draw):
                                   .map(lambda path: "/" + path if path else "")))
     else:
         cfg["retrieve"]["hybrid_enabled"] = False
+    # (a group is two or more words as the index reads them: not stopwords, not one stem)
+    analyzer = Analyzer.of(analysis_settings(cfg))
+    cfg["pack"]["synonyms"] = [group for group in cfg["pack"]["synonyms"] if synonym_groups(
+        analyzer.word_terms, [group], lambda text: analyzer.words(analyzer.normal(text)))]
     return cfg
 
 

@@ -410,6 +410,8 @@ def _validate(doc: yaml.Node | None, loader: yaml.SafeLoader, name: str) -> dict
     if cfg["retrieve"]["hybrid_enabled"] and not cfg["embedding"]["enabled"]:
         raise fail(nodes["retrieve.hybrid_enabled"], "retrieve.hybrid_enabled fuses BM25 with vector search, "
                    "which needs embedding.enabled: true (and an embedding provider)")
+    if cfg["pack"]["synonyms"] and (bad := _idle_synonym(nodes["pack.synonyms"].value, cfg)):
+        raise fail(bad[0], bad[1])
     index = cfg["index"]
     if porter and index["language"] != "english":
         raise fail(nodes["index.stemming"], "index.stemming 'porter' means English stemming, but "
@@ -422,6 +424,43 @@ def _validate(doc: yaml.Node | None, loader: yaml.SafeLoader, name: str) -> dict
         raise fail(nodes["index.chunk_overlap"], f"index.chunk_overlap ({index['chunk_overlap']}) must be smaller "
                    f"than index.chunk_tokens ({index['chunk_tokens']})")
     return cfg
+
+
+def _idle_synonym(item_nodes: list, cfg: dict) -> tuple | None:
+    """``(node, message)`` for the first group of ``pack.synonyms`` that is fewer than two
+    terms as the index reads words (`ragweb.analysis.synonym_groups`): ``'the a'``, stopwords
+    (English ones, with ``index.language: english``) and one-letter words no search looks for,
+    or ``'run running'``, one word once stemmed. It would do nothing."""
+    from .analysis import STOPWORDS, Analyzer  # (config is read before analysis is needed)
+    from .engine import analysis_settings
+
+    analyzer = Analyzer.of(analysis_settings(cfg))
+    for node, group in zip(item_nodes, cfg["pack"]["synonyms"]):
+        words = analyzer.words(analyzer.normal(group))
+        unsearched = list(dict.fromkeys(w for w in words if not analyzer.word_terms(w)))
+        stems = {analyzer.word_terms(w)[0] for w in words if w not in unsearched}
+        if len(stems) >= 2:
+            continue
+        stopwords = [w for w in unsearched if w.lower() in STOPWORDS and cfg["index"]["language"] == "english"]
+        short = [w for w in unsearched if w not in stopwords]
+        why = []
+        if stopwords:
+            why.append(f"{_listed(stopwords)} {'is an English stopword' if len(stopwords) == 1 else 'are English stopwords'}"
+                       ", which no search looks for")
+        if short:
+            why.append(f"{_listed(short)} {'is' if len(short) == 1 else 'are'} too short to be searched")
+        if len(words) - len(unsearched) > 1:
+            same = list(dict.fromkeys(w.lower() for w in words if w not in unsearched))
+            why.append(f"{_listed(same)} are one word once stemmed ({_show(next(iter(stems)))})")
+        return node, (f"pack.synonyms item {_show(group)} would match nothing: {'; '.join(why)}; a group is two "
+                      "or more words for the same thing, such as 'k8s kubernetes'")
+    return None
+
+
+def _listed(words: list[str]) -> str:
+    """``'a', 'b' and 'c'``."""
+    shown = [_show(w) for w in words]
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
 
 
 def _lone_synonym(item_nodes: list, groups: list[str]) -> tuple | None:
