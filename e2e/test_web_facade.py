@@ -185,6 +185,20 @@ def test_an_older_index_too_large_to_reread_is_used_as_it_was_built(older_index,
     assert info["reread"] == 2 and "rereadSkipped" not in info
 
 
+def test_an_index_a_newer_version_built_is_used_as_it_was_built_and_said_so(older_index):
+    """The page re-read an index a newer version saved (and saved it so), the way it re-reads
+    an older one's, without a word."""
+    from ragweb.engine import MARKUP_VERSION
+    older_index._set_meta("analysis", {**older_index.settings, "markup": MARKUP_VERSION + 1})
+    data = older_index.to_bytes()
+    for stepwise in (True, False):
+        info = call(facade.init, data, stepwise)
+        assert info["newerVersion"] is True and info["reread"] == 0 and "rereadPending" not in info
+        assert info["totalDocs"] == 2
+        assert call(facade.query, "zebrafish")["results"][0]["path"] == "docs/page.html"  # (as it was built)
+    assert "newerVersion" not in call(facade.init, None)
+
+
 def test_a_new_init_abandons_a_reread_in_progress(older_index):
     data = older_index.to_bytes()
     assert call(facade.init, data, True)["rereadPending"] == 2

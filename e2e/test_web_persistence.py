@@ -839,6 +839,23 @@ def test_an_index_saved_by_an_older_version_is_read_again_and_saved(launch_persi
 
 
 
+def test_an_index_saved_by_a_newer_version_is_used_as_built_and_said_so(launch_persistent, boot_page, make_app,
+                                                                        older_index):
+    """The page read an index a newer version saved again the older way, and saved it so,
+    without a word."""
+    from ragweb.engine import MARKUP_VERSION
+    older_index._set_meta("analysis", {**older_index.settings, "markup": MARKUP_VERSION + 1})
+    ctx = launch_persistent()
+    page = ctx.pages[0]
+    boot_page(page)
+    page.evaluate(WRITE_RECORD_JS, {"version": 1, "bytes": list(older_index.to_bytes()), "savedAt": 0})
+    page.reload()
+    info = page.evaluate("window.ragReady")
+    assert info["restored"] is True and info["reread"] == 0 and info["totalDocs"] == 2
+    expect(page.locator("#banner-text")).to_contain_text("The stored index was built by a newer version of ragweb")
+    assert make_app(page).query("zebrafish")["results"][0]["path"] == "docs/page.html"  # (as it was built)
+
+
 def test_two_tabs_reading_an_older_index_again_are_no_conflict(launch_persistent, boot_page, make_app,
                                                                wait_for, older_index):
     """A browser restoring two tabs: each re-reads the older index and saves it. The second

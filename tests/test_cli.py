@@ -670,6 +670,25 @@ def _stored_settings(indexed, **changes):
     eng.close()
 
 
+def test_an_index_built_by_a_newer_version_is_named_so_and_kept_until_rebuild(indexed):
+    """An index a newer ragweb built was called "built by an older version", and `rag index`
+    read it again the older way, saying only "rebuilt the index"."""
+    from ragweb.engine import MARKUP_VERSION
+    _stored_settings(indexed, markup=MARKUP_VERSION + 1)
+    r = rag("query", "-q", "retry backoff", "-d", indexed, "--no-auto-index")
+    assert r.returncode == 0 and "older" not in r.stderr, r.stderr
+    assert ("note: the index was built by a newer version of ragweb, which reads some files otherwise; upgrade "
+            f"ragweb, or rebuild it with this version: `rag index --rebuild {indexed}`") in r.stderr, r.stderr
+    r = rag("index", indexed)
+    assert (r.returncode, r.stdout) == (1, "") and r.stderr == (
+        f"Error: the index of {indexed} was built by a newer version of ragweb, which reads some files otherwise; "
+        f"upgrade ragweb to update it, or rebuild it with this version: rag index --rebuild {indexed}\n")
+    assert "built by a newer version" in rag("query", "-q", "retry", "-d", indexed, "--no-auto-index").stderr
+    r = rag("index", "--rebuild", indexed)
+    assert r.returncode == 0, r.stderr
+    assert "note:" not in rag("query", "-q", "retry backoff", "-d", indexed, "--no-auto-index").stderr
+
+
 def test_an_index_stemmed_by_another_snowballstemmer_is_named_so_and_rebuilt(indexed):
     # snowballstemmer 2.2 stemmed "added" as "ad", 3.1 as "add": a question found nothing in
     # an index another release stemmed, and `rag index` kept its terms, mixing both

@@ -833,6 +833,11 @@
       info = { ...empty, restored: false };
     }
     if (info.rereadPending) info.reread = await rereadStored(info.rereadPending);
+    if (info.newerVersion) {
+      showBanner('The stored index was built by a newer version of ragweb, so it is used as it was built ' +
+        '(this version would read some of its files otherwise). Open the newer version of this page to ' +
+        'keep it up to date, or to have this version read its files, choose "Clear all" and add them again.', 'reread');
+    }
     if (info.rereadSkipped) {
       showBanner('The stored index was built by an older version of ragweb and is too large to ' +
         'read again inside this tab, so it is used as it was built. To have its files read the ' +

@@ -525,7 +525,7 @@ def _embedding_state(engine, embedder) -> str:
 def _open_for_reading(args, root: Path, cfg: dict):
     """The engine for ROOT, after checking it exists and is up to date (offering to re-index)."""
     from ragweb import store
-    from ragweb.engine import OLDER_VERSION, OTHER_STEMMER, Engine
+    from ragweb.engine import NEWER_VERSION, OLDER_VERSION, OTHER_STEMMER, Engine
     from ragweb.errors import IndexBusyError
     from ragweb.files import DECODER_VERSION
     from ragweb.indexer import check_index_place, index_path, scan_changes
@@ -590,7 +590,11 @@ def _open_for_reading(args, root: Path, cfg: dict):
     # root, where the index was found, made a second index of that folder alone)
     rebuild = (f"its owner can rebuild it with `rag index {shown_root}` (you cannot write it here)"
                if engine.read_only else f"run `rag index {shown_root}` to rebuild it")
-    if change == OLDER_VERSION or (not change and engine.n_chunks and engine.decoded_by() < DECODER_VERSION):
+    if change == NEWER_VERSION:  # (`rag index` refuses it: rebuilt, it would be read the older way)
+        _say("note: the index was built by a newer version of ragweb, which reads some files otherwise; "
+             f"upgrade ragweb, or rebuild it with this version: `rag index --rebuild {shown_root}` (queries "
+             "use its reading until then)")
+    elif change == OLDER_VERSION or (not change and engine.n_chunks and engine.decoded_by() < DECODER_VERSION):
         _say("note: the index was built by an older version of ragweb, which reads some files "
              f"otherwise; {rebuild} (queries use its reading until then)")
     elif change.startswith(OTHER_STEMMER):

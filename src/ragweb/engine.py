@@ -107,6 +107,7 @@ class Hit:
 
 VERSION_SETTINGS = ("markup", "short_terms", "unicode", "words", "folds", "stemmer")  # analysis settings a new version changes, not the config
 OLDER_VERSION = "built by an older version"     # `Engine.settings_change` when only those differ
+NEWER_VERSION = "built by a newer version"      # ... when a newer version wrote them (`by_newer_version`)
 OTHER_STEMMER = "stemmed by snowballstemmer"    # ... when only the stemmer's version differs: "... 2.2.0, not 3.1.1"
 
 
@@ -118,6 +119,17 @@ def analysis_settings(config: dict) -> dict:
             "markup": MARKUP_VERSION, "short_terms": True, "unicode": analysis.UNICODE_FORM,
             "words": analysis.WORD_FORM, "folds": analysis.fold_form(ix["stemming"], ix["language"]),
             "stemmer": analysis.STEMMER_VERSION if ix["stemming"] is not False else None}
+
+
+def by_newer_version(stored: dict) -> bool:
+    """Whether analysis settings an index records were written by a newer ragweb: a reading
+    of pages after this one's (`MARKUP_VERSION`), or a form of words or folds this version
+    does not know (an older one recorded none, or this one's)."""
+    markup = stored.get("markup")
+    return (isinstance(markup, int) and markup > MARKUP_VERSION
+            or stored.get("unicode") not in (None, analysis.UNICODE_FORM)
+            or stored.get("words") not in (None, analysis.WORD_FORM)
+            or stored.get("folds") not in (None, *analysis.FOLD_FORMS))
 
 
 def _identity(path, immutable: bool = False) -> tuple[int, ...] | None:
@@ -393,9 +405,12 @@ class Engine:
     def settings_change(self) -> str:
         """Why the index's analysis settings are not the config's ('' when they are): "the
         config changed them" or, when only `VERSION_SETTINGS` differ, `OLDER_VERSION`, or,
-        when only the stemmer's version does, `OTHER_STEMMER` and the two versions."""
+        when only the stemmer's version does, `OTHER_STEMMER` and the two versions; and
+        `NEWER_VERSION` when a newer ragweb wrote them."""
         if not self.settings_changed:
             return ""
+        if by_newer_version(self.settings):  # (whatever else differs: rebuilt, it would be read the older way)
+            return NEWER_VERSION
         wanted = analysis_settings(self.config)
         keys = {k for k in set(wanted) | set(self.settings) if wanted.get(k) != self.settings.get(k)}
         if keys == {"stemmer"} and self.settings.get("stemmer"):

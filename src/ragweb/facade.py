@@ -252,7 +252,9 @@ def init(data=None, stepwise=False, crc=None) -> str:
     (``reread``: documents of a restored index built with other analysis settings -- by an
     older version -- indexed again from their stored texts, `Engine.reread`; the caller
     should save the index then; ``"rereadSkipped": true`` instead when the index is over
-    `REREAD_MAX_BYTES`: it is used as it was built), or
+    `REREAD_MAX_BYTES`: it is used as it was built; ``"newerVersion": true`` for one a
+    newer version built, used as it was built and not re-read, which would undo that
+    version's reading), or
     ``{"error": ..., "code": "format"}`` when the bytes are unreadable or of an unknown
     format, or ``{"error": ..., "code": "copy"}`` when ``crc`` (the CRC-32 the page saved
     with them) does not match them: they were garbled on their way in (the engine is then
@@ -263,7 +265,7 @@ def init(data=None, stepwise=False, crc=None) -> str:
     ``finished``; every other call is "not ready" until then.
     """
     global _engine, _config, _globs, _reread, _reread_total
-    from ragweb.engine import Engine
+    from ragweb.engine import NEWER_VERSION, Engine
     from ragweb.errors import IndexCorruptError
 
     _config = default_config()
@@ -295,8 +297,10 @@ def init(data=None, stepwise=False, crc=None) -> str:
                           "\"Clear stored index\" and add the files again", code="format")
     else:
         _engine = Engine.memory(_config)
-    # an index saved by an older version reads its files differently: read them again
-    pending = restored and _engine.settings_changed
+    # an index saved by an older version reads its files differently: read them again (not
+    # one a newer version saved: read again, it would be read the older way, and saved so)
+    newer = restored and _engine.settings_change() == NEWER_VERSION
+    pending = restored and _engine.settings_changed and not newer
     too_big = pending and _engine.db_bytes() > REREAD_MAX_BYTES
     pending = pending and not too_big
     stepwise = bool(_null(stepwise))
@@ -306,6 +310,8 @@ def init(data=None, stepwise=False, crc=None) -> str:
            "totalDocs": st["totalDocs"], "totalChunks": st["totalChunks"]}
     if too_big:
         out["rereadSkipped"] = True
+    if newer:
+        out["newerVersion"] = True
     if pending and stepwise:
         _reread = _engine.reread_steps()
         out["rereadPending"] = _reread_total = next(_reread)[1]

@@ -12,6 +12,7 @@ import gc
 import hashlib
 import logging
 import os
+import shlex
 import sqlite3
 import signal
 import sys
@@ -25,7 +26,7 @@ from typing import Callable
 from ragweb import ingest, signals, store
 from ragweb.analysis import Analyzer
 from ragweb.config import never_indexed
-from ragweb.engine import Engine
+from ragweb.engine import NEWER_VERSION, Engine
 from ragweb.errors import IndexReadOnlyError, Interrupted, RagError
 from ragweb.files import (BROKEN_LINK, DECODER_VERSION, GONE, LEGACY_REASON, NOT_REGULAR, PACKED_REASON,
                           AtomicWrite, FileEntry, GlobSet, LeftOut, compressed, is_left_out_note, is_link_note,
@@ -520,6 +521,10 @@ def _scan(engine: Engine, root: Path, config: dict, use_gitignore: bool | None, 
     before the run, until it ends."""
     if engine.settings_changed:
         report.rebuilt = engine.settings_change()
+        if report.rebuilt == NEWER_VERSION:  # (not read again the older way without a word)
+            raise RagError(f"the index of {root} was built by a newer version of ragweb, which reads some "
+                           "files otherwise; upgrade ragweb to update it, or rebuild it with this version: "
+                           f"rag index --rebuild {shlex.quote(str(root))}")
         # (no need to compare any file's text with the index's: every file is read again)
         changes = _all_new(scan_changes(engine, root, config, use_gitignore))
         with _before_the_run(engine, bool(changes.kept)) as old:
