@@ -428,6 +428,17 @@ def test_a_synonym_group_of_words_no_search_looks_for_is_an_error():
         ["the das"]
 
 
+def test_an_environment_variable_in_the_embedding_url_is_an_error():
+    """`base_url: "http://${OLLAMA_HOST}:11434"` was sent as written ("name not known"):
+    nothing in rag.yaml is expanded."""
+    for url, variable in (("http://${OLLAMA_HOST}:11434/v1", "${OLLAMA_HOST}"), ("$OLLAMA_URL", "$OLLAMA_URL")):
+        assert error_of(f'embedding:\n  enabled: true\n  base_url: "{url}"\n') == (
+            f"rag.yaml line 3: embedding.base_url '{url}' holds {variable}, an environment variable, which "
+            "rag.yaml does not expand: write the address itself, such as http://localhost:11434")
+    url = "http://localhost:11434/a$b"  # (a path may hold a $)
+    assert parse_config(f'embedding:\n  enabled: true\n  base_url: "{url}"\n')["embedding"]["base_url"] == url
+
+
 def test_duplicate_key_is_an_error():
     msg = error_of("index:\n  k1: 1\n  k1: 2\n")
     assert msg == "rag.yaml line 3: index.k1 appears twice (first on line 2)"
@@ -547,11 +558,12 @@ def valid_configs(draw):
     index["chunk_overlap"] = draw(st.integers(0, min(index["chunk_tokens"] - 1, SCHEMA["index"]["chunk_overlap"][2][1])))
     if emb["enabled"]:
         # (a URL urllib can send a request to: `base_url_problem`; its path any printable ASCII
-        # but "#", a fragment, which is never sent)
+        # but "#", a fragment, which is never sent, and "$", which may start an environment
+        # variable's name)
         emb["base_url"] = (draw(st.sampled_from(["http://", "https://", "HTTP://"]))
                            + draw(st.sampled_from(["localhost", "127.0.0.1", "[::1]", "bücher.example"]))
                            + draw(st.sampled_from(["", ":1", ":11434", ":65535"]))
-                           + draw(st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7e, blacklist_characters="#"),
+                           + draw(st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7e, blacklist_characters="#$"),
                                           max_size=20)
                                   .map(lambda path: "/" + path if path else "")))
     else:

@@ -485,6 +485,7 @@ def _lone_synonym(item_nodes: list, groups: list[str]) -> tuple | None:
 
 
 _NOT_IN_A_URL_RE = re.compile(r"[\x00-\x20\x7f]")  # (http.client refuses them in a request's URL)
+_ENV_VARIABLE_RE = re.compile(r"\$\{[^}]*\}?|\$[A-Z_][A-Z0-9_]*(?![a-z])")  # ${NAME}, $NAME (a path may hold a $)
 
 
 def base_url_problem(url: str) -> str | None:
@@ -493,10 +494,14 @@ def base_url_problem(url: str) -> str | None:
     https://, a space or control character, a user name or password (urllib sends none), a
     host that cannot be read ("http://[::1") or none, a port that is not 1 to 65535, a
     character beyond ASCII after the host (the request line is ASCII), or a fragment
-    ("#v1": never sent, nor the endpoint's path rag adds after it). Whether anything
+    ("#v1": never sent, nor the endpoint's path rag adds after it), or an environment variable
+    (``${OLLAMA_HOST}``: nothing in rag.yaml is expanded). Whether anything
     answers there is for the request to find out."""
     import urllib.parse  # (here: only a config that enables embeddings needs it)
 
+    if (variable := _ENV_VARIABLE_RE.search(url)) is not None:  # (a shell habit: it was sent as written)
+        return (f"{_show(shown_url(url))} holds {variable.group()}, an environment variable, which rag.yaml does "
+                "not expand: write the address itself, such as http://localhost:11434")
     if not url.lower().startswith(("http://", "https://")):  # (urllib would read file: URLs)
         return f"must be an http:// or https:// URL, got {_show(shown_url(url))}"
     if (bad := _NOT_IN_A_URL_RE.search(url)) is not None:
