@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from ragweb.config import DEFAULT_EXCLUDES, DEFAULT_INCLUDES
 from ragweb.errors import UsageError
 from ragweb.files import (DecodeResult, FileEntry, GlobSet, LeftOut, backslash_problem, decode, expand_braces, file_sha256,
-                          glob_problem, glob_to_regex,
+                          glob_problem, glob_to_regex, is_more_prose,
                           UNINDEXED_TARGET, is_link_note, iter_files, ignore_verdict, parse_ignore, parse_rule, read_text_file)
 
 ALL = ["**"]
@@ -256,13 +256,18 @@ def test_the_default_includes_take_documents_known_by_name_and_more_languages(tm
     program another one: each was left out ("6 files match no index.includes glob")."""
     import gzip
     make(tmp_path, {"README": "", "INSTALL": "", "src/Makefile": "", "Dockerfile": "", "doc/tool.texi": "",
-                    "lib/Tool.pm": "", "main.lua": "", "analysis.R": "", "paper.tex": "", "readme": "",
+                    "lib/Tool.pm": "", "main.lua": "", "analysis.R": "", "paper.tex": "", "a/readme": "",
+                    "b/Readme": "", "Changelog": "", "c/makefile": "", "COPYING.LESSER": "",
                     "README.Debian": "", "Makefile.old": "", "notes": ""})
     (tmp_path / "doc/NEWS.gz").write_bytes(gzip.compress(b"1.0: first\n"))
     assert paths_of(tmp_path, includes=DEFAULT_INCLUDES, excludes=DEFAULT_EXCLUDES) == [
-        "Dockerfile", "INSTALL", "README", "analysis.R", "doc/NEWS.gz", "doc/tool.texi", "lib/Tool.pm",
-        "main.lua", "paper.tex", "src/Makefile"]
+        "COPYING.LESSER", "Changelog", "Dockerfile", "INSTALL", "README", "a/readme", "analysis.R", "b/Readme",
+        "c/makefile", "doc/NEWS.gz", "doc/tool.texi", "lib/Tool.pm", "main.lua", "paper.tex", "src/Makefile"]
     assert read_text_file(tmp_path / "doc/NEWS.gz", 100).text == "1.0: first\n"
+    # (read as prose in the capitals they are written in, as the default includes take them)
+    assert [p for p in ("a/readme", "b/Readme", "Changelog", "COPYING.LESSER", "doc/NEWS", "c/makefile",
+                        "README.Debian") if is_more_prose(p)] == ["a/readme", "b/Readme", "Changelog",
+                                                                  "COPYING.LESSER", "doc/NEWS"]
 
 
 def test_order_is_sorted_by_relative_path(tmp_path):

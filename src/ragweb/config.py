@@ -39,16 +39,20 @@ DEFAULT_INCLUDES = [
     "**/*.toml", "**/*.ini", "**/*.cfg", "**/*.xml", "**/*.csv",
     # prose in other formats, and documents known by their name alone (`files.PROSE_NAMES`)
     "**/*.texi", "**/*.texinfo", "**/*.pod", "**/*.tex", "**/*.rdoc", "**/*.Rmd", "**/*.rmd", "**/*.qmd",
-    "**/README", "**/INSTALL", "**/NEWS", "**/CHANGES", "**/CHANGELOG", "**/ChangeLog", "**/CONTRIBUTING",
-    "**/HACKING", "**/TODO", "**/AUTHORS", "**/LICENSE", "**/COPYING",
+    # (in the capitals they are written in: README, Readme, readme)
+    "**/README", "**/Readme", "**/readme", "**/INSTALL", "**/Install", "**/install", "**/NEWS", "**/News",
+    "**/news", "**/CHANGES", "**/Changes", "**/changes", "**/CHANGELOG", "**/ChangeLog", "**/Changelog",
+    "**/changelog", "**/CONTRIBUTING", "**/Contributing", "**/contributing", "**/HACKING", "**/Hacking",
+    "**/hacking", "**/TODO", "**/Todo", "**/todo", "**/AUTHORS", "**/Authors", "**/authors", "**/LICENSE",
+    "**/License", "**/license", "**/COPYING", "**/Copying", "**/copying", "**/COPYING.LESSER",
     # more languages' programs, and build files known by their name alone
     "**/*.lua", "**/*.pl", "**/*.pm", "**/*.r", "**/*.R", "**/*.jl", "**/*.dart", "**/*.ex", "**/*.exs",
     "**/*.erl", "**/*.hs", "**/*.ml", "**/*.mli", "**/*.fs", "**/*.clj", "**/*.zig", "**/*.nim", "**/*.m",
     "**/*.mm", "**/*.cxx", "**/*.hxx", "**/*.hh", "**/*.cu", "**/*.vue", "**/*.svelte", "**/*.groovy",
     "**/*.gradle", "**/*.kts", "**/*.cmake", "**/*.mk", "**/*.bash", "**/*.zsh", "**/*.fish", "**/*.ps1",
     "**/*.bat", "**/*.proto", "**/*.graphql", "**/*.tf", "**/*.scss", "**/*.less", "**/*.sol",
-    "**/Makefile", "**/GNUmakefile", "**/Dockerfile", "**/Containerfile", "**/Jenkinsfile", "**/Vagrantfile",
-    "**/Gemfile", "**/Rakefile",
+    "**/Makefile", "**/makefile", "**/GNUmakefile", "**/Dockerfile", "**/Containerfile", "**/Jenkinsfile",
+    "**/Vagrantfile", "**/Gemfile", "**/Rakefile", "**/rakefile",
 ]
 DEFAULT_EXCLUDES = [
     "**/node_modules/**", "**/.git/**", "**/vendor/**", "**/dist/**", "**/build/**",

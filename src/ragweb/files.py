@@ -51,8 +51,11 @@ PROSE_SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc", ".asciido
 # Also prose since `engine.MARKUP_VERSION` 16 (`ingest.is_prose`): documents known by their
 # name alone, as a project's README is, and prose formats whose markup is read as text
 # (Texinfo, Perl's POD, LaTeX, RDoc, R Markdown, Quarto).
-PROSE_NAMES = frozenset({"README", "INSTALL", "NEWS", "CHANGES", "CHANGELOG", "ChangeLog", "CONTRIBUTING",
-                         "HACKING", "TODO", "AUTHORS", "LICENSE", "COPYING"})
+# In any capitals (`Readme`, `changelog`), as `is_more_prose` compares them: other capitals
+# than these, and COPYING.LESSER, with no new `engine.MARKUP_VERSION`, the default includes
+# having taken none of them before.
+PROSE_NAMES = frozenset({"README", "INSTALL", "NEWS", "CHANGES", "CHANGELOG", "CONTRIBUTING",
+                         "HACKING", "TODO", "AUTHORS", "LICENSE", "COPYING", "COPYING.LESSER"})
 MORE_PROSE_SUFFIXES = (".texi", ".texinfo", ".pod", ".tex", ".rdoc", ".rmd", ".qmd")
 HTML_SUFFIXES = (".html", ".htm", ".xhtml")  # `markup.is_html`
 COMPRESSED_SUFFIX = ".gz"  # a gzip-compressed document is read as the document it compresses (`plain_name`)
@@ -98,9 +101,9 @@ def plain_name(path: str) -> str:
 
 
 def is_more_prose(path: str) -> bool:
-    """True for a document `PROSE_NAMES` names or a `MORE_PROSE_SUFFIXES` format (not
-    compressed: see `plain_name`)."""
-    return path[path.rfind("/") + 1:] in PROSE_NAMES or path.lower().endswith(MORE_PROSE_SUFFIXES)
+    """True for a document `PROSE_NAMES` names, in any capitals, or a `MORE_PROSE_SUFFIXES`
+    format (not compressed: see `plain_name`)."""
+    return path[path.rfind("/") + 1:].upper() in PROSE_NAMES or path.lower().endswith(MORE_PROSE_SUFFIXES)
 
 
 # ---------------------------------------------------------------------------- globs
