@@ -429,7 +429,7 @@ def test_index_bytes_rules():
     assert call(facade.index_bytes, "notes.txt", soup)["success"]  # prose may have long lines
     assert call(facade.index_bytes, "guide.md.gz", gzip.compress(b"# Guide\nturn the dial\n"))["success"]
     assert call(facade.index_bytes, "bad.md.gz", b"# Guide\n")["skipped"].startswith("damaged: not gzip data")
-    assert call(facade.index_bytes, "changelog.gz", gzip.compress(b"x"))["skipped"] == "not included"
+    assert call(facade.index_bytes, "notes.gz", gzip.compress(b"x"))["skipped"] == "not included"
     limit = default_config()["index"]["max_file_bytes"]
     assert call(facade.check_path, "big.txt", limit + 1)["skip"].startswith("too large")
     assert call(facade.check_path, "ok.txt", limit) == {"ok": True, "path": "ok.txt"}
@@ -543,7 +543,7 @@ def test_selection_matches_the_cli_walker(tmp_path):
         ".gitignore": "gen/\n*.log.md\n!keep.log.md\n/top.md\n",
         "gen/g.md": "x", "x.log.md": "x", "keep.log.md": "x", "top.md": "x", "sub/top.md": "x",
         "sub/.ragignore": "secret.md\n", "sub/secret.md": "x", "sub/open.md": "x",
-        "docs/z.md.gz": "x", "docs/z.min.js.gz": "x", "docs/changelog.gz": "x",
+        "docs/z.md.gz": "x", "docs/z.min.js.gz": "x", "docs/changelog.gz": "x", "docs/Readme": "x", "sub/makefile": "x",
         # a config file under a name rag does not read: not read, nor indexed (its words are settings)
         "Rag.yaml": "x", "sub/rag.yml": "x", "docs/rag.yaml.txt": "x",
     }
@@ -558,6 +558,7 @@ def test_selection_matches_the_cli_walker(tmp_path):
     assert page == cli
     assert "keep.log.md" in cli and "sub/top.md" in cli and "top.md" not in cli
     assert "docs/z.md.gz" in cli and "docs/z.min.js.gz" not in cli
+    assert {"docs/changelog.gz", "docs/Readme", "sub/makefile"} <= set(page)  # (names in other capitals)
     assert "conf.yaml" in cli and not {"Rag.yaml", "sub/rag.yml", "docs/rag.yaml.txt"} & set(cli)
     # in a dropped folder, passed over as `rag index` of the folder passes over it (not counted)
     assert call(facade.check_path, "proj/Rag.yaml", 1) == {"skip": "excluded", "path": "proj/Rag.yaml", "quiet": True}
