@@ -1,5 +1,6 @@
 """The `rag` command line, run as a user would: a subprocess on the sample corpus."""
 
+import io
 import json
 import os
 import shutil
@@ -1056,6 +1057,41 @@ def test_runprompt_refuses_a_context_file_that_is_not_a_packed_context(tmp_path)
         ctx.write_bytes(body)
         r = rag("runprompt", "--runtime", "--ctx", ctx)
         assert r.returncode == 1 and r.stderr.startswith(f"Error: {ctx} is not packed-context JSON ({why})"), r.stderr
+
+
+def test_runprompt_says_what_it_was_given_instead_of_a_packed_context(tmp_path, monkeypatch, capsys):
+    """An empty question, an empty pipe (the pack before it failed), a pack in another format, search
+    results and a context without a question are named as such (they were "- is not packed-context JSON (line 1:
+    Expecting value)", or a prompt whose question was empty)."""
+    from ragweb.cli import main
+    from ragweb.formats import render
+    packed = {"query": "retry backoff", "budget_tokens": 50, "used_tokens": 2, "evidence": "sufficient",
+              "snippets": [{"path": "a.md", "range": "L1-1", "why": "BM25 score: 1.00", "text": "Retry."}]}
+    ctx = tmp_path / "ctx.json"
+    ctx.write_text(render(packed, "json"))
+
+    def run(*args, stdin=None):
+        if stdin is not None:
+            monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode())))
+        code = main(["runprompt", "--runtime", *map(str, args)])
+        return code, capsys.readouterr()
+    for q in ("", "  "):  # (`-q "$Q"` with $Q not set: the stored question was used, or none at all)
+        code, out = run("--ctx", ctx, "-q", q)
+        assert code == 2 and "the question (-q) is empty" in out.err and not out.out
+    code, out = run("--ctx", "-", stdin="")
+    assert code == 1 and out.err.startswith("Error: standard input is empty, not a packed context (did the "
+                                            "command before the pipe fail?)"), out.err
+    for fmt, name in (("markdown", "Markdown"), ("xml", "XML"), ("text", "text")):
+        code, out = run("--ctx", "-", stdin=render(packed, fmt) + "\n")
+        assert code == 1 and f"standard input is a packed context in the {name} format; rag runprompt reads JSON: " \
+            "pipe one in: `rag pack -q ... --format json | rag runprompt ... --ctx -`" in out.err, out.err
+    code, out = run("--ctx", "-", stdin='{"query": "retry", "results": []}')  # (`rag query --json | rag runprompt`)
+    assert code == 1 and "standard input holds search results (`rag query --json` output), not a packed context" in out.err
+    ctx.write_text(render(dict(packed, query=""), "json"))
+    code, out = run("--ctx", ctx)
+    assert code == 1 and f'{ctx} holds no question (its "query" is missing or empty); give one with -q' in out.err
+    code, out = run("--ctx", ctx, "-q", "how do retries back off?")
+    assert code == 0 and "Question: how do retries back off?\n" in out.out
 
 
 def test_a_closed_standard_output_is_an_error_not_a_traceback(indexed, tmp_path):

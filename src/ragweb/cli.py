@@ -1028,14 +1028,29 @@ def _batch_records(text: str) -> int | None:
     return n
 
 
+def _other_format(text: str) -> str | None:
+    """The format of a packed context `rag pack` wrote in a form other than JSON
+    (`files.packed_context_reason`), else None."""
+    from ragweb.files import packed_context_reason
+    if not packed_context_reason(text) or text.lstrip().startswith("{"):
+        return None
+    head = text.lstrip()
+    return "Markdown" if head.startswith("# Context for: ") else "XML" if head.startswith("<") else "text"
+
+
 def cmd_runprompt(args) -> int:
     from ragweb.prompts import builder_prompt, runtime_prompt
+    if args.query is not None and not args.query.strip():  # (`-q "$Q"` with $Q not set)
+        raise UsageError(f"the question (-q) is empty ({args.query!r}); give one, or leave -q out "
+                         "to use the question stored in the context")
     if args.query and (byte := _undecoded(args.query)):
         raise UsageError(f"the question is not UTF-8 text ({byte}); "
                          "set the terminal's encoding to UTF-8")
     if args.ctx == "-" and sys.stdin is None:
         raise UsageError("--ctx - reads standard input, which is closed")
-    remedy = "make one with `rag pack -q ... --format json -o FILE`"
+    remedy = ("make one with `rag pack -q ... --format json -o FILE`" if args.ctx != "-"
+              else "pipe one in: `rag pack -q ... --format json | rag runprompt ... --ctx -`")
+    source = "standard input" if args.ctx == "-" else args.ctx
     try:  # (as `--batch -`: `rag pack ... | rag runprompt --ctx -`)
         if args.ctx == "-":
             data = read_capped(sys.stdin.buffer, MAX_INPUT_BYTES)
@@ -1049,40 +1064,49 @@ def cmd_runprompt(args) -> int:
     except OSError as e:
         raise RagError(f"cannot read context file {args.ctx}: {e.strerror or e}") from None
     except UnicodeDecodeError:
-        raise RagError(f"{args.ctx} is not packed-context JSON (not UTF-8 text); {remedy}") from None
+        raise RagError(f"{source} is not packed-context JSON (not UTF-8 text); {remedy}") from None
     except ValueError as e:  # (NUL bytes)
-        raise RagError(f"{args.ctx} is not packed-context JSON ({e}); {remedy}") from None
+        raise RagError(f"{source} is not packed-context JSON ({e}); {remedy}") from None
+    if not text.strip():  # (`rag pack ... | rag runprompt --ctx -` after the pack failed)
+        raise RagError(f"{source} is empty, not a packed context"
+                       + (" (did the command before the pipe fail?)" if args.ctx == "-" else "") + f"; {remedy}")
+    if fmt := _other_format(text):  # (`pack.output: markdown` in rag.yaml, or --format)
+        raise RagError(f"{source} is a packed context in the {fmt} format; rag runprompt reads JSON: {remedy}")
     try:
         packed = json.loads(text)
     except RecursionError:
-        raise RagError(f"{args.ctx} is not packed-context JSON (nested too deeply)") from None
+        raise RagError(f"{source} is not packed-context JSON (nested too deeply)") from None
     except json.JSONDecodeError as e:
         n = _batch_records(text) if e.msg == "Extra data" else None
         if n:
-            source = "FILE" if args.ctx == "-" else shlex.quote(args.ctx)
-            raise RagError(f"{args.ctx} holds {n} packed contexts, one a line (`rag pack --batch` output); "
-                           f"give one of them, such as the second: `sed -n 2p {source} | rag runprompt "
+            given = "FILE" if args.ctx == "-" else shlex.quote(args.ctx)
+            raise RagError(f"{source} holds {n} packed contexts, one a line (`rag pack --batch` output); "
+                           f"give one of them, such as the second: `sed -n 2p {given} | rag runprompt "
                            f"{'--runtime' if args.runtime else '--builder'} --ctx -`") from None
-        raise RagError(f"{args.ctx} is not packed-context JSON (line {e.lineno}: {e.msg}); {remedy}") from None
+        raise RagError(f"{source} is not packed-context JSON (line {e.lineno}: {e.msg}); {remedy}") from None
     except ValueError:  # (a number of more than 4,300 digits)
-        raise RagError(f"{args.ctx} is not packed-context JSON (it holds a number too long to read)") from None
+        raise RagError(f"{source} is not packed-context JSON (it holds a number too long to read)") from None
     if isinstance(packed, dict) and "snippets" not in packed and isinstance(packed.get("error"), str):
-        raise RagError(f"{args.ctx} is the answer to a question that failed, not a packed context: "
+        raise RagError(f"{source} is the answer to a question that failed, not a packed context: "
                        f"{packed['error']}")
+    if isinstance(packed, dict) and "snippets" not in packed and isinstance(packed.get("results"), list):
+        raise RagError(f"{source} holds search results (`rag query --json` output), not a packed context; {remedy}")
     if not isinstance(packed, dict) or not isinstance(packed.get("snippets"), list):
-        raise RagError(f"{args.ctx} is not packed-context JSON (no \"snippets\" list)")
+        raise RagError(f"{source} is not packed-context JSON (no \"snippets\" list)")
     for n, sn in enumerate(packed["snippets"], 1):
         missing = [k for k in ("path", "range", "text") if not isinstance(sn, dict) or not isinstance(sn.get(k), str)]
         if missing:
             quoted = [f'"{k}"' for k in missing]
             names = " and ".join([", ".join(quoted[:-1]), quoted[-1]] if len(quoted) > 1 else quoted)
-            raise RagError(f"{args.ctx} is not packed-context JSON (snippet {n}: {names} "
+            raise RagError(f"{source} is not packed-context JSON (snippet {n}: {names} "
                            f"{'is' if len(missing) == 1 else 'are'} missing or not text)")
     if not isinstance(packed.get("query", ""), str):
-        raise RagError(f"{args.ctx} is not packed-context JSON (its \"query\" is not text)")
+        raise RagError(f"{source} is not packed-context JSON (its \"query\" is not text)")
+    if args.query is None and not packed.get("query", "").strip():
+        raise RagError(f"{source} holds no question (its \"query\" is missing or empty); give one with -q")
     texts = [packed.get("query", "")] + [v for sn in packed["snippets"] for v in (sn["path"], sn["range"], sn["text"])]
     if any(_SURROGATE_RE.search(t) for t in texts):
-        raise RagError(f"{args.ctx} is not packed-context JSON (it holds a lone surrogate, which is not text)")
+        raise RagError(f"{source} is not packed-context JSON (it holds a lone surrogate, which is not text)")
     render = runtime_prompt if args.runtime else builder_prompt
     print(render(packed, args.query))
     return EXIT_OK
