@@ -3,6 +3,7 @@
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -2085,6 +2086,29 @@ def test_a_batch_id_given_twice_is_noted_and_a_nul_is_named_by_its_line(indexed,
     batch.write_bytes(b"retry backoff\nparse\x00headers\n")
     r = rag("query", "-d", indexed, "--batch", batch, "--no-auto-index")
     assert r.returncode == 2 and "(it holds NUL bytes, the first on line 2)" in r.stderr, r.stderr
+
+
+def test_a_batch_file_written_as_a_json_array_is_its_questions(tmp_path, capsys):
+    """A file of questions as one JSON array was asked as one question, made of its whole
+    text; indented, it stopped at line 2 ("Extra data"). An array's items are its questions (an
+    object's id, else the item's position), and a JSON line cut short says to write one a line."""
+    from ragweb.cli import UsageError, _questions
+    batch = tmp_path / "questions.json"
+    batch.write_text('[{"id": "a", "question": "retry backoff"}, {"question": "parse headers"}, "rate limit"]\n')
+    assert list(_questions(str(batch))) == [("a", "retry backoff"), (2, "parse headers"), (3, "rate limit")]
+    batch.write_text('\ufeff[\n  {"id": 1, "question": "retry backoff"},\n  {"id": 2, "query": "parse headers"}\n]\n')
+    assert list(_questions(str(batch))) == [(1, "retry backoff"), (2, "parse headers")]
+    batch.write_text("[ ] retry backoff\n[draft] parse headers\n")  # (plain questions that start with a bracket)
+    assert list(_questions(str(batch))) == [(1, "[ ] retry backoff"), (2, "[draft] parse headers")]
+    batch.write_text("[]\n")
+    assert list(_questions(str(batch))) == []
+    for text, said in [('[{"question": "retry"},\n', "(a JSON array from line 1): invalid JSON"),
+                       ('[{"id": 1}]', 'item 1 of the JSON array: an item is a question, or an object with a "question"'),
+                       ('{\n  "question": "retry"\n}\n', "line 1: invalid JSON (Expecting property name enclosed in "
+                                                      "double quotes); a JSON question is one line, as `jq -c` writes it")]:
+        batch.write_text(text)
+        with pytest.raises(UsageError, match=re.escape(said)):
+            list(_questions(str(batch)))
 
 
 def test_runprompt_given_a_batchs_output_says_so(indexed, tmp_path):

@@ -668,16 +668,31 @@ MAX_INPUT_BYTES = 256 << 20  # a --batch or --ctx file's size at most (a pack of
 
 
 _JSON_LINE_RE = re.compile(r'\{\s*(?:"|\}|$)')  # a JSON object's start: "{" then a key, "}" or nothing
+_JSON_ARRAY_RE = re.compile(r'\[\s*(?:\{|"|$)|\[\]$')  # a JSON array's: "[" then an object, a string or nothing, or "[]"
 
 
 def _not_json_constant(name: str):
     raise ValueError(f"{name} is not JSON")
 
 
-def _parse_questions(lines, batch: str):
-    asked = noted = twice = False
-    ids: dict[str, int] = {}  # each id given (as JSON) -> its line
-    where = "standard input" if batch == "-" else batch
+def _read_json(text: str, where: str, cut: str = ""):
+    """``text`` as JSON (no NaN or Infinity), or a UsageError that says ``where`` it was (and
+    ``cut`` when the text ends before its JSON does)."""
+    try:
+        return json.loads(text, parse_constant=_not_json_constant)
+    except json.JSONDecodeError as e:
+        raise UsageError(f"{where}: invalid JSON ({e.msg}){cut if e.pos >= len(text) else ''}") from None
+    except (ValueError, RecursionError) as e:
+        raise UsageError(f"{where}: invalid JSON ({e})") from None
+
+
+def _batch_entries(lines, where: str):
+    """(what the entry is called, its default id, its text or JSON value) for each question of a
+    batch: each line that holds anything (its id: its line number), or, when the first such
+    line opens a JSON array (a file of questions written as one: `[{"id": 1, "question": ...},
+    ...]` or `["...", ...]`), each item of the array (its id: its position)."""
+    lines = iter(lines)
+    first = True
     for n, line in enumerate(lines, 1):
         # (Notepad's byte order mark; on a later line too, where `cat a.txt b.txt` puts b's)
         line = line.lstrip("\ufeff").strip()
@@ -687,39 +702,66 @@ def _parse_questions(lines, batch: str):
             raise UsageError(f"{where} line {n} is not UTF-8 text ({byte})")
         if "\x00" in line:  # (UTF-16 piped in)
             raise UsageError(f"{where} line {n} holds NUL characters, as UTF-16 text would; save it as UTF-8")
-        if _JSON_LINE_RE.match(line):  # ("{retry} backoff" is a question)
-            try:
-                obj = json.loads(line, parse_constant=_not_json_constant)
-            except json.JSONDecodeError as e:
-                raise UsageError(f"{where} line {n}: invalid JSON ({e.msg})") from None
-            except (ValueError, RecursionError) as e:
-                raise UsageError(f"{where} line {n}: invalid JSON ({e})") from None
+        if first and _JSON_ARRAY_RE.match(line):  # ("[WIP] retry backoff" is a question)
+            text = _rest(line, lines, where)
+            if byte := _undecoded(text):
+                raise UsageError(f"{where} is not UTF-8 text ({byte})")
+            items = _read_json(text, f"{where} (a JSON array from line {n})")
+            for i, item in enumerate(items, 1):
+                yield f"item {i} of the JSON array", i, {"question": item} if isinstance(item, str) else item
+            return
+        first = False
+        yield f"line {n}", n, line
+
+
+def _rest(first: str, lines, where: str) -> str:
+    """``first`` and the rest of ``lines``, at most `MAX_INPUT_BYTES` characters (standard input
+    has no end of its own)."""
+    text = io.StringIO()  # (not a list of the lines: 256 MB of short lines took 1.4 GB so)
+    text.write(first + "\n")
+    for line in lines:
+        if text.tell() + len(line) > MAX_INPUT_BYTES:
+            raise UsageError(f"{where} is over {MAX_INPUT_BYTES >> 20} MB: not a JSON array of questions")
+        text.write(line)
+    return text.getvalue()
+
+
+def _parse_questions(lines, batch: str):
+    asked = noted = twice = False
+    ids: dict[str, str] = {}  # each id given (as JSON) -> the entry that gave it first
+    where = "standard input" if batch == "-" else batch
+    for label, n, entry in _batch_entries(lines, where):
+        if isinstance(entry, str) and _JSON_LINE_RE.match(entry):  # ("{retry} backoff" is a question)
+            entry = _read_json(entry, f"{where} {label}", "; a JSON question is one line, as `jq -c` writes it")
+        if isinstance(entry, str):
+            qid, q = n, entry
+        else:
+            obj = entry
             q = obj.get("question", obj.get("query")) if isinstance(obj, dict) else None
             if not isinstance(q, str):
-                raise UsageError(f"{where} line {n}: a JSON line needs a \"question\" string")
+                raise UsageError(f"{where} {label}: " + ('a JSON line needs a "question" string' if label.startswith("line")
+                                                         else 'an item is a question, or an object with a "question" string'))
             if m := _SURROGATE_RE.search(q):
-                raise UsageError(f"{where} line {n}: the question holds a lone surrogate "
+                raise UsageError(f"{where} {label}: the question holds a lone surrogate "
                                  f"(U+{ord(m.group()):04X}), which is not text")
             try:  # (its id is written back: 1e999 would come out as Infinity, "\ud800" not at all)
                 json.dumps(obj, allow_nan=False, ensure_ascii=False).encode("utf-8")
             except (ValueError, UnicodeEncodeError):
-                raise UsageError(f"{where} line {n}: its id (or another value) is a number too large "
+                raise UsageError(f"{where} {label}: its id (or another value) is a number too large "
                                  "or a lone surrogate, which the JSON answer cannot repeat") from None
             if (unread := sorted(set(obj) - {"id", "question", "query"})) and not noted:
                 noted = True  # (once: a file of such lines would repeat it for each)
-                _say(f"note: {where} line {n}: {', '.join(map(repr, unread))} "
+                _say(f"note: {where} {label}: {', '.join(map(repr, unread))} "
                      f"{'is' if len(unread) == 1 else 'are'} not read; a JSON line gives \"id\" and \"question\", "
                      "and options such as --path or --budget apply to every line")
             qid = obj.get("id", n)
-        else:
-            qid, q = n, line
         asked = True
         key = json.dumps(qid, sort_keys=True)
         if key in ids and not twice:
             twice = True  # (once: answers are matched to questions by their ids)
-            _say(f"note: {where} line {n}: its id {key} is line {ids[key]}'s too (a line without \"id\" "
-                 "has its line number), so their answers cannot be told apart by id")
-        ids.setdefault(key, n)
+            _say(f"note: {where} {label}: its id {key} is {ids[key]}'s too (a line without \"id\" "
+                 "has its line number, an item of a JSON array its position), so their answers cannot be told apart by id")
+        ids.setdefault(key, label)
         yield qid, q
     if not asked:  # (an empty run is no error, but an empty file is likely a mistake)
         _say(f"note: {'standard input' if batch == '-' else batch} holds no questions")
