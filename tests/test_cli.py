@@ -1095,6 +1095,25 @@ def test_runprompt_says_what_it_was_given_instead_of_a_packed_context(tmp_path, 
     assert code == 0 and "Question: how do retries back off?\n" in out.out
 
 
+def test_runprompt_says_when_the_context_may_not_answer_its_question(tmp_path, capsys):
+    """`rag pack ... | rag runprompt --ctx -` said nothing of a pack of weak or no evidence (the
+    JSON holds the level, and only `rag pack -o` and the text formats warned); with -q the
+    question is another, which the level was not measured for."""
+    from ragweb.cli import main
+    from ragweb.formats import render
+    ctx = tmp_path / "ctx.json"
+    for level, said in [("none", "warning: the packed context holds no evidence for this question"),
+                        ("weak", "warning: the evidence packed is weak; the context may not answer the question"),
+                        ("sufficient", None)]:
+        ctx.write_text(render({"query": "helm charts", "budget_tokens": 300, "used_tokens": 2, "evidence": level,
+                               "snippets": [{"path": "a.md", "range": "L1-1", "text": "Retry."}]}, "json"))
+        assert main(["runprompt", "--runtime", "--ctx", str(ctx)]) == 0
+        out = capsys.readouterr()
+        assert "Question: helm charts" in out.out and (said in out.err if said else out.err == ""), out.err
+        assert main(["runprompt", "--builder", "--ctx", str(ctx), "-q", "retry"]) == 0
+        assert capsys.readouterr().err == ""
+
+
 def test_a_closed_standard_output_is_an_error_not_a_traceback(indexed, tmp_path):
     def run(*args):
         return subprocess.run([sys.executable, "-m", "ragweb", *map(str, args)], capture_output=False,

@@ -1151,6 +1151,9 @@ def cmd_runprompt(args) -> int:
         raise RagError(f"{source} is not packed-context JSON (it holds a lone surrogate, which is not text)")
     render = runtime_prompt if args.runtime else builder_prompt
     print(render(packed, args.query))
+    from ragweb.formats import evidence_warning
+    if args.query is None and packed.get("evidence") in ("weak", "none"):  # (as `rag pack -o` says it: a
+        _say(evidence_warning(packed))  # JSON pack piped on shows it to nobody; -q asks another question)
     return EXIT_OK
 
 
