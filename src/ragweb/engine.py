@@ -44,7 +44,7 @@ TIES_KEPT = 4  # chunks tied at a search's pool cut are all kept up to this many
 FILE_CACHE = 256           # files whose lines (and an HTML page's views) packing keeps in memory ...
 FILE_CACHE_CHARS = 8_000_000  # ... and at most this many characters of them
 OUTLINE_CACHE = 1024       # outlines kept (of files whose lines were dropped too: small, slow to make)
-MARKUP_VERSION = 16        # how pages are read: HTML through `ragweb.markup` (2: <dt> terms are
+MARKUP_VERSION = 17        # how pages are read: HTML through `ragweb.markup` (2: <dt> terms are
                            # headings), reST entries (3: ".. function::" heads a section), front
                            # matter (4: its "title" is the page's title heading), headings on
                            # one line (5: an HTML heading's blanked tags are one space), the
@@ -64,7 +64,8 @@ MARKUP_VERSION = 16        # how pages are read: HTML through `ragweb.markup` (2
                            # its line taking no title from the line below (14), an unclosed
                            # <button> or <select> ending where the next one starts (15),
                            # a README without a suffix and Texinfo, POD, LaTeX as prose
-                           # (16: `files.PROSE_NAMES`, `files.MORE_PROSE_SUFFIXES`); an
+                           # (16: `files.PROSE_NAMES`, `files.MORE_PROSE_SUFFIXES`), those
+                           # names in any capitals (17: Readme, Changelog); an
                            # index built before (no "markup" setting) reads HTML as plain text,
                            # one of another version chunked some pages otherwise: rebuilt by
                            # `rag index`, re-read from its texts by the browser

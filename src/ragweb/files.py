@@ -51,9 +51,8 @@ PROSE_SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc", ".asciido
 # Also prose since `engine.MARKUP_VERSION` 16 (`ingest.is_prose`): documents known by their
 # name alone, as a project's README is, and prose formats whose markup is read as text
 # (Texinfo, Perl's POD, LaTeX, RDoc, R Markdown, Quarto).
-# In any capitals (`Readme`, `changelog`), as `is_more_prose` compares them: other capitals
-# than these, and COPYING.LESSER, with no new `engine.MARKUP_VERSION`, the default includes
-# having taken none of them before.
+# In any capitals (`Readme`, `changelog`) since version 17, as `is_more_prose` compares them
+# (an include such as `**/*` took them before, read as plain text).
 PROSE_NAMES = frozenset({"README", "INSTALL", "NEWS", "CHANGES", "CHANGELOG", "CONTRIBUTING",
                          "HACKING", "TODO", "AUTHORS", "LICENSE", "COPYING", "COPYING.LESSER"})
 MORE_PROSE_SUFFIXES = (".texi", ".texinfo", ".pod", ".tex", ".rdoc", ".rmd", ".qmd")
