@@ -39,8 +39,10 @@ site: setup node_modules/.installed
 serve: setup node_modules/.installed
 	$(VENV)/bin/rag web --port $(PORT)
 
+# Two test processes, each taking whole files (the browser files share a booted page per
+# process): the suite is half waiting on Chromium and Pyodide, so two overlap well.
 test: setup browser-deps node_modules/.installed
-	$(VENV)/bin/pytest -q
+	$(VENV)/bin/pytest -q -n 2 --dist loadfile
 
 test-unit: setup
 	$(VENV)/bin/pytest -q tests
