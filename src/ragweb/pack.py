@@ -164,19 +164,23 @@ def _merge(group: list[Snippet], lines: list[str]) -> list[Snippet]:
     """Merge snippets of one file whose line ranges overlap or touch."""
     group = sorted(group, key=lambda s: (s.start, s.end))
     out: list[Snippet] = []
+    grown: list[Snippet] = []  # the merged snippets that took in another: their text is made once, at the end
     for s in group:
         if s.col_start is not None:  # a piece of one long line stays as it is
             out.append(s)
             continue
         if out and out[-1].col_start is None and s.start <= out[-1].end + 1:
             last = out[-1]
+            if not grown or grown[-1] is not last:
+                grown.append(last)
             last.end = max(last.end, s.end)
             last.score = max(last.score, s.score)
             last.terms = sorted(set(last.terms) | set(s.terms))
-            last.set_text("\n".join(lines[last.start - 1:last.end]))
         else:
             out.append(Snippet(s.path, s.start, s.end, s.score, s.text, s.file_id, s.why,
                                list(s.terms), s.col_start, s.col_end, s.visible))
+    for last in grown:
+        last.set_text("\n".join(lines[last.start - 1:last.end]))
     return out
 
 
@@ -189,14 +193,19 @@ def _whole(h, why: str) -> Snippet:
 def _fill_whole(hits, limit: int, lines_of, why: str, stop_at_miss: bool) -> list[Snippet]:
     """Take ``hits`` in order as whole chunks while the merged snippets fit ``limit``
     tokens; a hit that does not fit is skipped, or ends the fill with ``stop_at_miss``."""
-    chosen: list[Snippet] = []
-    for h in hits:
-        trial = chosen + [_whole(h, why.format(score=h.score))]
-        if sum(s.tokens for s in merge_all(trial, lines_of)) <= limit:
-            chosen = trial
+    chosen: dict[int, list[Snippet]] = {}  # file id -> its chunks taken (files in the order first taken)
+    merged: dict[int, list[Snippet]] = {}  # ... and their merged snippets
+    used = 0
+    for h in hits:  # (only the hit's own file is merged again: its snippets are all that can change)
+        group = chosen.get(h.file_id, []) + [_whole(h, why.format(score=h.score))]
+        trial = _merge(group, lines_of[h.file_id])
+        cost = sum(s.tokens for s in trial) - sum(s.tokens for s in merged.get(h.file_id, ()))
+        if used + cost <= limit:
+            chosen[h.file_id], merged[h.file_id] = group, trial
+            used += cost
         elif stop_at_miss:
             break
-    return merge_all(chosen, lines_of)
+    return _by_score([s for group in merged.values() for s in group])
 
 
 def score_why(engine) -> str:
@@ -216,11 +225,12 @@ def merge_all(snippets: list[Snippet], lines_of: dict[int, list[str]]) -> list[S
     by_file: dict[int, list[Snippet]] = {}
     for s in snippets:
         by_file.setdefault(s.file_id, []).append(s)
-    out = []
-    for fid, group in by_file.items():
-        out.extend(_merge(group, lines_of[fid]))
-    out.sort(key=lambda s: (-s.score, s.path, s.start))
-    return out
+    return _by_score([s for fid, group in by_file.items() for s in _merge(group, lines_of[fid])])
+
+
+def _by_score(snippets: list[Snippet]) -> list[Snippet]:
+    """``snippets`` best first (then by path and line)."""
+    return sorted(snippets, key=lambda s: (-s.score, s.path, s.start))
 
 
 def _line_priors(hits, n_lines: int, best: float) -> list[float]:
