@@ -200,7 +200,7 @@ def test_a_bad_batch_file_stops_before_any_answer_and_output_is_kept(indexed, tm
     assert r.stderr.strip() == f'Error: {batch} line 2: a JSON line needs a "question" string'
     assert out.read_text() == "PREVIOUS\n" and sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl", "q.jsonl"]
     r = rag(cmd, "--batch", tmp_path / "missing.txt", "-d", indexed)
-    assert r.returncode == 2 and "cannot read the batch file" in r.stderr
+    assert r.returncode == 2 and f"--batch {tmp_path / 'missing.txt'}: no such file" in r.stderr
 
 
 def test_pack_output_is_replaced_only_by_a_whole_result(indexed, tmp_path):
@@ -1673,6 +1673,8 @@ def test_an_index_folder_or_file_this_user_may_not_read_or_write_is_named(indexe
     '.../.rag'", or "the disk could not be read or written (is it full, or read-only?)"."""
     as_user, rag_cmd = _as_user(), f'"{sys.executable}" -m ragweb'
     db = indexed / ".rag" / "index.db"
+    batch = indexed.parent / "questions.txt"
+    batch.write_text("retry backoff\n")
     remedy = "(its permissions); fix them (chmod, chown), or replace the index with `rag index --rebuild`\n"
     cases = [(indexed, 0o000, ["index", "query -q retry"],
               f"Error: cannot read folder {indexed} (permission denied): fix its permissions (chmod), "
@@ -1681,7 +1683,9 @@ def test_an_index_folder_or_file_this_user_may_not_read_or_write_is_named(indexe
               f"Error: cannot read folder {indexed / '.rag'} (permission denied): fix its permissions "
               "(chmod), or ask its owner\n"),
              (db, 0o000, ["index", "query -q retry"], f"Error: cannot open {db}: this user may not read it {remedy}"),
-             (db, 0o444, ["index"], f"Error: cannot open {db}: this user may not write it {remedy}")]
+             (db, 0o444, ["index"], f"Error: cannot open {db}: this user may not write it {remedy}"),
+             # (a file that is there but cannot be read: a runtime error, as an index's, not a usage one)
+             (batch, 0o000, [f"pack --batch '{batch}'"], f"Error: cannot read the batch file {batch}: Permission denied\n")]
     for path, mode, commands, said in cases:
         before = path.stat().st_mode
         try:
@@ -2139,6 +2143,24 @@ def test_runprompt_given_a_batchs_output_says_so(indexed, tmp_path):
     failed = rag("pack", "-d", indexed, "--batch", "-", "--no-auto-index", stdin="the and of\n")
     p = rag("runprompt", "--builder", "--ctx", "-", stdin=failed.stdout)
     assert p.returncode == 1 and "the answer to a question that failed, not a packed context: " in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize("args, said", [
+    (["query", "-q", "retry", "--config", "nope.yaml"], "--config nope.yaml: no such file; name a config file"),
+    (["index", "--config", "nope.yaml"], "--config nope.yaml: no such file"),
+    (["config", "--config", "."], "--config . is a folder, not a file"),
+    (["pack", "--batch", "nope.txt"], "--batch nope.txt: no such file; name a file of questions"),
+    (["query", "--batch", "."], "--batch . is a folder, not a file"),
+    (["runprompt", "--runtime", "--ctx", "nope.json"], "--ctx nope.json: no such file; name a packed context file"),
+    (["runprompt", "--builder", "--ctx", "."], "--ctx . is a folder, not a file"),
+    (["web", "--build", "site", "--pyodide-dir", "nope"], "nope (from --pyodide-dir) is not a folder")])
+def test_an_input_file_flag_that_names_no_file_is_a_usage_error(tmp_path, monkeypatch, capsys, args, said):
+    """A flag naming a file to read that is not there, or is a folder, exits 2 (usage), as
+    `--batch nope` and `-d nope` did: `--config nope` and `--ctx nope` exited 1."""
+    from ragweb.cli import main
+    monkeypatch.chdir(tmp_path)
+    assert main(args) == 2
+    assert capsys.readouterr().err.startswith(f"Error: {said}")
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")

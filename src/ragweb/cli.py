@@ -2,6 +2,9 @@
 
 Exit codes: 0 success, 1 runtime error (`Error: ...` on stderr, traceback only with
 --debug), 2 usage error, 128 + the signal when interrupted (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).
+A file or folder named on the command line that is not there (or is a folder where a file is
+wanted) is a usage error; one that is there but cannot be read, or holds the wrong thing, a
+runtime error.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ try:  # (Ctrl-C while `rag` starts: no traceback from a module being imported)
     import re
     import shlex
     import sqlite3
+    import stat
     import sys
     import time
     from pathlib import Path
@@ -200,6 +204,29 @@ def _refuse_empty_names(args) -> None:
         value = getattr(args, attr, None)
         if value is not None and not value.strip():
             raise UsageError(f"{flag} is empty ({value!r}); {hint}")
+
+
+_INPUT_FILES = ("config", "batch", "ctx")  # the flags that name a file `rag` reads
+
+
+def _refuse_missing_files(args) -> None:
+    """Refuse an input file flag (``--config``, ``--batch``, ``--ctx``) whose name is not a
+    file: none is there, or a folder is. That is a usage error (exit 2), as ``-d`` naming no
+    folder is; a file that is there but cannot be read, or holds the wrong thing, is a
+    runtime error (exit 1)."""
+    for attr in _INPUT_FILES:
+        value = getattr(args, attr, None)
+        if value is None or (value == "-" and attr != "config"):  # (`--config -` is a file named -)
+            continue
+        flag, hint = _EMPTY_NAMES[attr]
+        try:
+            is_dir = stat.S_ISDIR(os.stat(value).st_mode)
+        except (FileNotFoundError, NotADirectoryError):
+            raise UsageError(f"{flag} {value}: no such file; {hint}") from None
+        except (OSError, ValueError):  # (a folder on the way this user may not enter: the command says so)
+            continue
+        if is_dir:
+            raise UsageError(f"{flag} {value} is a folder, not a file; {hint}")
 
 
 def _root(args) -> Path:
@@ -640,8 +667,8 @@ def _questions(batch: str):
             raise UsageError(f"the batch file {batch} is not a text file of questions (it holds NUL bytes, "
                              f"the first on line {n})")
         text = user_text(data, errors="surrogateescape")  # (a line's bad byte is named below)
-    except OSError as e:
-        raise UsageError(f"cannot read the batch file {batch}: {e.strerror or e}") from None
+    except OSError as e:  # (there, but not to be read: permissions, a disk error)
+        raise RagError(f"cannot read the batch file {batch}: {e.strerror or e}") from None
     except ValueError as e:
         raise UsageError(f"the batch file {batch} is not a text file of questions ({e})") from None
     return iter(list(_parse_questions(io.StringIO(text, newline=None), batch)))
@@ -1262,6 +1289,7 @@ def _main(argv: list[str] | None) -> int:
     try:
         with signals.stop_signals_interrupt():  # (SIGTERM, SIGHUP: the cleanup of Ctrl-C)
             _refuse_empty_names(args)
+            _refuse_missing_files(args)
             code = COMMANDS[args.command](args) or EXIT_OK
         _flush_output()
         return code

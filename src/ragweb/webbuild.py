@@ -158,9 +158,9 @@ def _missing_core_files(folder: Path) -> list[str]:
 
 def _named_pyodide(folder: Path, named_by: str) -> Path:
     """The Pyodide folder the user named, checked: every core file there, the pinned version."""
-    if not folder.is_dir():
-        raise RagError(f"{folder} (from {named_by}) is not a folder; name the folder of the npm package "
-                       f"`pyodide` {PYODIDE_VERSION} (node_modules/pyodide after `npm install`)")
+    if not folder.is_dir():  # (a usage error, as a -d that names no folder)
+        raise UsageError(f"{folder} (from {named_by}) is not a folder; name the folder of the npm package "
+                         f"`pyodide` {PYODIDE_VERSION} (node_modules/pyodide after `npm install`)")
     missing = _missing_core_files(folder)
     if missing:
         raise RagError(f"{folder} (from {named_by}) is not a complete Pyodide: it lacks {', '.join(missing)}; "
