@@ -502,7 +502,7 @@ def test_a_question_that_looks_like_a_flag_is_told_how_to_ask(indexed):
         "(or rag pack -- --verbose)\n"), r.stderr
     packed = rag("pack", "-d", indexed, "-q", "retry")
     r = rag("runprompt", "--runtime", "--ctx", "-", "-q", "-g", stdin=packed.stdout)
-    assert r.returncode == 2 and r.stderr.endswith("to ask about -g, write -q=-g\n"), r.stderr  # (no words after --)
+    assert r.returncode == 2 and r.stderr.endswith("to ask about -g, write -q=-g (or rag runprompt -- -g)\n"), r.stderr
     r = rag("runprompt", "--runtime", "--ctx", "-", "-q=-g", stdin=packed.stdout)
     assert r.returncode == 0 and "-g" in r.stdout, r.stderr
     assert rag("query", "-d", indexed, "-q").stderr.endswith("argument -q/--query: expected one argument\n")
@@ -1112,6 +1112,28 @@ def test_runprompt_says_when_the_context_may_not_answer_its_question(tmp_path, c
         assert "Question: helm charts" in out.out and (said in out.err if said else out.err == ""), out.err
         assert main(["runprompt", "--builder", "--ctx", str(ctx), "-q", "retry"]) == 0
         assert capsys.readouterr().err == ""
+
+
+def test_runprompt_takes_the_question_as_plain_words_as_query_and_pack_do(tmp_path, capsys):
+    """`rag runprompt --runtime --ctx c.json how do retries work` said "unrecognized arguments",
+    while `rag query` and `rag pack` take a question as plain words."""
+    from ragweb.cli import main
+    from ragweb.formats import render
+    ctx = tmp_path / "ctx.json"
+    ctx.write_text(render({"query": "helm charts", "budget_tokens": 300, "used_tokens": 2, "evidence": "sufficient",
+                           "snippets": [{"path": "a.md", "range": "L1-1", "text": "Retry."}]}, "json"))
+
+    def run(*args):
+        code = main(["runprompt", "--runtime", "--ctx", str(ctx), *args])
+        return code, capsys.readouterr()
+    code, by_flag = run("-q", "how do retries work")
+    assert code == 0 and "Question: how do retries work" in by_flag.out
+    assert run("how", "do", "retries", "work") == (0, by_flag)
+    assert run("-q", "what does -g do")[1].out == run("--", "what", "does", "-g", "do")[1].out
+    code, out = run("-q", "retry", "backoff")
+    assert code == 2 and out.err == "Error: rag runprompt: give the question once, with -q or as words, not both\n"
+    code, out = run("")  # (`"$Q"` with $Q not set: not the stored question without a word)
+    assert code == 2 and out.err.startswith("Error: the question is empty ('')"), out.err
 
 
 def test_a_closed_standard_output_is_an_error_not_a_traceback(indexed, tmp_path):

@@ -87,7 +87,7 @@ def _flag_like_question(prog: str, args: list[str]) -> str:
             break
         if (option == "-q" or len(option) > 2 and "--query".startswith(option)) and word.startswith("-"):
             written = "--query" if option.startswith("--") else "-q"
-            other = f" (or {prog} -- {shlex.quote(word)})" if prog.endswith((" query", " pack")) else ""
+            other = f" (or {prog} -- {shlex.quote(word)})" if prog.endswith((" query", " pack", " runprompt")) else ""
             return (f" (a question), and {word} is read as a flag; to ask about {word}, write "
                     f"{written}={shlex.quote(word)}{other}")
     return ""
@@ -162,6 +162,9 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--builder", action="store_true", help="compression prompt (condense the snippets)")
     p.add_argument("--ctx", required=True, metavar="FILE", help="packed context JSON (from rag pack; - reads standard input)")
     p.add_argument("-q", "--query", default=None, help="override the question stored in the context")
+    p.add_argument("words", nargs="*", metavar="QUESTION",
+                   help="the question as plain words, instead of -q (rag runprompt --runtime --ctx c.json "
+                        "how does retry work)")
     p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
 
     p = sub.add_parser("config", help="print the effective configuration")
@@ -1107,8 +1110,23 @@ def _other_format(text: str) -> str | None:
     return "Markdown" if head.startswith("# Context for: ") else "XML" if head.startswith("<") else "text"
 
 
+def _runprompt_question(args) -> str | None:
+    """The question that overrides the context's: ``-q TEXT`` or the words after the flags,
+    as `rag query` and `rag pack` take theirs; None to use the stored one."""
+    if args.words and args.query is not None:
+        raise UsageError("rag runprompt: give the question once, with -q or as words, not both")
+    if args.words:
+        words = " ".join(args.words).strip()
+        if not words:  # (`rag runprompt ... "$Q"` with $Q not set)
+            raise UsageError(f"the question is empty ({' '.join(args.words)!r}); give one, or leave it out "
+                             "to use the question stored in the context")
+        return words
+    return args.query
+
+
 def cmd_runprompt(args) -> int:
     from ragweb.prompts import builder_prompt, runtime_prompt
+    args.query = _runprompt_question(args)
     if args.query is not None and not args.query.strip():  # (`-q "$Q"` with $Q not set)
         raise UsageError(f"the question (-q) is empty ({args.query!r}); give one, or leave -q out "
                          "to use the question stored in the context")
@@ -1276,7 +1294,7 @@ def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if extra:  # (`rag query retry -k 1 backoff`: words after an option are the question's too)
-        if args.command in ("query", "pack") and not any(a.startswith("-") for a in extra):
+        if args.command in ("query", "pack", "runprompt") and not any(a.startswith("-") for a in extra):
             args.words = [*(args.words or ()), *extra]
         else:
             _unknown_flags(parser.commands[args.command], args.command, extra, getattr(args, "words", None))
