@@ -239,6 +239,19 @@ def test_the_question_is_given_exactly_once(indexed, tmp_path, cmd):
         assert r.returncode == 2 and says in r.stderr and "Traceback" not in r.stderr, (args, r.stderr)
 
 
+@pytest.mark.parametrize("cmd", ["query", "pack"])
+@pytest.mark.parametrize("question", [["-q", ""], [""], ["--query="]])
+def test_an_empty_question_with_batch_is_refused_not_ignored(tmp_path, monkeypatch, capsys, cmd, question):
+    """`rag pack --batch F -q ""` (`-q "$Q"` with $Q not set) quietly asked the file's questions,
+    as if no -q were given, where `-q retry` with --batch is refused."""
+    from ragweb.cli import main
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "q.txt").write_text("retry\n")
+    assert main([cmd, "--batch", "q.txt", *question]) == 2
+    assert capsys.readouterr().err == (f"Error: rag {cmd}: give either a question or --batch FILE, not both "
+                                       "(an empty question, '', was given too)\n")
+
+
 def test_no_index_fails_clearly(sample_root):
     r = rag("query", "-q", "retry", "-d", sample_root, "--no-auto-index")
     assert r.returncode == 1 and "no index" in r.stderr and "rag index" in r.stderr

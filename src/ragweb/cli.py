@@ -833,8 +833,9 @@ def _question(args, command: str) -> str | None:
     if not question and not args.batch:
         raise UsageError(f"rag {command} needs a question: rag {command} -q QUESTION, "
                          f"rag {command} QUESTION WORDS, or --batch FILE")
-    if question and args.batch:
-        raise UsageError(f"rag {command}: give either a question or --batch FILE, not both")
+    if args.batch and (args.query is not None or args.words):  # (an empty `-q "$Q"` too: not ignored)
+        empty = "" if question else f" (an empty question, {(args.query or ' '.join(args.words))!r}, was given too)"
+        raise UsageError(f"rag {command}: give either a question or --batch FILE, not both{empty}")
     if args.path and args.words and os.path.isfile(args.path) and not WILDCARD_RE.search(args.path):
         files = [w for w in args.words if os.path.isfile(w)]
         if files:  # (`--path src/*.py` unquoted: the shell gave one file to --path, the rest to the question)
