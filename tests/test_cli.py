@@ -252,6 +252,23 @@ def test_an_empty_question_with_batch_is_refused_not_ignored(tmp_path, monkeypat
                                        "(an empty question, '', was given too)\n")
 
 
+def test_a_batch_skips_comment_lines_but_asks_a_question_that_starts_with_a_hash(tmp_path, monkeypatch, capsys):
+    """A `# comment` line of a questions file was asked as a question; "#include not found"
+    (no space after the #) is still one, and a comment's line still counts for the ids."""
+    from ragweb.cli import main
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes.md").write_text("# Build\n\nThe include path is not found when the compiler is old.\n")
+    assert main(["index", "--quiet"]) == 0
+    (tmp_path / "q.txt").write_text("# questions about the build\n#\ninclude path\n  # indented\n#include not found\n")
+    capsys.readouterr()
+    assert main(["query", "--batch", "q.txt", "-k", "1"]) == 0
+    out = capsys.readouterr()
+    answers = [json.loads(line) for line in out.out.splitlines()]
+    assert [(a["id"], a["query"], len(a["results"])) for a in answers] == [(3, "include path", 1),
+                                                                         (5, "#include not found", 1)]
+    assert out.err.count("note: q.txt line 1 is a comment") == 1, out.err
+
+
 def test_no_index_fails_clearly(sample_root):
     r = rag("query", "-q", "retry", "-d", sample_root, "--no-auto-index")
     assert r.returncode == 1 and "no index" in r.stderr and "rag index" in r.stderr

@@ -716,13 +716,17 @@ def _read_json(text: str, where: str, cut: str = ""):
         raise UsageError(f"{where}: invalid JSON ({e})") from None
 
 
+_COMMENT_RE = re.compile(r"#(?:\s|$)")  # a comment line of a batch: "# notes", "#"; not "#include x"
+
+
 def _batch_entries(lines, where: str):
     """(what the entry is called, its default id, its text or JSON value) for each question of a
-    batch: each line that holds anything (its id: its line number), or, when the first such
+    batch: each line that holds anything but a comment (its id: its line number), or, when the first such
     line opens a JSON array (a file of questions written as one: `[{"id": 1, "question": ...},
     ...]` or `["...", ...]`), each item of the array (its id: its position)."""
     lines = iter(lines)
     first = True
+    commented = False
     for n, line in enumerate(lines, 1):
         # (Notepad's byte order mark; on a later line too, where `cat a.txt b.txt` puts b's)
         line = line.lstrip("\ufeff").strip()
@@ -732,6 +736,12 @@ def _batch_entries(lines, where: str):
             raise UsageError(f"{where} line {n} is not UTF-8 text ({byte})")
         if "\x00" in line:  # (UTF-16 piped in)
             raise UsageError(f"{where} line {n} holds NUL characters, as UTF-16 text would; save it as UTF-8")
+        if _COMMENT_RE.match(line):
+            if not commented:  # (once: a file of notes would repeat it)
+                commented = True
+                _say(f"note: {where} line {n} is a comment ('#' then a space), not a question: such lines are "
+                     "skipped; to ask one, write it as a JSON line: {\"question\": \"# ...\"}")
+            continue
         if first and _JSON_ARRAY_RE.match(line):  # ("[WIP] retry backoff" is a question)
             text = _rest(line, lines, where)
             if byte := _undecoded(text):
