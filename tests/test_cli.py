@@ -2175,6 +2175,8 @@ def test_a_batch_file_written_as_a_json_array_is_its_questions(tmp_path, capsys)
     assert list(_questions(str(batch))) == [(1, "retry backoff"), (2, "parse headers")]
     batch.write_text("[ ] retry backoff\n[draft] parse headers\n")  # (plain questions that start with a bracket)
     assert list(_questions(str(batch))) == [(1, "[ ] retry backoff"), (2, "[draft] parse headers")]
+    batch.write_text('["WIP"] retry backoff\n{"question": "parse headers"}\n')  # (JSON, then words: a question)
+    assert list(_questions(str(batch))) == [(1, '["WIP"] retry backoff'), (2, "parse headers")]
     batch.write_text("[]\n")
     assert list(_questions(str(batch))) == []
     for text, said in [('[{"question": "retry"},\n', "(a JSON array from line 1): invalid JSON"),

@@ -742,7 +742,7 @@ def _batch_entries(lines, where: str):
                 _say(f"note: {where} line {n} is a comment ('#' then a space), not a question: such lines are "
                      "skipped; to ask one, write it as a JSON line: {\"question\": \"# ...\"}")
             continue
-        if first and _JSON_ARRAY_RE.match(line):  # ("[WIP] retry backoff" is a question)
+        if first and _JSON_ARRAY_RE.match(line) and not _json_then_words(line):  # ("[WIP] retry backoff" is a question)
             text = _rest(line, lines, where)
             if byte := _undecoded(text):
                 raise UsageError(f"{where} is not UTF-8 text ({byte})")
@@ -752,6 +752,16 @@ def _batch_entries(lines, where: str):
             return
         first = False
         yield f"line {n}", n, line
+
+
+def _json_then_words(line: str) -> bool:
+    """Whether ``line`` starts with a whole JSON value and goes on after it (``["WIP"] retry
+    backoff``): a question, not the start of a JSON array."""
+    try:
+        _, end = json.JSONDecoder().raw_decode(line)
+    except (ValueError, RecursionError):
+        return False
+    return bool(line[end:].strip())
 
 
 def _rest(first: str, lines, where: str) -> str:
