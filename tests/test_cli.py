@@ -2251,3 +2251,17 @@ def test_questions_from_a_stream_without_line_breaks_are_refused_not_read_into_m
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr[-2000:]
     assert r.stderr.startswith("Error: standard input line 1 is over 16,777,216 characters"), r.stderr
 
+
+
+def test_changed_files_of_an_index_a_newer_version_built_are_not_offered_to_plain_rag_index(indexed):
+    """With files changed, `rag query` on a terminal offered "Re-index now?" for an index a newer
+    version built, then stopped with `rag index`'s refusal instead of answering; piped, it said
+    to run `rag index`, which refuses it."""
+    from ragweb.engine import MARKUP_VERSION
+    _stored_settings(indexed, markup=MARKUP_VERSION + 1)
+    (indexed / "README.md").write_text("# pigeonpost\n\nparse headers quickly\n")
+    out = run_on_terminal(["query", "-q", "parse headers", "-d", indexed, "-k", "1"], "y\n")
+    assert "Re-index now?" not in out and "Error" not in out and "1. " in out, out
+    r = rag("query", "-q", "parse headers", "-d", indexed, "--no-auto-index")
+    assert r.returncode == 0 and f"run `rag index {indexed}`" not in r.stderr, r.stderr
+    assert "note: 1 file(s) changed since the last index, which a newer version of ragweb built" in r.stderr, r.stderr

@@ -590,10 +590,13 @@ def _open_for_reading(args, root: Path, cfg: dict):
     # (by the ignore rules of the last run: files a `--no-gitignore` run indexed are not "deleted")
     applied = engine.ignore_files_applied()
     changes = scan_changes(engine, root, cfg, use_gitignore=applied)
+    change = engine.settings_change()
     if changes.any:
         n = len(changes.new) + len(changes.changed) + len(changes.deleted)
         lines = "\n".join(changes.describe())
-        if interactive:
+        if change == NEWER_VERSION:  # (`rag index` refuses it: the note below says what to do)
+            _say(f"note: {n} file(s) changed since the last index, which a newer version of ragweb built")
+        elif interactive:
             sys.stderr.write(f"{n} file(s) changed since the last index:\n{lines}\n")
             if _ask("Re-index now? [Y/n] "):
                 engine.close()
@@ -614,7 +617,7 @@ def _open_for_reading(args, root: Path, cfg: dict):
         elif have < total:
             _say(f"note: {total - have} of {total} chunks have no embedding yet; run "
                  f"`rag index {shown_root}` (vector search sees only the others)")
-    change = engine.settings_change()
+    change = engine.settings_change()  # (again: a re-index above changed it)
     # (an index this user cannot write is rebuilt by its owner: `rag index` here would refuse;
     # the folder named, as the other notes name it: a bare `rag index` in a folder below the
     # root, where the index was found, made a second index of that folder alone)
