@@ -1158,3 +1158,19 @@ def test_a_rebuild_that_stops_leaves_the_old_index_as_it_was(tmp_path, provider)
     with pytest.raises(KeyboardInterrupt):
         indexer.index_root(root, load_config(root)[0], rebuild=True, progress=stop)
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before  # (no WAL files of a reader left either)
+
+
+def test_chunks_without_embeddings_in_an_index_a_newer_version_built_name_a_command_that_runs(tmp_path, provider):
+    """The note on chunks with no embedding said to run `rag index`, which refuses an index a
+    newer version built."""
+    from ragweb.engine import MARKUP_VERSION
+    root = write_root(tmp_path, provider)
+    provider.fail_after = 0
+    assert rag("index", root).returncode == 1  # the text index, no vectors
+    eng = Engine.open(root / ".rag" / "index.db")
+    eng._set_meta("analysis", {**eng.settings, "markup": MARKUP_VERSION + 1})
+    eng.conn.commit()
+    eng.close()
+    r = rag("query", "-d", root, "--no-auto-index", "-q", "garage")
+    assert r.returncode == 0 and "3 of 3 chunks have no embedding yet" in r.stderr, r.stderr
+    assert f"run `rag index {root}`" not in r.stderr and f"`rag index --rebuild {root}`" in r.stderr, r.stderr

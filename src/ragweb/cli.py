@@ -606,18 +606,20 @@ def _open_for_reading(args, root: Path, cfg: dict):
             flag = ({False: " --no-gitignore", True: " --gitignore"}[applied]
                     if applied is not None and applied != cfg["index"]["gitignore"] else "")
             _say(f"note: {n} file(s) changed since the last index; run `rag index {shown_root}{flag}`")
+    change = engine.settings_change()  # (again: a re-index above changed it)
     if cfg["embedding"]["enabled"]:
         from ragweb import embeddings
         engine.embedder = embeddings.Embedder(cfg)
         signature, have, total = embeddings.status(engine)
+        # (a plain `rag index` refuses an index a newer version built)
+        update = f"rag index {'--rebuild ' if change == NEWER_VERSION else ''}{shown_root}"
         if have and signature != engine.embedder.signature:
             _say(f"note: the index's embeddings were made by {embeddings.described(signature)}, not "
-                 f"{embeddings.described(engine.embedder.signature)}; run `rag index {shown_root}` to make "
+                 f"{embeddings.described(engine.embedder.signature)}; run `{update}` to make "
                  "them again (until then hybrid search ranks by BM25 alone)")
         elif have < total:
             _say(f"note: {total - have} of {total} chunks have no embedding yet; run "
-                 f"`rag index {shown_root}` (vector search sees only the others)")
-    change = engine.settings_change()  # (again: a re-index above changed it)
+                 f"`{update}` (vector search sees only the others)")
     # (an index this user cannot write is rebuilt by its owner: `rag index` here would refuse;
     # the folder named, as the other notes name it: a bare `rag index` in a folder below the
     # root, where the index was found, made a second index of that folder alone)
