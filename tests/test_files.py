@@ -266,8 +266,11 @@ def test_the_default_includes_take_documents_known_by_name_and_more_languages(tm
     assert read_text_file(tmp_path / "doc/NEWS.gz", 100).text == "1.0: first\n"
     # (read as prose in the capitals they are written in, as the default includes take them)
     assert [p for p in ("a/readme", "b/Readme", "Changelog", "COPYING.LESSER", "doc/NEWS", "c/makefile",
-                        "README.Debian") if is_more_prose(p)] == ["a/readme", "b/Readme", "Changelog",
-                                                                  "COPYING.LESSER", "doc/NEWS"]
+                        "README.Debian", "bin/install", "Install") if is_more_prose(p)] == [
+        "a/readme", "b/Readme", "Changelog", "COPYING.LESSER", "doc/NEWS", "Install"]
+    # (`install` in lower case is most often a script: not taken by default, nor read as prose)
+    (tmp_path / "install").write_text("#!/bin/sh\ncp tool /usr/local/bin\n")
+    assert "install" not in paths_of(tmp_path, includes=DEFAULT_INCLUDES, excludes=DEFAULT_EXCLUDES)
 
 
 def test_order_is_sorted_by_relative_path(tmp_path):

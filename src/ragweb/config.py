@@ -39,8 +39,8 @@ DEFAULT_INCLUDES = [
     "**/*.toml", "**/*.ini", "**/*.cfg", "**/*.xml", "**/*.csv",
     # prose in other formats, and documents known by their name alone (`files.PROSE_NAMES`)
     "**/*.texi", "**/*.texinfo", "**/*.pod", "**/*.tex", "**/*.rdoc", "**/*.Rmd", "**/*.rmd", "**/*.qmd",
-    # (in the capitals they are written in: README, Readme, readme)
-    "**/README", "**/Readme", "**/readme", "**/INSTALL", "**/Install", "**/install", "**/NEWS", "**/News",
+    # (in the capitals they are written in: README, Readme, readme; not `install`, often a script)
+    "**/README", "**/Readme", "**/readme", "**/INSTALL", "**/Install", "**/NEWS", "**/News",
     "**/news", "**/CHANGES", "**/Changes", "**/changes", "**/CHANGELOG", "**/ChangeLog", "**/Changelog",
     "**/changelog", "**/CONTRIBUTING", "**/Contributing", "**/contributing", "**/HACKING", "**/Hacking",
     "**/hacking", "**/TODO", "**/Todo", "**/todo", "**/AUTHORS", "**/Authors", "**/authors", "**/LICENSE",

@@ -55,6 +55,7 @@ PROSE_SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc", ".asciido
 # (an include such as `**/*` took them before, read as plain text).
 PROSE_NAMES = frozenset({"README", "INSTALL", "NEWS", "CHANGES", "CHANGELOG", "CONTRIBUTING",
                          "HACKING", "TODO", "AUTHORS", "LICENSE", "COPYING", "COPYING.LESSER"})
+SCRIPT_NAMES = frozenset({"install"})  # a known name in lower case that is usually a program, not prose
 MORE_PROSE_SUFFIXES = (".texi", ".texinfo", ".pod", ".tex", ".rdoc", ".rmd", ".qmd")
 HTML_SUFFIXES = (".html", ".htm", ".xhtml")  # `markup.is_html`
 COMPRESSED_SUFFIX = ".gz"  # a gzip-compressed document is read as the document it compresses (`plain_name`)
@@ -102,7 +103,8 @@ def plain_name(path: str) -> str:
 def is_more_prose(path: str) -> bool:
     """True for a document `PROSE_NAMES` names, in any capitals, or a `MORE_PROSE_SUFFIXES`
     format (not compressed: see `plain_name`)."""
-    return path[path.rfind("/") + 1:].upper() in PROSE_NAMES or path.lower().endswith(MORE_PROSE_SUFFIXES)
+    name = path[path.rfind("/") + 1:]
+    return (name.upper() in PROSE_NAMES and name not in SCRIPT_NAMES) or path.lower().endswith(MORE_PROSE_SUFFIXES)
 
 
 # ---------------------------------------------------------------------------- globs
