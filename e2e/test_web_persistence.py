@@ -38,6 +38,16 @@ WRITE_RECORD_JS = """(record) => new Promise((ok, ko) => {
 })"""
 
 
+def restored(launch_persistent, boot_page, engine):
+    """A page of a new profile whose stored index is ``engine``'s, reloaded to restore it:
+    (the page, what ragReady resolved to)."""
+    page = launch_persistent().pages[0]
+    boot_page(page)
+    page.evaluate(WRITE_RECORD_JS, {"version": 1, "bytes": list(engine.to_bytes()), "savedAt": 0})
+    page.reload()
+    return page, page.evaluate("window.ragReady")
+
+
 def snapshot(app):
     return app.stats(), [app.query(q) for q in QUERIES]
 
@@ -845,12 +855,7 @@ def test_an_index_saved_by_a_newer_version_is_used_as_built_and_said_so(launch_p
     without a word."""
     from ragweb.engine import MARKUP_VERSION
     older_index._set_meta("analysis", {**older_index.settings, "markup": MARKUP_VERSION + 1})
-    ctx = launch_persistent()
-    page = ctx.pages[0]
-    boot_page(page)
-    page.evaluate(WRITE_RECORD_JS, {"version": 1, "bytes": list(older_index.to_bytes()), "savedAt": 0})
-    page.reload()
-    info = page.evaluate("window.ragReady")
+    page, info = restored(launch_persistent, boot_page, older_index)
     assert info["restored"] is True and info["reread"] == 0 and info["totalDocs"] == 2
     expect(page.locator("#banner-text")).to_contain_text("The stored index was built by a newer version of ragweb")
     assert make_app(page).query("zebrafish")["results"][0]["path"] == "docs/page.html"  # (as it was built)
@@ -1102,12 +1107,7 @@ def test_an_index_saved_before_accents_were_left_out_is_read_again_and_finds_the
     eng.add_document("notes.md", "# Notes\n\nResume the download later.\n", mtime=2.0)
     assert eng.settings_changed and not eng.analyzer.latin
     assert [h.path for h in eng.search("zurich")] == []  # (as built: "zürich" is a term of its own)
-    ctx = launch_persistent()
-    page = ctx.pages[0]
-    boot_page(page)
-    page.evaluate(WRITE_RECORD_JS, {"version": 1, "bytes": list(eng.to_bytes()), "savedAt": 0})
-    page.reload()
-    info = page.evaluate("window.ragReady")
+    page, info = restored(launch_persistent, boot_page, eng)
     assert info["restored"] is True and info["reread"] == 2 and info["totalDocs"] == 2
     app = make_app(page)
     assert [h["path"] for h in app.query("zurich")["results"]] == ["cv.md"]
