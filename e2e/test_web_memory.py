@@ -8,7 +8,7 @@ import zlib
 from playwright.sync_api import expect
 
 from test_web_dragdrop import DROP_FILES_JS, progress_text
-from test_web_persistence import READ_RECORD_JS, WRITE_RECORD_JS
+from idb import READ_RECORD_JS, WRITE_RECORD_JS
 
 
 def run_python(page, code: str):
