@@ -269,6 +269,38 @@ def test_a_big_buffer_flushes_by_itself_and_keeps_results(monkeypatch):
         assert results(eng, q) == results(ref, q)
 
 
+def test_merges_write_ranges_of_terms_and_the_same_rows(monkeypatch):
+    # The biggest merges rewrite the whole index: built whole in memory before it was
+    # written, the merged segment was the peak of a big `rag index` run. Written a range
+    # of terms at a time, the rows must be the ones a merge in one piece writes.
+    docs = sample_documents()
+
+    def build():
+        deletes = []
+        eng = Engine.memory()
+        eng.conn.set_trace_callback(lambda sql: deletes.append(sql) if sql.startswith("DELETE FROM postings") else None)
+        for path, text in docs:  # eight segments: merged as one
+            eng.add_document(path, text)
+            eng.flush()
+        assert eng.n_segs == 1
+        for path, _ in docs[:3]:  # a third of the chunks dead: all merged
+            eng.remove_document(path)
+        eng.add_document("new.md", "pigeon post by carrier")
+        eng.flush()
+        check_segments(eng)
+        rows = eng.conn.execute("SELECT term, seg, data FROM postings ORDER BY term, seg").fetchall()
+        return eng, rows, len(deletes)
+
+    _, whole, deletes_whole = build()
+    monkeypatch.setattr(engine_mod, "MERGE_INTS", 50, raising=False)
+    eng, ranged, deletes_ranged = build()
+    assert ranged == whole
+    assert deletes_ranged > 4 * deletes_whole  # (written in many ranges)
+    kept = dict(docs[3:], **{"new.md": "pigeon post by carrier"})
+    for q in QUERIES + ["pigeon post"]:
+        assert results(eng, q) == results(fresh(kept), q)
+
+
 def test_replaced_text_no_longer_matches():
     eng = Engine.memory()
     eng.add_document("a.md", "the zebra crossing")

@@ -11,6 +11,7 @@ are merged.
 from __future__ import annotations
 
 import gc
+import heapq
 import json
 import math
 import os
@@ -19,6 +20,7 @@ from array import array
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import chain
+from operator import itemgetter
 from pathlib import Path
 
 from ragweb import accel, analysis, ingest, store
@@ -36,6 +38,7 @@ from ragweb.search import REPEAT_SHARE, REPEAT_TERMS, aggregate_path, bm25_idf, 
 MERGE_FACTOR = 8           # segments of about the same size are merged this many at a time (`_window_to_merge`)
 DEAD_MERGE_RATIO = 0.25    # all segments are merged when this share of indexed chunks is dead
 FLUSH_INTS = 4_000_000     # buffered postings (3 ints each) are flushed as a segment beyond this (~30 MB of text)
+MERGE_INTS = 1_000_000     # a merge writes its postings in ranges of terms of about this many ints (4 MB)
 MEMO_MAX = 500_000         # words whose analysis a flush keeps memoised, at most (then forgotten)
 RELATED_LONGER = 10        # a question term the index lacks is searched for as up to this many longer terms
 COMPOUND_MATCH = 1.0       # match strength of two question words the index holds as one ("back off": "backoff"; 0: off)
@@ -772,17 +775,19 @@ class Engine:
         """Rewrite all postings as one segment without dead chunks; drop unused terms."""
         conn = self.conn
         dead = {c for (c,) in conn.execute("SELECT chunk FROM dead")}
-        merged = _merged_rows(conn.execute("SELECT term, data FROM postings ORDER BY term, seg"), dead, 0)
-        conn.execute("DELETE FROM postings")
+        ints = self._merge_in_ranges(
+            lambda after: [conn.execute("SELECT term, data FROM postings WHERE term > ? ORDER BY term, seg",
+                                        (after,))],
+            lambda after, upto: conn.execute("DELETE FROM postings WHERE term > ? AND term <= ?", (after, upto)),
+            dead, 0)
         conn.execute("DELETE FROM dead")
-        conn.executemany("INSERT INTO postings VALUES(?,?,?)", merged)
         conn.execute("DELETE FROM terms WHERE df <= 0")
         self._vocab = None
         self._raw_ids = {}
         self.n_dead = 0
         self.next_seg = 1
-        self.n_segs = 1 if merged else 0
-        self._segs = [[0, 0, sum(len(r[2]) for r in merged) // 4]] if merged else []
+        self.n_segs = 1 if ints else 0
+        self._segs = [[0, 0, ints]] if ints else []
         for key in ("n_dead", "next_seg", "n_segs"):
             self._set_meta(key, getattr(self, key))
         self._list_segments()
@@ -816,21 +821,61 @@ class Engine:
         conn = self.conn
         segs = self._segs
         seg, lo, _ = segs[start]
-        last = segs[end - 1][0]
+        numbers = [s for s, _, _ in segs[start:end]]
         hi = segs[end][1] if end < len(segs) else self.next_chunk
         conn.execute(store.POSTINGS_BY_SEGMENT)
         dead = {c for (c,) in conn.execute("SELECT chunk FROM dead WHERE chunk >= ? AND chunk < ?", (lo, hi))}
         emptied: list[int] = []
-        merged = _merged_rows(conn.execute("SELECT term, data FROM postings WHERE seg BETWEEN ? AND ? "
-                                           "ORDER BY term, seg", (seg, last)), dead, seg, emptied)
-        conn.execute("DELETE FROM postings WHERE seg BETWEEN ? AND ?", (seg, last))
+        if sum(size for _, _, size in segs[start:end]) < MERGE_INTS:
+            # A few small segments (as when each document is flushed): one query, which
+            # sorts them by term, is quicker than a cursor each, and holds no more. ("+term":
+            # by the primary key, SQLite would read every segment's terms.)
+            last = numbers[-1]
+            read = lambda after: [conn.execute("SELECT term, data FROM postings WHERE seg BETWEEN ? AND ? "
+                                               "AND +term > ? ORDER BY term, seg", (seg, last, after))]
+            delete = lambda after, upto: conn.execute("DELETE FROM postings WHERE seg BETWEEN ? AND ? "
+                                                      "AND +term > ? AND +term <= ?", (seg, last, after, upto))
+        else:
+            # One cursor per segment, each in term order by the index on seg: one query would
+            # sort the whole window, in memory, to read it by term.
+            read = lambda after: [conn.execute("SELECT term, data FROM postings WHERE seg = ? AND term > ? "
+                                               "ORDER BY term", (s, after)) for s in numbers]
+            delete = lambda after, upto: conn.executemany(
+                "DELETE FROM postings WHERE seg = ? AND term > ? AND term <= ?", [(s, after, upto) for s in numbers])
+        ints = self._merge_in_ranges(read, delete, dead, seg, emptied)
         conn.execute("DELETE FROM dead WHERE chunk >= ? AND chunk < ?", (lo, hi))
-        conn.executemany("INSERT INTO postings VALUES(?,?,?)", merged)
         self.n_dead -= len(dead)
-        segs[start:end] = [[seg, lo, sum(len(r[2]) for r in merged) // 4]] if merged else []
+        segs[start:end] = [[seg, lo, ints]] if ints else []
         self.n_segs = len(segs)
         if emptied:
             self._drop_unused_terms(emptied)
+
+    def _merge_in_ranges(self, read, delete, dead: set[int], seg: int, emptied: list[int] | None = None) -> int:
+        """Rewrite postings as one row per term of segment ``seg``, without the postings of
+        ``dead`` chunks, a range of terms at a time; returns the ints written.
+
+        ``read(after)`` gives cursors of (term, posting blob) rows of the terms after
+        ``after``, each in term order, the oldest segment's first; ``delete(after, upto)``
+        deletes the rows read of the terms in ``(after, upto]``. Each range of about
+        `MERGE_INTS` merged ints is read, deleted and written before the next is read, so
+        a merge holds one range in memory, not the whole merged segment (the biggest merges
+        rewrite the whole index). A term left no postings has no row, and is added to
+        ``emptied``."""
+        after, written = -(1 << 63), 0
+        while True:
+            cursors = read(after)
+            rows = heapq.merge(*cursors, key=itemgetter(0)) if len(cursors) > 1 else cursors[0]
+            merged, ints, upto, rest = _merged_range(rows, dead, seg, emptied)
+            for cursor in cursors:
+                cursor.close()  # (before writing: they read the table)
+            if upto is None:
+                return written
+            delete(after, upto)
+            self.conn.executemany("INSERT INTO postings VALUES(?,?,?)", merged)
+            written += ints
+            if not rest:
+                return written
+            after = upto
 
     def _drop_unused_terms(self, tids: list[int]) -> None:
         """Delete the terms of ``tids`` that no chunk contains and no segment has postings of
@@ -1481,16 +1526,21 @@ def _window_to_merge(sizes: list[int]) -> tuple[int, int] | None:
     return None
 
 
-def _merged_rows(rows, dead: set[int], seg: int, emptied: list[int] | None = None) -> list[tuple[int, int, bytes]]:
-    """``rows`` of (term, posting blob), by term then segment, as one row per term of
-    segment ``seg``, without the postings of ``dead`` chunks (a term left none has no row,
-    and is added to ``emptied``)."""
-    merged = []
+def _merged_range(rows, dead: set[int], seg: int, emptied: list[int] | None):
+    """The first range of ``rows`` (term, posting blob), by term then segment, as one row
+    per term of segment ``seg`` without the postings of ``dead`` chunks: the terms up to
+    the one that brings them to `MERGE_INTS` ints (a term left none has no row, and is
+    added to ``emptied``). Returns those rows, their ints, the range's last term (None: no
+    rows) and whether rows of more terms follow."""
+    merged, ints = [], 0
     cur_term, cur = None, None
     for tid, blob in rows:
         if tid != cur_term:
             if cur:
                 merged.append((cur_term, seg, store.ints_to_blob(cur)))
+                ints += len(cur)
+                if ints >= MERGE_INTS:
+                    return merged, ints, cur_term, True
             elif cur is not None and emptied is not None:
                 emptied.append(cur_term)
             cur_term, cur = tid, array("i")
@@ -1498,9 +1548,10 @@ def _merged_rows(rows, dead: set[int], seg: int, emptied: list[int] | None = Non
         cur.extend(_drop_dead(arr, dead) if dead else arr)
     if cur:
         merged.append((cur_term, seg, store.ints_to_blob(cur)))
+        ints += len(cur)
     elif cur is not None and emptied is not None:
         emptied.append(cur_term)
-    return merged
+    return merged, ints, cur_term, False
 
 
 def _drop_dead(arr: array, dead: set[int]) -> array:
