@@ -241,6 +241,17 @@ def test_the_question_is_given_exactly_once(indexed, tmp_path, cmd):
 
 @pytest.mark.parametrize("cmd", ["query", "pack"])
 @pytest.mark.parametrize("question", [["-q", ""], [""], ["--query="]])
+def test_an_empty_question_is_named_empty(tmp_path, monkeypatch, capsys, cmd, question):
+    """`rag pack -q "$Q"` with $Q not set said only "needs a question", as if none were given."""
+    from ragweb.cli import main
+    monkeypatch.chdir(tmp_path)
+    assert main([cmd, *question]) == 2
+    err = capsys.readouterr().err
+    assert "needs a question" in err and "is empty" in err, err
+
+
+@pytest.mark.parametrize("cmd", ["query", "pack"])
+@pytest.mark.parametrize("question", [["-q", ""], [""], ["--query="]])
 def test_an_empty_question_with_batch_is_refused_not_ignored(tmp_path, monkeypatch, capsys, cmd, question):
     """`rag pack --batch F -q ""` (`-q "$Q"` with $Q not set) quietly asked the file's questions,
     as if no -q were given, where `-q retry` with --batch is refused."""

@@ -856,7 +856,10 @@ def _question(args, command: str) -> str | None:
         raise UsageError(f"rag {command}: give the question once, with -q or as words, not both")
     question = args.query or words or None
     if not question and not args.batch:
-        raise UsageError(f"rag {command} needs a question: rag {command} -q QUESTION, "
+        given = args.query if args.query is not None else " ".join(args.words or ())
+        blank = args.query is not None or bool(args.words)  # (`-q "$Q"` with $Q not set)
+        empty = f" (the question given, {given!r}, is empty: a shell variable not set?)" if blank else ""
+        raise UsageError(f"rag {command} needs a question{empty}: rag {command} -q QUESTION, "
                          f"rag {command} QUESTION WORDS, or --batch FILE")
     if args.batch and (args.query is not None or args.words):  # (an empty `-q "$Q"` too: not ignored)
         empty = "" if question else f" (an empty question, {(args.query or ' '.join(args.words))!r}, was given too)"
