@@ -1,6 +1,8 @@
 """What the browser tests of the stored index share: reading and writing the record in
 IndexedDB, and pages of new profiles whose stored index is set up."""
 
+from conftest import wait_js
+
 # The stored record's version, size and savedAt; called with true, the whole record (bytes as an array).
 READ_RECORD_JS = """(whole) => new Promise((ok, ko) => {
     const rq = indexedDB.open('ragweb', 1);
@@ -65,12 +67,16 @@ def saved_tab(launch_persistent, boot_page, make_app, path=None, text=None):
     ctx = launch_persistent()
     page = ctx.pages[0]
     boot_page(page)
+    # (on a loaded machine the new profile's store can answer after the boot's wait, and a tab
+    # saves nothing until it has: see the page's storeAnswered)
+    wait_js(page, "window.ragweb.storage().unread === null", 60)
     app = make_app(page)
     if path is None:
         app.index_sample()
     else:
         app.index(path, text)
     # (saved by the flush, or by the debounced save before it, on a loaded machine)
-    assert app.flush()["success"] is True and page.evaluate(READ_RECORD_JS) is not None
+    flushed = app.flush()
+    assert flushed.get("success") is True and page.evaluate(READ_RECORD_JS) is not None, flushed
     assert page.evaluate("window.ragweb.storage().dirty") is False
     return ctx, page, app

@@ -2554,7 +2554,7 @@
     idle: () => state.jobs,
     refresh: () => { refreshUi(); rerunSearch(); },
     // dirty turns false when a save starts; saving stays true until IndexedDB has it
-    storage: () => ({ refused: state.storageRefused, quotaError: state.quotaError, dirty: state.dirty,
+    storage: () => ({ refused: state.storageRefused, unread: state.storeUnread, quotaError: state.quotaError, dirty: state.dirty,
                       saving: state.saving !== null, conflict: state.conflict, generation: state.generation,
                       saveCost: state.saveCost }),
     storeFormat: STORE_FORMAT,
