@@ -2199,6 +2199,22 @@ def test_a_batch_file_written_as_a_json_array_is_its_questions(tmp_path, capsys)
             list(_questions(str(batch)))
 
 
+def test_a_batch_line_of_a_bracket_then_braces_is_a_question_and_a_broken_array_names_its_line(tmp_path):
+    """`[{x}] template` (a bracket, then braces that are no JSON object) was read as a JSON
+    array and refused as invalid JSON; it is a question, as `{retry} backoff` is. A JSON array
+    broken further on is still refused, and the error names the line of the fault, not only
+    the line the array starts on."""
+    from ragweb.cli import UsageError, _questions
+    batch = tmp_path / "q.txt"
+    batch.write_text("[{x}] template\n[{{name}}] retry backoff\n")
+    assert list(_questions(str(batch))) == [(1, "[{x}] template"), (2, "[{{name}}] retry backoff")]
+    batch.write_text('# questions\n[\n  {"id": 1, "question": "retry"},\n  {"id": 2, "question": "parse"}\n'
+                     '  {"id": 3, "question": "limit"}\n]\n')  # (a comma missing at the end of line 4)
+    with pytest.raises(UsageError, match=re.escape(f"{batch} (a JSON array from line 2): invalid JSON at line 5 "
+                                                   "(Expecting ',' delimiter)")):
+        list(_questions(str(batch)))
+
+
 def test_runprompt_given_a_batchs_output_says_so(indexed, tmp_path):
     r = rag("pack", "-d", indexed, "--batch", "-", "--no-auto-index", stdin="retry backoff\nparse headers\n")
     assert r.returncode == 0 and len(r.stdout.splitlines()) == 2

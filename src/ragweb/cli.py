@@ -703,20 +703,24 @@ MAX_INPUT_BYTES = 256 << 20  # a --batch or --ctx file's size at most (a pack of
 
 
 _JSON_LINE_RE = re.compile(r'\{\s*(?:"|\}|$)')  # a JSON object's start: "{" then a key, "}" or nothing
-_JSON_ARRAY_RE = re.compile(r'\[\s*(?:\{|"|$)|\[\]$')  # a JSON array's: "[" then an object, a string or nothing, or "[]"
+# a JSON array's start: "[" then an object's start, a string or nothing, or "[]"; so "[{x}] template",
+# as "{retry} backoff", is a question
+_JSON_ARRAY_RE = re.compile(r'\[\s*(?:' + _JSON_LINE_RE.pattern + r'|"|$)|\[\]$')
 
 
 def _not_json_constant(name: str):
     raise ValueError(f"{name} is not JSON")
 
 
-def _read_json(text: str, where: str, cut: str = ""):
+def _read_json(text: str, where: str, cut: str = "", line: int | None = None):
     """``text`` as JSON (no NaN or Infinity), or a UsageError that says ``where`` it was (and
-    ``cut`` when the text ends before its JSON does)."""
+    ``cut`` when the text ends before its JSON does; and the line of the fault when ``text``
+    starts on line ``line`` of a file and spans lines)."""
     try:
         return json.loads(text, parse_constant=_not_json_constant)
     except json.JSONDecodeError as e:
-        raise UsageError(f"{where}: invalid JSON ({e.msg}){cut if e.pos >= len(text) else ''}") from None
+        at = f" at line {line + e.lineno - 1}" if line is not None else ""
+        raise UsageError(f"{where}: invalid JSON{at} ({e.msg}){cut if e.pos >= len(text) else ''}") from None
     except (ValueError, RecursionError) as e:
         raise UsageError(f"{where}: invalid JSON ({e})") from None
 
@@ -751,7 +755,7 @@ def _batch_entries(lines, where: str):
             text = _rest(line, lines, where)
             if byte := _undecoded(text):
                 raise UsageError(f"{where} is not UTF-8 text ({byte})")
-            items = _read_json(text, f"{where} (a JSON array from line {n})")
+            items = _read_json(text, f"{where} (a JSON array from line {n})", line=n)
             for i, item in enumerate(items, 1):
                 yield f"item {i} of the JSON array", i, {"question": item} if isinstance(item, str) else item
             return
