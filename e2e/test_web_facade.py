@@ -199,6 +199,20 @@ def test_an_index_a_newer_version_built_is_used_as_it_was_built_and_said_so(olde
     assert "newerVersion" not in call(facade.init, None)
 
 
+def test_an_index_a_newer_decoder_read_is_said_to_be_a_newer_versions():
+    """An index whose files a newer decoder read (`files.DECODER_VERSION`), its analysis
+    settings this version's, was restored without a word, as the CLI queried it."""
+    from ragweb.engine import Engine
+    from ragweb.files import DECODER_VERSION
+    eng = Engine.memory()
+    eng.add_document("notes.md", "# Notes\n\nQuokka notes.\n", mtime=1.0)
+    eng.set_decoded_by(DECODER_VERSION)
+    assert "newerVersion" not in call(facade.init, eng.to_bytes())
+    eng.set_decoded_by(DECODER_VERSION + 1)
+    info = call(facade.init, eng.to_bytes())
+    assert info["newerVersion"] is True and info["reread"] == 0 and info["totalDocs"] == 1
+
+
 def test_a_new_init_abandons_a_reread_in_progress(older_index):
     data = older_index.to_bytes()
     assert call(facade.init, data, True)["rereadPending"] == 2

@@ -713,11 +713,27 @@ def _stored_settings(indexed, **changes):
     eng.close()
 
 
-def test_an_index_built_by_a_newer_version_is_named_so_and_kept_until_rebuild(indexed):
+def _decoded_by(indexed, version):
+    """Record that decoder ``version`` read an index's files, as another version left it."""
+    from ragweb.engine import Engine
+    eng = Engine.open(indexed / ".rag" / "index.db")
+    eng.set_decoded_by(version)
+    eng.conn.commit()
+    eng.close()
+
+
+@pytest.mark.parametrize("newer", ["markup", "decoder"])
+def test_an_index_built_by_a_newer_version_is_named_so_and_kept_until_rebuild(indexed, newer):
     """An index a newer ragweb built was called "built by an older version", and `rag index`
-    read it again the older way, saying only "rebuilt the index"."""
+    read it again the older way, saying only "rebuilt the index". One whose files a newer
+    decoder read (`files.DECODER_VERSION`), its analysis settings the same, was not named at
+    all, and `rag index` read its changed files the older way and recorded the older decoder."""
     from ragweb.engine import MARKUP_VERSION
-    _stored_settings(indexed, markup=MARKUP_VERSION + 1)
+    from ragweb.files import DECODER_VERSION
+    if newer == "markup":
+        _stored_settings(indexed, markup=MARKUP_VERSION + 1)
+    else:
+        _decoded_by(indexed, DECODER_VERSION + 1)
     r = rag("query", "-q", "retry backoff", "-d", indexed, "--no-auto-index")
     assert r.returncode == 0 and "older" not in r.stderr, r.stderr
     assert ("note: the index was built by a newer version of ragweb, which reads some files otherwise; upgrade "

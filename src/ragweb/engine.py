@@ -30,7 +30,7 @@ from ragweb.analysis import Analyzer
 from ragweb.chunking import Outline, PageLines, code_outline, outline, split_lines
 from ragweb.markup import FILL, pre_lines, readable, show_html, visible
 from ragweb.config import SHOWN_CHARS, default_config
-from ragweb.files import GlobSet, glob_problem
+from ragweb.files import DECODER_VERSION, GlobSet, glob_problem
 from ragweb.errors import (EmptyQueryError, IndexBusyError, IndexCorruptError, IndexReadOnlyError, Interrupted,
                            RagError, UsageError)
 from ragweb.search import REPEAT_SHARE, REPEAT_TERMS, aggregate_path, bm25_idf, changelog_path, contained, mmr_select, shingles
@@ -125,12 +125,14 @@ def analysis_settings(config: dict) -> dict:
             "stemmer": analysis.STEMMER_VERSION if ix["stemming"] is not False else None}
 
 
-def by_newer_version(stored: dict) -> bool:
+def by_newer_version(stored: dict, decoder: object = 1) -> bool:
     """Whether analysis settings an index records were written by a newer ragweb: a reading
     of pages after this one's (`MARKUP_VERSION`), or a form of words or folds this version
-    does not know (an older one recorded none, or this one's)."""
+    does not know (an older one recorded none, or this one's); or whether a newer decoder
+    read its files (``decoder``, `Engine.decoded_by`, after `files.DECODER_VERSION`)."""
     markup = stored.get("markup")
     return (isinstance(markup, int) and markup > MARKUP_VERSION
+            or isinstance(decoder, int) and decoder > DECODER_VERSION
             or stored.get("unicode") not in (None, analysis.UNICODE_FORM)
             or stored.get("words") not in (None, analysis.WORD_FORM)
             or stored.get("folds") not in (None, *analysis.FOLD_FORMS))
@@ -410,11 +412,13 @@ class Engine:
         """Why the index's analysis settings are not the config's ('' when they are): "the
         config changed them" or, when only `VERSION_SETTINGS` differ, `OLDER_VERSION`, or,
         when only the stemmer's version does, `OTHER_STEMMER` and the two versions; and
-        `NEWER_VERSION` when a newer ragweb wrote them."""
+        `NEWER_VERSION` when a newer ragweb wrote them, or when a newer decoder read the
+        files (the settings the same: `rag index` would read them the older way)."""
+        # (whatever else differs: rebuilt, it would be read the older way)
+        if by_newer_version(self.settings, self.decoded_by()):
+            return NEWER_VERSION
         if not self.settings_changed:
             return ""
-        if by_newer_version(self.settings):  # (whatever else differs: rebuilt, it would be read the older way)
-            return NEWER_VERSION
         wanted = analysis_settings(self.config)
         keys = {k for k in set(wanted) | set(self.settings) if wanted.get(k) != self.settings.get(k)}
         if keys == {"stemmer"} and self.settings.get("stemmer"):

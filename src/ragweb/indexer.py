@@ -519,12 +519,13 @@ def _scan(engine: Engine, root: Path, config: dict, use_gitignore: bool | None, 
     that was broken, or a folder that could not be read, that one run were gone from the
     index until a run could read them again. A context: the old index is read, as it was
     before the run, until it ends."""
+    change = engine.settings_change()
+    if change == NEWER_VERSION:  # (not read again the older way without a word; a newer decoder's alone too)
+        raise RagError(f"the index of {root} was built by a newer version of ragweb, which reads some "
+                       "files otherwise; upgrade ragweb to update it, or rebuild it with this version: "
+                       f"rag index --rebuild {shlex.quote(str(root))}")
     if engine.settings_changed:
-        report.rebuilt = engine.settings_change()
-        if report.rebuilt == NEWER_VERSION:  # (not read again the older way without a word)
-            raise RagError(f"the index of {root} was built by a newer version of ragweb, which reads some "
-                           "files otherwise; upgrade ragweb to update it, or rebuild it with this version: "
-                           f"rag index --rebuild {shlex.quote(str(root))}")
+        report.rebuilt = change
         # (no need to compare any file's text with the index's: every file is read again)
         changes = _all_new(scan_changes(engine, root, config, use_gitignore))
         with _before_the_run(engine, bool(changes.kept)) as old:
