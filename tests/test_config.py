@@ -428,6 +428,28 @@ def test_a_synonym_group_of_words_no_search_looks_for_is_an_error():
         ["the das"]
 
 
+def test_an_idle_synonym_group_names_every_word_that_makes_it_so():
+    """`'we us'` named 'we' alone, as if 'us' were fine (it is left with nothing to match);
+    `'数据 数据库'` was "one word once stemmed", where Chinese is not stemmed: a word of a group
+    is matched by its first pair of characters, and both start with '数据'; `'ﬁle file'` (a
+    ligature) said nothing at all."""
+    assert error_of("pack:\n  synonyms: ['we us']\n") == (
+        "rag.yaml line 2: pack.synonyms item 'we us' would match nothing: 'we' is an English stopword, which no "
+        "search looks for; 'us' is left with no other word to match; a group is two or more words for the same "
+        "thing, such as 'k8s kubernetes'")
+    assert error_of("pack:\n  synonyms: ['数据 数据库']\n") == (
+        "rag.yaml line 2: pack.synonyms item '数据 数据库' would match nothing: '数据' and '数据库' both start with "
+        "'数据': Chinese, Japanese, Korean or Thai text is searched as pairs of characters, and a word of a group "
+        "is matched by its first pair; a group is two or more words for the same thing, such as 'k8s kubernetes'")
+    assert "'服务器', '服务' and '服务端' all start with '服务': " in error_of("pack:\n  synonyms: ['服务器 服务 服务端']\n")
+    assert "would match nothing: its words are all 'file' as the index reads words; " in error_of(
+        "pack:\n  synonyms: ['\ufb01le file']\n")
+    assert error_of("pack:\n  synonyms: ['数据资料']\n").endswith(
+        "has one word: a group is two or more words for the same thing in one string, such as 'k8s kubernetes' "
+        "(separate its words by spaces, Chinese and Japanese ones too: '数据 资料')")
+    assert parse_config("pack:\n  synonyms: ['数据 资料', '我 你']\n")["pack"]["synonyms"] == ["数据 资料", "我 你"]
+
+
 def test_an_environment_variable_in_the_embedding_url_is_an_error():
     """`base_url: "http://${OLLAMA_HOST}:11434"` was sent as written ("name not known"):
     nothing in rag.yaml is expanded."""

@@ -623,6 +623,12 @@ def related_candidates(qterms) -> set[str]:
     return {t for q in qterms for t, _ in _exact_forms(q)}
 
 
+def spaceless(word: str) -> bool:
+    """Whether ``word`` holds a run of a script written without spaces between words (CJK;
+    Thai, Lao, Myanmar, Khmer), which is searched as pairs of characters (of clusters)."""
+    return _RUNS_RE.search(word) is not None
+
+
 def is_cjk_char(term: str) -> bool:
     """True for a term that is one CJK character: a question's one-character word, which the
     index holds only where it stood alone (a run of two or more became its bigrams)."""

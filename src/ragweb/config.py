@@ -434,8 +434,10 @@ def _idle_synonym(item_nodes: list, cfg: dict) -> tuple | None:
     """``(node, message)`` for the first group of ``pack.synonyms`` that is fewer than two
     terms as the index reads words (`ragweb.analysis.synonym_groups`): ``'the a'``, stopwords
     (English ones, with ``index.language: english``) and one-letter words no search looks for,
-    or ``'run running'``, one word once stemmed. It would do nothing."""
-    from .analysis import STOPWORDS, Analyzer  # (config is read before analysis is needed)
+    or ``'run running'``, one word once stemmed, or ``'数据 数据库'``, whose words start with
+    the same pair of characters, by which a word of a group is matched in a script written
+    without spaces. It would do nothing; the message names every word that makes it so."""
+    from .analysis import STOPWORDS, Analyzer, spaceless  # (config is read before analysis is needed)
     from .engine import analysis_settings
 
     analyzer = Analyzer.of(analysis_settings(cfg))
@@ -453,8 +455,16 @@ def _idle_synonym(item_nodes: list, cfg: dict) -> tuple | None:
                        ", which no search looks for")
         if short:
             why.append(f"{_listed(short)} {'is' if len(short) == 1 else 'are'} too short to be searched")
-        if len(words) - len(unsearched) > 1:
-            same = list(dict.fromkeys(w.lower() for w in words if w not in unsearched))
+        same = list(dict.fromkeys(w.lower() for w in words if w not in unsearched))
+        if len(same) == 1 and why:  # ('we us': the word left has no other to match)
+            why.append(f"{_show(same[0])} is left with no other word to match")
+        elif len(same) == 1:  # ('ﬁle file': one word in its Unicode normal form)
+            why.append(f"its words are all {_show(same[0])} as the index reads words")
+        elif len(same) > 1 and any(map(spaceless, same)):  # (`synonym_groups` takes a word's first term)
+            why.append(f"{_listed(same)} {'both' if len(same) == 2 else 'all'} start with {_show(next(iter(stems)))}: "
+                       "Chinese, Japanese, Korean or Thai text is searched as pairs of characters, and a word "
+                       "of a group is matched by its first pair")
+        elif len(same) > 1:
             why.append(f"{_listed(same)} are one word once stemmed ({_show(next(iter(stems)))})")
         return node, (f"pack.synonyms item {_show(group)} would match nothing: {'; '.join(why)}; a group is two "
                       "or more words for the same thing, such as 'k8s kubernetes'")
@@ -470,7 +480,7 @@ def _listed(words: list[str]) -> str:
 def _lone_synonym(item_nodes: list, groups: list[str]) -> tuple | None:
     """``(node, message)`` for the first group of ``pack.synonyms`` that has fewer than two
     words (``'zap'``, ``''``): no word of it has another to match, so it would do nothing."""
-    from .analysis import folded_words  # (config is read before analysis is needed)
+    from .analysis import folded_words, spaceless  # (config is read before analysis is needed)
 
     for node, group in zip(item_nodes, groups):
         words = {w.lower() for w in folded_words(group)}
@@ -481,6 +491,8 @@ def _lone_synonym(item_nodes: list, groups: list[str]) -> tuple | None:
                           "the same thing in one string, such as 'k8s kubernetes', or delete the item")
         message = (f"pack.synonyms item {_show(group)} has one word: a group is two or more words for "
                    "the same thing in one string, such as 'k8s kubernetes'")
+        if spaceless(group):  # ('数据资料': two words to a reader of Chinese)
+            message += " (separate its words by spaces, Chinese and Japanese ones too: '数据 资料')"
         lone = [g.strip() for g in groups if len({w.lower() for w in folded_words(g)}) == 1]
         if len(lone) > 1 and len(lone) == len(groups):  # (`[k8s, kubernetes]`: one group meant)
             message += f" (to make {', '.join(lone[:-1])} and {lone[-1]} one group, write [{_show(' '.join(lone))}])"
