@@ -552,6 +552,27 @@ def test_chunks_removed_while_embedding_are_skipped(tmp_path, provider):
     assert set(stored_vectors(root)) == set(DOCS) - {removed[0][0]}
 
 
+def test_a_chunk_removed_while_its_vector_is_asked_for_is_not_counted_as_embedded(tmp_path, provider):
+    """A chunk whose file another run removed while its batch was at the provider got no
+    vector (it was gone), yet `rag index` counted it: "embedded 3 chunks", 2 stored."""
+    root = write_root(tmp_path, provider, batch_size=1)
+    off = tmp_path / "off.yaml"
+    off.write_text("embedding:\n  enabled: false\n")
+    removed = []
+
+    def remove_the_one_asked_for(body):
+        if not removed:
+            name = next(n for n in sorted(DOCS) if DOCS[n].split("\n")[0][2:] in body["input"][0])
+            (root / name).unlink()
+            removed.append((name, rag("index", root, "--config", off)))
+    provider.on_request = remove_the_one_asked_for
+    r = rag("index", root)
+    assert removed and removed[0][1].returncode == 0
+    assert r.returncode == 0 and len(provider.requests) == 3, r.stderr
+    assert set(stored_vectors(root)) == set(DOCS) - {removed[0][0]}
+    assert "embedded 2 chunks with ollama fake-embed (0 already had embeddings)" in r.stdout, r.stdout
+
+
 def test_embedding_waits_for_another_writer(tmp_path, provider):
     root = write_root(tmp_path, provider, batch_size=1)
     held = []

@@ -522,16 +522,13 @@ def embed_missing(engine, embedder: Embedder,
         keys = {cid: text_key(embedder.document_text(texts[cid])) for cid in ids}
         kept = _kept_vectors(engine, keys.values()) if stored == signature else {}
         rows = [(cid, kept[keys[cid]], keys[cid]) for cid in ids if keys[cid] in kept]
-        reused += len(rows)
         ids = [cid for cid in ids if keys[cid] not in kept]
         vectors = embedder.embed_documents([texts[cid] for cid in ids]) if ids else []
         # (an all-zero vector says nothing of its text; stored, the chunk would count as
         # embedded and never be asked for again: it is left without one, and said below)
         zero += [cid for cid, v in zip(ids, vectors) if not any(v)]
         made = [(cid, normalized_blob(v), keys[cid]) for cid, v in zip(ids, vectors) if any(v)]
-        done += len(made)
-        rows += made
-        if rows:
+        if rows or made:
             with engine.transaction():
                 now = engine._meta("embedding")
                 if now != stored and now != signature:
@@ -542,15 +539,19 @@ def embed_missing(engine, embedder: Embedder,
                 # A run that reset the index meanwhile (new analysis settings: chunk ids start
                 # again) may have given these ids to other texts: a vector goes only to the
                 # chunk whose text it was made of (the others are asked for by the next run)
-                now_texts = engine.chunk_texts([cid for cid, _, _ in rows])
-                rows = [(cid, blob, key) for cid, blob, key in rows
-                        if cid in now_texts and text_key(embedder.document_text(now_texts[cid])) == key]
+                now_texts = engine.chunk_texts([cid for cid, _, _ in rows + made])
+                rows, made = ([(cid, blob, key) for cid, blob, key in some
+                               if cid in now_texts and text_key(embedder.document_text(now_texts[cid])) == key]
+                              for some in (rows, made))
                 if stored != signature:
                     engine.conn.execute("DELETE FROM vectors")
                     engine.conn.execute("DELETE FROM vector_keys")
                     engine._set_meta("embedding", signature)
                     stored = signature
-                _put_vectors(engine, rows)
+                _put_vectors(engine, rows + made)
+            # (counted once stored: a vector of a chunk removed while it was asked for is not)
+            reused += len(rows)
+            done += len(made)
         if progress:
             progress(min(i + size, len(todo)), len(todo))
     with engine.transaction():  # (kept until now: a changed file's old chunks' vectors, for reuse)
