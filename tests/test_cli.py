@@ -1803,6 +1803,77 @@ def test_an_index_folder_or_file_this_user_may_not_read_or_write_is_named(indexe
             log.unlink()
 
 
+CHANGED_IN_CALL = r"""
+import runpy, subprocess, sys
+function, command = sys.argv.pop(1), sys.argv.pop(1)
+def change(frame, event, arg):
+    if event == "call" and frame.f_code.co_qualname == function:  # (the shell command as rag calls that function)
+        sys.setprofile(None)
+        subprocess.run(command, shell=True, check=True)
+sys.setprofile(change)
+sys.argv[0] = "rag"
+runpy.run_module("ragweb", run_name="__main__")  # (python -m ragweb)
+"""
+
+
+def _rag_changed_in_call(function: str, command: str, *args, as_user: str = ""):
+    """`rag ARGS`, with the shell ``command`` run as rag calls ``function`` (by ``as_user``'s
+    prefix: root without its power over permissions)."""
+    return subprocess.run([*as_user.split(), sys.executable, "-c", CHANGED_IN_CALL, function, command, *map(str, args)],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_an_index_folder_made_read_only_during_a_rebuild_is_named(indexed):
+    """`.rag` made read-only while `rag index --rebuild` ran: "[Errno 13] Permission denied:
+    '.../index.db.rebuild-PID-wal'" (the rebuild's own leftovers could not be deleted, and that
+    hid the error), and each later run said the same of them."""
+    as_user, rag_dir = _as_user(), indexed / ".rag"
+    db = rag_dir / "index.db"
+    before = db.read_bytes()
+    try:
+        r = _rag_changed_in_call("_index_one", f"chmod 555 '{rag_dir}'", "index", "--rebuild", indexed, as_user=as_user)
+        assert (r.returncode, r.stderr) == (1, f"Error: the rebuilt index could not be written whole: this user may "
+                                               f"not write its folder {rag_dir} (its permissions); fix them (chmod, "
+                                               "chown), or ask its owner (the index is as it was before this command)\n")
+        assert db.read_bytes() == before
+        r = subprocess.run([*as_user.split(), sys.executable, "-m", "ragweb", "index", indexed], capture_output=True,
+                           text=True, timeout=120)
+        assert (r.returncode, r.stderr) == (1, f"Error: cannot write the index {db}: this user may not write its "
+                                               f"folder {rag_dir} (its permissions); fix them (chmod, chown), or ask "
+                                               "its owner\n")
+    finally:
+        rag_dir.chmod(0o755)
+    assert rag("index", indexed).returncode == 0
+    assert sorted(p.name for p in rag_dir.iterdir() if "rebuild" in p.name) == []
+
+
+def test_an_index_log_made_immutable_during_a_run_is_named_not_a_full_disk(indexed):
+    """The index's log (`index.db-wal`) made unwritable while `rag index` ran (`chattr +i`: a
+    mode change does not touch a file this process has open): "the disk could not be read or
+    written (is it full, or read-only?)". The index is as it was, and the next run indexes."""
+    wal = indexed / ".rag" / "index.db-wal"
+    (indexed / "zeppelin.md").write_text("# Zeppelins\n\nThe zeppelin mooring mast.\n")
+    probe = indexed / ".rag" / "probe"
+    probe.touch()
+    if subprocess.run(["chattr", "+i", probe], capture_output=True).returncode:
+        probe.unlink()
+        pytest.skip("chattr +i is refused here (no CAP_LINUX_IMMUTABLE)")
+    subprocess.run(["chattr", "-i", probe])
+    probe.unlink()
+    try:
+        r = _rag_changed_in_call("_index_one", f"chattr +i '{wal}'", "index", indexed)
+        assert (r.returncode, r.stderr) == (1, f"Error: cannot write {indexed / '.rag' / 'index.db'}: this user may "
+                                               "not write index.db-wal beside it (not by its permissions: it is "
+                                               "immutable, see `lsattr`, or on a read-only mount); undo that, or "
+                                               "replace the index with `rag index --rebuild` (disk I/O error); the "
+                                               "index is as it was before this command\n")
+    finally:
+        subprocess.run(["chattr", "-i", wal])
+    assert "zeppelin.md" not in _paths(rag("query", "-d", indexed, "-q", "zeppelin mooring", "--json", "--no-auto-index"))
+    r = rag("index", indexed)
+    assert r.returncode == 0 and "1 added" in r.stdout, r.stderr
+
+
 def test_no_color_and_a_dumb_terminal_turn_highlighting_off(indexed):
     args = ["query", "-q", "parse headers", "-d", indexed, "-k", "1"]
     assert "\x1b[1;33m" in run_on_terminal(args, "", env={"NO_COLOR": ""})  # (https://no-color.org: empty is unset)

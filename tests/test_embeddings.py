@@ -695,6 +695,36 @@ def test_a_full_disk_while_embedding_says_what_the_index_keeps(tmp_path, provide
     eng.close()
 
 
+def test_an_index_log_made_immutable_while_embedding_is_named_not_a_full_disk(tmp_path, provider):
+    """The index's log made unwritable between two batches of vectors (`chattr +i`; a mode
+    change does not touch a file this process has open) was "the disk could not be read or
+    written (is it full, or read-only?)"; the message names the file, and what the index keeps."""
+    root = write_root(tmp_path, provider, batch_size=1)
+    wal = root / ".rag" / "index.db-wal"
+    if subprocess.run(["chattr", "+i", root / ".rag"], capture_output=True).returncode:
+        pytest.skip("chattr +i is refused here (no CAP_LINUX_IMMUTABLE)")
+    subprocess.run(["chattr", "-i", root / ".rag"])
+    frozen = []
+
+    def freeze(body):
+        if len(provider.requests) == 2 and not frozen:  # (the first batch is stored)
+            frozen.append(subprocess.run(["chattr", "+i", wal]).returncode)
+    provider.on_request = freeze
+    try:
+        r = rag("index", root)
+    finally:
+        subprocess.run(["chattr", "-i", wal])
+    assert frozen == [0] and r.returncode == 1 and r.stdout.startswith("indexed "), r.stderr
+    assert r.stderr == (f"Error: cannot write {root / '.rag' / 'index.db'} while embedding: this user may not write "
+                        "index.db-wal beside it (not by its permissions: it is immutable, see `lsattr`, or on a "
+                        "read-only mount); undo that, or replace the index with `rag index --rebuild` (disk I/O "
+                        "error); the text index is up to date; 1 of 3 chunks have embeddings (run `rag index` again "
+                        "to embed the rest).\n")
+    provider.on_request = None
+    r = rag("index", root)
+    assert r.returncode == 0 and "embedded 2 chunks" in r.stdout, r.stderr
+
+
 def embedder_for(root):
     return embeddings.Embedder(load_config(root)[0])
 

@@ -526,9 +526,11 @@ def _run_embed(root: Path, cfg: dict, quiet: bool, out=None) -> None:
         except RagError as e:
             raise RagError(f"{e}\n{_embedding_state(engine, embedder)}") from None
         except sqlite3.Error as e:  # (each batch of vectors commits on its own)
-            from ragweb.store import storage_problem
-            why = storage_problem(e) or "the index could not be written"
-            raise RagError(f"{why} while embedding ({e}); {_embedding_state(engine, embedder)}") from None
+            from ragweb.store import permission_problem, storage_problem
+            why = f"{storage_problem(e) or 'the index could not be written'} while embedding"
+            if storage_problem(e) and (denied := permission_problem(index_path(root), write=True)):
+                why = f"cannot write {index_path(root)} while embedding: {denied}"  # (made read-only meanwhile)
+            raise RagError(f"{why} ({e}); {_embedding_state(engine, embedder)}") from None
         except KeyboardInterrupt:
             raise Interrupted(f"interrupted while embedding; {_embedding_state(engine, embedder)}") from None
         finally:

@@ -352,7 +352,9 @@ class Engine:
         try:
             self.conn.execute("COMMIT")
         except BaseException as e:
-            if self.conn.in_transaction:  # (not committed)
+            # (not committed: still open, or rolled back by SQLite itself, as an I/O error at the
+            # commit does -- its log made read-only meanwhile -- where no transaction is left open)
+            if self.conn.in_transaction or isinstance(e, sqlite3.Error):
                 self._rollback()
                 raise
             self.committed = True

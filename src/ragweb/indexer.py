@@ -408,6 +408,9 @@ def index_root(root: str | Path, config: dict, rebuild: bool = False,
         try:
             engine = Engine.open(target, config, timeout=wait)
         except IndexReadOnlyError as e:
+            if os.access(root, os.W_OK) and (why := store.permission_problem(db, write=True)):
+                # (a folder of the user's own whose .rag alone was made read-only: no link to make)
+                raise IndexReadOnlyError(f"cannot write the index {db}: {why}") from None
             raise IndexReadOnlyError(
                 f"{e}: the index of a folder is kept in its .rag folder. To index a folder you cannot "
                 f"write to, index a folder of your own that links to it: mkdir mydocs && "
@@ -417,7 +420,10 @@ def index_root(root: str | Path, config: dict, rebuild: bool = False,
             _fold_wal(target)
     except BaseException as e:
         if target != db:
-            _remove_db(target)  # (a failed rebuild: the old index stays, and so does the disk's space)
+            try:
+                _remove_db(target)  # (a failed rebuild: the old index stays, and so does the disk's space)
+            except OSError:  # (its folder made read-only meanwhile: the next run removes it; the error is e's)
+                pass
             if isinstance(e, Interrupted):
                 raise KeyboardInterrupt from None  # (whatever the new file held, the old one is as it was)
         elif type(e) is KeyboardInterrupt and engine is not None and engine.committed:  # (tidying up after)
@@ -425,6 +431,12 @@ def index_root(root: str | Path, config: dict, rebuild: bool = False,
         elif first and type(e) is KeyboardInterrupt:  # (the index stays, empty: "as it was" would mislead)
             raise Interrupted("interrupted; nothing was indexed (it was the folder's first run): "
                               "run `rag index` again to index it") from None
+        # (the index, its log or its folder made read-only during the run: SQLite says only "disk
+        # I/O error" or "readonly database", which read as a full disk)
+        if (isinstance(e, sqlite3.Error) and not (engine is not None and engine.committed)
+                and store.storage_problem(e) and (why := store.permission_problem(target, write=True))):
+            raise RagError(f"cannot write {target}: {why} ({e}); the index is as it was before this "
+                           "command") from None
         raise
     if target != db:
         # The new file holds all it has (its WAL is folded in). Drop the old file's WAL
@@ -763,7 +775,7 @@ def _remove_stale_rebuilds(db: Path) -> None:
     for path in db.parent.glob(INDEX_FILE + ".rebuild*"):
         tail = path.name[len(INDEX_FILE) + len(REBUILD_SUFFIX):].split("-")[0]
         if not path.name.startswith(INDEX_FILE + REBUILD_SUFFIX) or not tail.isdigit():
-            path.unlink(missing_ok=True)  # (an older version's index.db.rebuild)
+            _unlink_if_can(path)  # (an older version's index.db.rebuild)
             continue
         # (a rebuild in another PID namespace, a container sharing the folder, is not seen
         # here, but has its file open: deleted, its index was lost)
@@ -771,7 +783,16 @@ def _remove_stale_rebuilds(db: Path) -> None:
             if tail not in in_use:
                 in_use[tail] = _held_open(db.with_name(f"{INDEX_FILE}{REBUILD_SUFFIX}{tail}"))
             if not in_use[tail]:
-                path.unlink(missing_ok=True)
+                _unlink_if_can(path)
+
+
+def _unlink_if_can(path: Path) -> None:
+    """Delete the file at ``path``, unless this user may not (a folder made read-only: opening
+    the index says so, with what to do; a raw "Permission denied" on a leftover said nothing)."""
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:
+        pass
 
 
 def _remove_stale_temps(folder: Path) -> None:
@@ -845,6 +866,8 @@ def _fold_wal(path: Path) -> None:
     finally:
         conn.close()
     if why or Path(str(path) + "-wal").exists():
+        if denied := store.permission_problem(path, write=True):  # (its folder made read-only meanwhile)
+            why = f": {denied}"
         raise RagError(f"the rebuilt index could not be written whole{why or '; is the disk full?'} "
                        "(the index is as it was before this command)")
 

@@ -258,8 +258,9 @@ def storage_problem(e: sqlite3.Error, path: Path | None = None, write: bool = Tr
 
 def permission_problem(path: Path, write: bool) -> str | None:
     """Why this user may not read (or, with ``write``, write) the index file at ``path`` or
-    the log files beside it, by their permissions, else None. (SQLite says only that it
-    cannot open the file, or that the database is read-only.)"""
+    the log files beside it, or, with ``write``, its folder (where SQLite makes and deletes
+    them), by their permissions, else None. (SQLite says only that it cannot open the file,
+    that the database is read-only, or that the disk could not be read or written.)"""
     # (read as it is, an index is read without its log files: `read_as_it_is`)
     logs = () if not write and read_as_it_is(path) else (path.with_name(path.name + "-wal"),
                                                          path.with_name(path.name + "-shm"))
@@ -274,9 +275,23 @@ def permission_problem(path: Path, write: bool) -> str | None:
             continue
         remedy = ("or replace the index with `rag index --rebuild`" if os.access(path.parent, os.W_OK)
                   else "or ask the folder's owner")
-        return (f"this user may not {verb} {'it' if file == path else f'{file.name} beside it'} (its "
-                f"permissions); fix them (chmod, chown), {remedy}")
+        return (f"this user may not {verb} {'it' if file == path else f'{file.name} beside it'} "
+                f"{_denied_by(file, 0o200 if verb == 'write' else 0o400)}, {remedy}")
+    if write and path.parent.is_dir() and not os.access(path.parent, os.W_OK):  # (made so during a run)
+        return f"this user may not write its folder {path.parent} {_denied_by(path.parent, 0o200)}, or ask its owner"
     return None
+
+
+def _denied_by(path: Path, owner_bit: int) -> str:
+    """What keeps this user from ``path``, and what to do: its permissions, or, when it is the
+    owner's and its mode grants the owner ``owner_bit``, something else (`chattr +i`)."""
+    try:
+        st = path.stat()
+    except OSError:
+        st = None
+    if st is not None and st.st_uid == os.geteuid() and st.st_mode & owner_bit:
+        return "(not by its permissions: it is immutable, see `lsattr`, or on a read-only mount); undo that"
+    return "(its permissions); fix them (chmod, chown)"
 
 
 LOCK_WAIT_SECONDS = 10.0
