@@ -846,10 +846,12 @@ FINGERPRINT_DOCS = {
     "notes.txt": ("word " * 2000 + "\n") * 3,
     "README": "Tool\n====\n\nWhat it is.\n\nUsage\n-----\n\n" + "Run it once. " * 300 + "\n",
     "Changelog": "Changes\n=======\n\n" + "Fixed a crash. Sped it up. " * 150 + "\n",
+    "perlfunc.pod": "=head1 NAME\n\n=over\n\n=item wantarray\nX<wantarray>\n\nReturns true in L<C<list>|/list> "
+                    "context E<lt>here.\n\n  # a comment\n  wantarray;\n\n=back\n\n" + "Words. " * 400 + "\n",
 }
 
 FINGERPRINTS = {  # (MARKUP_VERSION, WORD_FORM, UNICODE_FORM, FOLD_FORM) -> the chunks' and terms' sha256
-    (17, "marks", "nfkc", "fold2"): "a06253a88c75e59cf282bec5e76247dc348ab818aac6a64ecc8eb04c7dc81f5d",
+    (18, "marks", "nfkc", "fold2"): "974deac183b5cfc888c1a191598d49f02843eb7a282f51cdc9d0a99c919ffc9b",
 }
 
 

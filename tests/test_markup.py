@@ -8,7 +8,8 @@ from ragweb.config import default_config
 from ragweb.analysis import Analyzer
 from ragweb.engine import Engine
 from ragweb.tokens import count_tokens
-from ragweb.markup import FILL, is_html, mask_html, pre_lines, readable, show_html, visible
+from ragweb.markup import (FILL, code_lines, is_html, is_pod, mask_html, pre_lines, readable, reads_shown, show_html,
+                           show_page, show_pod, visible)
 from ragweb import compact as cp
 
 PAGE = """<!DOCTYPE html>
@@ -157,10 +158,10 @@ def check_html_pack(eng, packed, budget):
     with the markup dropped), the tokens are those of that text, the budget holds."""
     assert packed["used_tokens"] == sum(count_tokens(s["text"]) for s in packed["snippets"]) <= budget
     for s in packed["snippets"]:
-        page = s["path"].endswith(".html")
+        page = reads_shown(s["path"])
         assert s.get("visible") is (True if page else None)
         text = eng.file_text(s["path"])
-        lines = split_lines(show_html(text) if page else text)
+        lines = split_lines(show_page(s["path"], text) if page else text)
         a, b = map(int, s["range"][1:].split("-"))
         span = "\n".join(lines[a - 1:b])
         if "cols" in s:
@@ -226,7 +227,7 @@ def old_index() -> Engine:
 
 def test_an_index_built_before_html_views_reads_pages_as_text():
     eng = old_index()
-    assert eng.settings_changed and not eng.reads_html("a.html")
+    assert eng.settings_changed and not eng.reads_shown("a.html")
     assert eng.search("frobnicate")  # the old reading: markup is text
 
 
@@ -235,7 +236,7 @@ def test_reread_indexes_stored_documents_again_with_the_current_settings():
     before = eng.file_states()
     assert eng.settings_changed and eng.search("frobnicate")
     assert eng.reread() == 2
-    assert not eng.settings_changed and eng.settings["markup"] >= 1 and eng.reads_html("a.html")
+    assert not eng.settings_changed and eng.settings["markup"] >= 1 and eng.reads_shown("a.html")
     assert not eng.search("frobnicate")  # markup is no longer text
     hit = eng.search("widget retries upload")[0]
     assert eng.file_states() == before  # same files, same mtimes, sizes and hashes
@@ -254,7 +255,7 @@ def test_reread_steps_report_progress_and_commit_only_at_the_end():
     assert next(steps) == (2, 2)
     assert eng.settings_changed is False  # the new reading is in place, not yet committed
     steps.close()  # abandoned before the end: the old index, as it was read, comes back
-    assert eng.settings_changed and not eng.reads_html("a.html") and eng.search("frobnicate")
+    assert eng.settings_changed and not eng.reads_shown("a.html") and eng.search("frobnicate")
     assert eng.skipped_states() == {"blob.bin": (7.0, 3, "binary")}
     assert [progress for progress in eng.reread_steps()] == [(0, 2), (1, 2), (2, 2)]
     assert not eng.settings_changed and not eng.search("frobnicate")
@@ -675,3 +676,129 @@ def test_a_control_ends_at_its_end_tag_or_where_the_next_one_starts():
                       '<select><option>v1</option><select></select>')
     assert "Intro" in shown and "text after." in shown
     assert "Copy" not in shown and "Hide" not in shown and "v1" not in shown
+
+
+# ---------------------------------------------------------------------------- POD
+
+PERLFUNC = """=head1 NAME
+
+perlfunc - Perl builtin functions
+
+=head2 Alphabetical Listing of Perl Functions
+
+=over
+
+=item wait
+X<wait>
+
+=for Pod::Functions wait for any child process to die
+
+Behaves like L<wait(2)|http://man.he.net/man2/wait> on your system: it waits for a child
+process to terminate and returns the pid of the deceased process, or C<-1>.
+
+  # These examples are subject to system-specific variation.
+  my $kid = wait;
+
+=item wantarray
+X<wantarray> X<context>
+
+Returns true if the context of the currently executing subroutine or
+L<C<eval>|/eval EXPR> is looking for a list value.  Returns false if the
+context is looking for a scalar.  Returns the undefined value if the context is
+looking for no value (void context). See also E<lt>B<< $a <=> $b >>E<gt>.
+
+    return unless defined wantarray; # don't bother doing more
+
+=item *
+
+A bullet whose text is the next paragraph.
+
+=item * A bullet with its text.
+
+=back
+
+=begin html
+
+<p>Only for the HTML build.</p>
+
+=end html
+
+=cut
+
+sub not_pod { 1 }
+"""
+
+
+def test_pod_formatting_codes_and_commands_are_markup():
+    shown = show_pod(PERLFUNC)
+    assert len(shown) == len(PERLFUNC) and shown.count("\n") == PERLFUNC.count("\n")
+    text = readable(visible(shown))
+    for markup in ("C<", "L<", "X<", "E<", "B<<", "=item", "=over", "=for", "=back", "=begin", "=cut", "Pod::Functions",
+                   "man.he.net", "Only for the HTML build"):
+        assert markup not in text, markup
+    assert "or -1." in text and "L<C<eval>|/eval EXPR>" not in text and "subroutine or\neval is looking" in text
+    assert "See also <$a <=> $b>." in text  # (E<lt> is "<"; B<< ... >> holds a ">")
+    heads = [line for line in text.split("\n") if line.startswith("#")]
+    assert heads == ["# NAME", "## Alphabetical Listing of Perl Functions", "##### wait", "##### wantarray"]
+    assert "\n- A bullet with its text." in text and "- \n" not in text
+    # verbatim paragraphs are code, shown as written ("# These examples" is no heading), as is all after =cut
+    assert "  # These examples are subject to system-specific variation." in text
+    lines = PERLFUNC.split("\n")
+    code = code_lines("perlfunc.pod", PERLFUNC)
+    assert {lines[i].strip() for i in code} == {"# These examples are subject to system-specific variation.",
+                                                  "my $kid = wait;", "return unless defined wantarray; # don't bother doing more",
+                                                  "sub not_pod { 1 }"}
+    assert is_pod("pod/perlfunc.pod.gz") and reads_shown("a.POD") and not is_pod("Foo.pm")
+
+
+@pytest.mark.parametrize("pod, shows", [
+    ("C<foo>s and I<C<< $x >>>", "foos and $x"),
+    ("L<perlipc> L<the docs|perlipc/Signals> L<WNOHANG|POSIX/C<WNOHANG>>", "perlipc the docs WNOHANG"),
+    ("X<C<foo>>bar Z<>baz", "bar baz"),
+    ("E<lt>E<gt>E<sol>E<verbar>E<0x41>E<65>E<eacute>E<nosuch>", "<>/|AAénosuch"),
+    ("C<< $a->b >> and C<<< a >> b >>>", "$a->b and a >> b"),
+    ("shift (C<< << >> and C<< >> >>) defined", "shift (<< and >>) defined"),  # (perltoc.pod)
+    ("a > b | c and unclosed C<code", "a > b | c and unclosed C<code"),
+    ("C<\n$x> wraps", "\n$x wraps"),
+])
+def test_pod_formatting_codes_show_their_text(pod, shows):
+    shown = show_pod(pod)
+    assert len(shown) == len(pod) and shown.count("\n") == pod.count("\n")
+    assert visible(shown) == shows
+
+
+def test_a_pod_document_is_searched_and_packed_as_shown_under_its_entries():
+    cfg = default_config()
+    cfg["index"]["chunk_tokens"], cfg["index"]["chunk_overlap"] = 64, 4
+    eng = Engine.memory(cfg)
+    eng.add_document("pod/perlfunc.pod", PERLFUNC + "\nFiller about other things.\n" * 40)
+    eng.add_document("notes.md", "# Notes\n\nThe wantarray builtin is handy.\n")
+    eng.flush()
+    hits = {h.path: h for h in eng.search("what does wantarray return in void context")}
+    hit = hits["pod/perlfunc.pod"]
+    assert hit.visible and hit.heading == "wantarray" and "X<" not in hit.text and "L<" not in hit.text
+    assert eng.search("These examples are subject to variation")[0].heading == "wait"  # (not the comment)
+    packed = eng.pack("what does wantarray return in void context", 60)
+    text = " ".join(s["text"] for s in packed["snippets"] if s["path"].endswith(".pod"))
+    assert "Returns the undefined value if the context is" in text and "C<" not in text
+    check_html_pack(eng, packed, 60)
+
+
+_POD_PIECES = ["=head1 ", "=head2 ", "=item ", "=item * ", "=over", "=back", "=cut", "=pod", "=for html ", "=begin html",
+               "=end html", "C<", "B<< ", " >>", ">>", "L<", "|", "/", "X<", "E<", "lt", "gt", "Z<>", ">", "<", "\n", "\n\n",
+               "    ", " ", "retry", "backoff", "Default:", "The widget", "waits.", "x" * 60]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(_POD_PIECES), max_size=120), st.integers(1, 400), st.booleans())
+def test_any_pod_indexes_searches_and_packs_within_the_budget(pieces, budget, compact):
+    pod = "".join(pieces)
+    shown = show_pod(pod)
+    assert len(shown) == len(pod) and shown.count("\n") == pod.count("\n")
+    eng = Engine.memory()
+    eng.add_document("p.pod", pod)
+    eng.add_document("q.md", "The widget retries with backoff.\n")
+    eng.flush()
+    for h in eng.search("widget retry backoff default"):
+        assert h.visible == (h.path == "p.pod")
+    check_html_pack(eng, eng.pack("widget retry backoff default", budget, compact=compact), budget)

@@ -67,9 +67,9 @@ def check_pack(eng, packed, budget):
     for s in packed["snippets"]:
         assert {"path", "range", "why", "text"} <= s.keys()
         lines = split_lines(eng.file_text(s["path"]))
-        if s.get("visible"):  # an HTML page's: the visible text of those lines of its shown text
-            from ragweb.markup import readable, show_html, visible
-            shown, span = claimed_text(split_lines(show_html(eng.file_text(s["path"]))), s)
+        if s.get("visible"):  # an HTML page's or POD document's: the visible text of those lines of its shown text
+            from ragweb.markup import readable, show_page, visible
+            shown, span = claimed_text(split_lines(show_page(s["path"], eng.file_text(s["path"]))), s)
             text = readable(visible(shown))
         else:
             text, span = claimed_text(lines, s)

@@ -28,7 +28,7 @@ from collections import _count_elements  # C helper behind Counter.update
 
 from ragweb.analysis import Analyzer
 from ragweb.chunking import Outline, PageLines, code_outline, outline, split_lines
-from ragweb.markup import FILL, pre_lines, readable, show_html, visible
+from ragweb.markup import FILL, code_lines, readable, show_page, visible
 from ragweb.config import SHOWN_CHARS, default_config
 from ragweb.files import DECODER_VERSION, GlobSet, glob_problem
 from ragweb.errors import (EmptyQueryError, IndexBusyError, IndexCorruptError, IndexReadOnlyError, Interrupted,
@@ -47,7 +47,7 @@ TIES_KEPT = 4  # chunks tied at a search's pool cut are all kept up to this many
 FILE_CACHE = 256           # files whose lines (and an HTML page's views) packing keeps in memory ...
 FILE_CACHE_CHARS = 8_000_000  # ... and at most this many characters of them
 OUTLINE_CACHE = 1024       # outlines kept (of files whose lines were dropped too: small, slow to make)
-MARKUP_VERSION = 17        # how pages are read: HTML through `ragweb.markup` (2: <dt> terms are
+MARKUP_VERSION = 18        # how pages are read: HTML through `ragweb.markup` (2: <dt> terms are
                            # headings), reST entries (3: ".. function::" heads a section), front
                            # matter (4: its "title" is the page's title heading), headings on
                            # one line (5: an HTML heading's blanked tags are one space), the
@@ -68,7 +68,9 @@ MARKUP_VERSION = 17        # how pages are read: HTML through `ragweb.markup` (2
                            # <button> or <select> ending where the next one starts (15),
                            # a README without a suffix and Texinfo, POD, LaTeX as prose
                            # (16: `files.PROSE_NAMES`, `files.MORE_PROSE_SUFFIXES`), those
-                           # names in any capitals (17: Readme, Changelog); an
+                           # names in any capitals (17: Readme, Changelog), POD read as
+                           # shown (18: `markup.show_pod`, "C<x>" shows "x", "=head2" is a
+                           # heading, verbatim paragraphs are code); an
                            # index built before (no "markup" setting) reads HTML as plain text,
                            # one of another version chunked some pages otherwise: rebuilt by
                            # `rag index`, re-read from its texts by the browser
@@ -1358,9 +1360,10 @@ class Engine:
         if self._lines.pop(file_id, None) is not None:
             self._lines_size -= self._lines_chars.pop(file_id)
 
-    def reads_html(self, path: str) -> bool:
-        """True when ``path`` is an HTML page this index reads through its view (`file_view`)."""
-        return ingest.reads_html(path, self.settings)
+    def reads_shown(self, path: str) -> bool:
+        """True when ``path`` is a document this index reads through its view (`file_view`):
+        an HTML page, a POD document (`ingest.reads_shown`)."""
+        return ingest.reads_shown(path, self.settings)
 
     def is_prose(self, path: str) -> bool:
         """True for a file read as prose (Markdown-like text, an HTML page); False for a program."""
@@ -1369,17 +1372,17 @@ class Engine:
     def file_view(self, file_id: int, path: str, lines: list[str]) -> list[str]:
         """The lines compaction reads for a file: an HTML page's view (`markup.mask_html`:
         same lines, same columns, the markup blanked), any other file's as stored."""
-        return self._html_lines(file_id, path, lines, 0) if self.reads_html(path) else lines
+        return self._html_lines(file_id, path, lines, 0) if self.reads_shown(path) else lines
 
     def file_shown(self, file_id: int, path: str, lines: list[str]) -> list[str] | None:
         """An HTML page's shown lines (`markup.show_html`: what hits and packs show of a span
         is its `markup.visible` text); None for any other file, shown as stored."""
-        return self._html_lines(file_id, path, lines, 1) if self.reads_html(path) else None
+        return self._html_lines(file_id, path, lines, 1) if self.reads_shown(path) else None
 
     def file_visible(self, file_id: int, path: str, lines: list[str]) -> list[str]:
         """The lines hits and packs show of a file: an HTML page's visible lines (markup
         dropped, `markup.visible`), any other file's stored lines."""
-        return self._html_lines(file_id, path, lines, 2) if self.reads_html(path) else lines
+        return self._html_lines(file_id, path, lines, 2) if self.reads_shown(path) else lines
 
     def _html_lines(self, file_id: int, path: str, lines: list[str], part: int):
         """Part ``part`` of an HTML page's lines: 0 its view, 1 its shown lines, 2 its
@@ -1393,23 +1396,24 @@ class Engine:
         if got is None:
             n = len(lines)  # (a text's last line break ends a line: it starts none)
             if part == 3:
-                got = pre_lines("\n".join(lines))
+                got = code_lines(path, "\n".join(lines))
             else:
-                shown = self.shown_text(file_id)
+                shown = self.shown_text(file_id, path)
                 # (`visible` works line by line, so the whole text's is its lines', joined)
                 text = shown.replace(FILL, " ") if part == 0 else shown if part == 1 else visible(shown)
                 got = text.split("\n")[:n]
             views[part] = got
         return got
 
-    def shown_text(self, file_id: int) -> str:
-        """An HTML page's shown text (`markup.show_html`, same offsets as the stored text):
-        as kept when it was indexed, else read again (an index written before it was kept)."""
+    def shown_text(self, file_id: int, path: str) -> str:
+        """An HTML page's or POD document's shown text (`markup.show_page`, same offsets as
+        the stored text): as kept when it was indexed, else read again (an index written
+        before it was kept)."""
         shown = self._shown.get(file_id)
         if shown is None:
             shown = store.get_shown(self.conn, file_id)
             if shown is None:
-                shown = show_html("\n".join(self.file_lines([file_id])[file_id]))
+                shown = show_page(path, "\n".join(self.file_lines([file_id])[file_id]))
             if (len(self._shown) >= FILE_CACHE
                     or sum(map(len, self._shown.values())) + len(shown) > FILE_CACHE_CHARS):
                 self._shown.clear()
@@ -1425,7 +1429,7 @@ class Engine:
             if len(self._outlines) >= OUTLINE_CACHE:  # the least recently made first
                 del self._outlines[next(iter(self._outlines))]
             page = None
-            if self.reads_html(path):
+            if self.reads_shown(path):
                 stored = self.file_lines([file_id])[file_id]
                 page = PageLines(stored, self._html_lines(file_id, path, stored, 1),
                                  self._html_lines(file_id, path, stored, 3))
@@ -1438,7 +1442,7 @@ class Engine:
     def fill_text(self, hits: list[Hit]) -> None:
         """Set each hit's text to exactly its stored lines (or its piece of one long line);
         an HTML page's hit gets the visible text of that span (`file_shown`)."""
-        pages = {h.chunk_id for h in hits if self.reads_html(h.path)}
+        pages = {h.chunk_id for h in hits if self.reads_shown(h.path)}
         rows = self._select_in(
             "SELECT c.id, c.char_start, c.char_end, substr(f.text, c.char_start + 1, c.char_end - c.char_start) "
             "FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN", [h.chunk_id for h in hits])
@@ -1446,7 +1450,7 @@ class Engine:
         for h in hits:
             a, b, h.text = spans[h.chunk_id]
             if h.chunk_id in pages:  # the same span of the shown text: what a reader sees of it
-                h.text = readable(visible(self.shown_text(h.file_id)[a:b]))
+                h.text = readable(visible(self.shown_text(h.file_id, h.path)[a:b]))
                 h.visible = True
 
     def widen(self, hit: Hit, context: int) -> Hit:

@@ -18,18 +18,20 @@ from ragweb.analysis import Analyzer
 from ragweb.chunking import PageLines, chunk_lines, is_markdown, split_lines
 from ragweb.errors import UsageError
 from ragweb.files import is_more_prose, plain_name
-from ragweb.markup import FILL, is_html, mask_directives, pre_lines, show_html, term_text
+from ragweb.markup import FILL, is_html, is_pod, mask_directives, read_page, term_text
 
 
-def reads_html(path: str, settings: dict) -> bool:
-    """True when ``path`` is an HTML page an index of these analysis ``settings`` reads
-    through its view (`ragweb.markup`)."""
-    return is_html(path) and settings.get("markup", 0) >= 1
+def reads_shown(path: str, settings: dict) -> bool:
+    """True when ``path`` is a document an index of these analysis ``settings`` reads
+    through its shown text and view (`ragweb.markup`): an HTML page, or (since
+    `engine.MARKUP_VERSION` 18) a POD document."""
+    markup = settings.get("markup", 0)
+    return (is_html(path) and markup >= 1) or (markup >= 18 and is_pod(path))
 
 
 def is_prose(path: str, settings: dict) -> bool:
     """True for a file read as prose (Markdown-like text, an HTML page); False for a program."""
-    return (is_markdown(path) or reads_html(path, settings)
+    return (is_markdown(path) or reads_shown(path, settings)
             or (settings.get("markup", 0) >= 16 and is_more_prose(plain_name(path))))
 
 
@@ -84,7 +86,7 @@ def prepare(path: str, text: str, settings: dict, size: int | None = None, sha25
     if sha256 is None:
         sha256 = hashlib.sha256(data).hexdigest()
     # terms and chunk boundaries come from what a reader sees: an HTML page's view
-    shown = show_html(text) if reads_html(path, settings) else None
+    shown, code = read_page(path, text) if reads_shown(path, settings) else (None, None)
     prose = is_prose(path, settings)
     if shown is not None:
         view = shown.replace(FILL, " ")
@@ -101,7 +103,7 @@ def prepare(path: str, text: str, settings: dict, size: int | None = None, sha25
     chunks, bodies = [], []
     page = None
     if shown is not None and settings.get("markup", 0) >= 13:
-        page = PageLines(lines, split_lines(shown), pre_lines(text))
+        page = PageLines(lines, split_lines(shown), code)
     for ch in chunk_lines(view, settings["chunk_tokens"], settings["chunk_overlap"], prose, page):
         first = starts[ch.start - 1]
         if ch.col_start is not None:

@@ -1,5 +1,6 @@
-"""HTML read as text: what a reader sees, every character kept in place; and the lines of
-AsciiDoc that are instructions to its build (`mask_directives`).
+"""HTML read as text: what a reader sees, every character kept in place; a POD document
+read the same way (`show_pod`); and the lines of AsciiDoc that are instructions to its
+build (`mask_directives`).
 
 An HTML page is read through two strings as long as its text, line for line and column
 for column, so every offset, line and column is the stored file's own:
@@ -427,3 +428,214 @@ def mask_directives(text: str) -> str:
     if "::" not in text:
         return text
     return _DIRECTIVE_RE.sub(lambda m: " " * len(m.group()), text)
+
+
+# ---------------------------------------------------------------------------- POD
+
+def is_pod(path: str) -> bool:
+    """True for a path that names a Perl POD document (``perlfunc.pod``, ``x.pod.gz``)."""
+    return plain_name(path).lower().endswith(".pod")
+
+
+_POD_COMMAND_RE = re.compile(r"=([A-Za-z]\w*)[ \t]*")
+_POD_BULLET_RE = re.compile(r"[*+-](?:[ \t]+|$)")
+_POD_NUMBER_RE = re.compile(r"\d+\.?(?:[ \t]|$)")
+_POD_CODES = frozenset("IBCLEFSXZ")
+_POD_ESCAPES = {"lt": "<", "gt": ">", "verbar": "|", "sol": "/"}
+_POD_SILENT = frozenset({"pod", "cut", "over", "back", "encoding", "for", "begin", "end"})
+
+
+def _pod_escape(name: str) -> str | None:
+    """The character ``E<name>`` stands for (``lt``, ``sol``, a number, an HTML entity
+    name), or None."""
+    if name in _POD_ESCAPES:
+        return _POD_ESCAPES[name]
+    try:
+        if name[:2].lower() == "0x":
+            code = int(name[2:], 16)
+        elif name[:1] == "0" and len(name) > 1:
+            code = int(name[1:], 8)
+        elif name.isdigit():
+            code = int(name)
+        else:
+            char = html.unescape(f"&{name};")
+            return char if char != f"&{name};" else None
+        return chr(code) if 0 < code < 0x110000 else None
+    except ValueError:
+        return None
+
+
+_POD_TOKEN_RE = re.compile(r"[IBCLEFSXZ]<|[>|]")
+
+
+def _pod_codes(s: str) -> str:
+    """``s``, an ordinary POD paragraph, with its formatting codes read: ``C<x>``,
+    ``B<< x >>`` and the like show their text only, ``L<text|target>`` its text,
+    ``E<lt>`` its character (then `FILL`), and ``X<index entry>``, ``Z<>`` nothing.
+    Same length, same line breaks; an unclosed code stays as written. One pass over the
+    openers, ">" and "|" (`_POD_TOKEN_RE`)."""
+    if "<" not in s:
+        return s
+    n = len(s)
+    edits: list[tuple[int, int, str]] = []  # (start, end, shown): made as codes close
+    stack: list[list] = []  # [letter, angles, start, content start, pipe]
+    skip = 0  # (the ">" of a closer of many, "C<< x >>", seen already)
+    for m in _POD_TOKEN_RE.finditer(s):
+        i = m.start()
+        if i < skip:
+            continue
+        c = s[i]
+        if c == "|":
+            if stack and stack[-1][0] == "L" and stack[-1][4] is None:
+                stack[-1][4] = i
+            continue
+        if c != ">":  # an opener: "C<", or "C<< " of a code whose text may hold ">"
+            k = i + 1
+            while k < n and s[k] == "<":
+                k += 1
+            w = k
+            while w < n and s[w] in " \t\n":
+                w += 1
+            if k - i > 2 and w > k:
+                stack.append([c, k - i - 1, i, w, None])
+                skip = w
+            else:
+                stack.append([c, 1, i, i + 2, None])
+            continue
+        if not stack:
+            continue
+        k = i
+        while k < n and s[k] == ">":
+            k += 1
+        w = i
+        while w > 0 and s[w - 1] in " \t\n":
+            w -= 1
+        pos = i
+        while pos < k and stack:
+            angles = stack[-1][1]
+            if angles == 1:
+                close, end = pos, pos + 1
+            elif pos == i and stack[-1][3] <= w < i and k - pos >= angles:  # " >>" ends "C<< " (a space of its text)
+                close, end = w, pos + angles
+            else:
+                break
+            letter, _, start, body, pipe = stack.pop()
+            cut = pipe if letter == "L" and pipe is not None else close
+            first = start if letter in "XZE" else cut  # (codes inside what it hides: hidden with it)
+            while edits and edits[-1][0] >= first:
+                edits.pop()
+            if letter in "XZ":
+                edits.append((start, end, _blank(s[start:end])))
+            elif letter == "E" and (char := _pod_escape(s[body:close].strip())) is not None:
+                edits.append((start, end, char + _blank(s[start + 1:end])))
+            else:
+                edits.append((start, body, _blank(s[start:body])))
+                edits.append((cut, end, _blank(s[cut:end])))
+            pos = end
+        skip = pos
+    if not edits:
+        return s
+    edits.sort()
+    out, at = [], 0
+    for a, b, shown in edits:
+        if a < at:
+            continue  # (never: codes nest; kept so that the text keeps its length whatever comes)
+        out.append(s[at:a])
+        out.append(shown)
+        at = b
+    out.append(s[at:])
+    return "".join(out)
+
+
+def _read_pod(text: str) -> tuple[str, frozenset[int]]:
+    """(shown text, 0-based code lines) of a POD document (`show_pod`)."""
+    lines = text.split("\n")
+    out: list[str] = []
+    code: set[int] = set()
+    in_pod, hidden = True, False  # (a .pod file is POD from its start; `hidden`: in "=begin html")
+    i, n = 0, len(lines)
+    while i < n:
+        if not lines[i].strip():
+            out.append(lines[i])
+            i += 1
+            continue
+        j = i
+        while j < n and lines[j].strip():
+            j += 1
+        para = "\n".join(lines[i:j])
+        m = _POD_COMMAND_RE.match(para)
+        if m:
+            name = m.group(1)
+            in_pod = name != "cut"
+            if name == "begin":
+                hidden = para[m.end():].split()[:1] not in (["text"], [":text"])
+            elif name == "end":
+                hidden = False
+            if name in _POD_SILENT or hidden:
+                para = _blank(para)
+            elif name[:4] == "head" and name[4:] in ("1", "2", "3", "4", "5", "6"):
+                room = m.end()
+                mark = "#" * min(int(name[4]), room - 1) + " "
+                para = mark + FILL * (room - len(mark)) + _pod_codes(para[room:])
+            elif name == "item":
+                rest = para[m.end():]
+                b = _POD_BULLET_RE.match(rest)
+                if b and not rest[b.end():].strip():
+                    para = _blank(para)  # a bare bullet: its text is the next paragraph
+                elif b:
+                    room = m.end() + b.end()
+                    para = "- " + FILL * (room - 2) + _pod_codes(para[room:])
+                elif _POD_NUMBER_RE.match(rest) or not rest.strip():
+                    para = FILL * m.end() + _pod_codes(rest)  # ("1. text" reads as a list item)
+                else:  # an entry ("=item wantarray"): a section, as an HTML page's <dt>
+                    room = m.end()
+                    mark = "#" * min(6, room - 1) + " "
+                    para = mark + FILL * (room - len(mark)) + _pod_codes(rest)
+            else:  # a command of another tool: its text only
+                para = FILL * m.end() + _pod_codes(para[m.end():])
+        elif hidden:
+            para = _blank(para)
+        elif not in_pod or lines[i][:1] in " \t":  # code after "=cut", or a verbatim paragraph
+            code.update(range(i, j))
+        else:
+            para = _pod_codes(para)
+        out.append(para)
+        i = j
+    return "\n".join(out), frozenset(code)
+
+
+def show_pod(text: str) -> str:
+    """``text``, a POD document, with its markup as `FILL` (same length, same line breaks),
+    as `show_html` shows a page: a ``=head2`` command becomes ``## ``, an ``=item`` entry
+    ``##### `` (a section, as an HTML ``<dt>``), a bulleted ``=item *`` ``- ``; the other
+    commands (``=over``, ``=back``, ``=cut``, ``=for``, ``=begin html`` ... ``=end``) and
+    index entries (``X<...>``) show nothing; formatting codes show their text
+    (`_pod_codes`); verbatim paragraphs (indented: code) are shown as written."""
+    return _read_pod(text)[0]
+
+
+def pod_code_lines(text: str) -> frozenset[int]:
+    """The 0-based lines of a POD document that are code: its verbatim paragraphs, and
+    what follows a ``=cut``."""
+    return _read_pod(text)[1]
+
+
+def reads_shown(path: str) -> bool:
+    """True for a document read through its shown text: an HTML page or a POD document."""
+    return is_html(path) or is_pod(path)
+
+
+def show_page(path: str, text: str) -> str:
+    """The shown text of the document ``path``: `show_pod` or `show_html`."""
+    return show_pod(text) if is_pod(path) else show_html(text)
+
+
+def read_page(path: str, text: str) -> tuple[str, frozenset[int]]:
+    """`show_page` and `code_lines` of the document ``path``, read once."""
+    return _read_pod(text) if is_pod(path) else (show_html(text), pre_lines(text))
+
+
+def code_lines(path: str, text: str) -> frozenset[int]:
+    """The 0-based lines of the document ``path`` that are code: `pod_code_lines` or
+    `pre_lines`."""
+    return pod_code_lines(text) if is_pod(path) else pre_lines(text)

@@ -326,7 +326,7 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
     # columns); snippets are cut from the stored lines, so citations show the file as it is
     view_of = {h.file_id: engine.file_view(h.file_id, h.path, lines_of[h.file_id]) for h in top}
     shown_of = {h.file_id: engine.file_shown(h.file_id, h.path, lines_of[h.file_id]) for h in top
-                if engine.reads_html(h.path)}
+                if engine.reads_shown(h.path)}
     max_line = engine.settings["chunk_tokens"] * 4  # longer lines were indexed as pieces
     best = max(h.score for h in top) or 1.0
     by_file: dict[int, list] = {}
@@ -589,7 +589,7 @@ def pack_context(engine, query: str, budget: int | None = None, top_k: int | Non
         weakest = min(range(len(snippets)), key=lambda i: snippets[i].score)  # (the weakest goes)
         used -= snippets.pop(weakest).tokens
     for s in snippets:
-        s.visible = engine.reads_html(s.path)
+        s.visible = engine.reads_shown(s.path)
     level, score = assess_evidence(engine, query, snippets, lean)
     return {"query": query, "budget_tokens": budget, "used_tokens": used,
             "evidence": level, "evidence_score": score,
