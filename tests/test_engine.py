@@ -848,10 +848,13 @@ FINGERPRINT_DOCS = {
     "Changelog": "Changes\n=======\n\n" + "Fixed a crash. Sped it up. " * 150 + "\n",
     "perlfunc.pod": "=head1 NAME\n\n=over\n\n=item wantarray\nX<wantarray>\n\nReturns true in L<C<list>|/list> "
                     "context E<lt>here.\n\n  # a comment\n  wantarray;\n\n=back\n\n" + "Words. " * 400 + "\n",
+    "man2/open.2.gz": ".\\\" comment\n.TH open 2 2023 x\n.SH NAME\nopen \\- open a file\n.SH SYNOPSIS\n.nf\n"
+                      ".BI \"int open(const char *\" path );\n.fi\n.TP\n.B O_EXCL\nFails if \\fIpath\\fP exists.\n"
+                      + "Words. " * 400 + "\n",
 }
 
 FINGERPRINTS = {  # (MARKUP_VERSION, WORD_FORM, UNICODE_FORM, FOLD_FORM) -> the chunks' and terms' sha256
-    (18, "marks", "nfkc", "fold2"): "974deac183b5cfc888c1a191598d49f02843eb7a282f51cdc9d0a99c919ffc9b",
+    (19, "marks", "nfkc", "fold2"): "83c2b707f06d65256f4786aa932df67b47829e0df69896ef7ae43b71e0830732",
 }
 
 

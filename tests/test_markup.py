@@ -8,8 +8,8 @@ from ragweb.config import default_config
 from ragweb.analysis import Analyzer
 from ragweb.engine import Engine
 from ragweb.tokens import count_tokens
-from ragweb.markup import (FILL, code_lines, is_html, is_pod, mask_html, pre_lines, readable, reads_shown, show_html,
-                           show_page, show_pod, visible)
+from ragweb.markup import (FILL, code_lines, is_html, is_man, is_pod, mask_html, pre_lines, readable, reads_shown,
+                           show_html, show_man, show_page, show_pod, visible)
 from ragweb import compact as cp
 
 PAGE = """<!DOCTYPE html>
@@ -801,4 +801,129 @@ def test_any_pod_indexes_searches_and_packs_within_the_budget(pieces, budget, co
     eng.flush()
     for h in eng.search("widget retry backoff default"):
         assert h.visible == (h.path == "p.pod")
+    check_html_pack(eng, eng.pack("widget retry backoff default", budget, compact=compact), budget)
+
+
+# ---------------------------------------------------------------------------- man pages
+
+OPEN_2 = r""".\" Copyright (C) 1992 Drew Eckhardt
+.\" SPDX-License-Identifier: Linux-man-pages-copyleft
+.TH open 2 2023-02-05 "Linux man-pages 6.03"
+.SH NAME
+open, openat, creat \- open and possibly create a file
+.SH SYNOPSIS
+.nf
+.B #include <fcntl.h>
+.PP
+.BI "int open(const char *" pathname ", int " flags );
+.BI "int openat(int " dirfd ", const char *" pathname ", int " flags \
+", mode_t " mode );
+.fi
+.SH DESCRIPTION
+The
+.BR open ()
+system call opens the file specified by
+.IR pathname .
+If the specified file does not exist,
+it may optionally (if
+.B O_CREAT
+is specified in
+.IR flags )
+be created by
+.BR open ().
+.SS File creation flags
+.TP
+.B O_EXCL
+Ensure that this call creates the file:
+if this flag is specified in conjunction with
+.BR O_CREAT ,
+and
+.I pathname
+already exists, then
+.BR open ()
+fails with the error
+.BR EEXIST .
+.TP
+\fBO_TRUNC\fP
+If the file already exists it is truncated to length 0 \(em its \[aq]size\[aq] is \e0.
+.IP \(bu 3
+A bullet's text.
+.PP
+.EX
+int fd = open("x", O_CREAT | O_EXCL, 0644);  /* \fIfails\fP if x exists */
+.EE
+.de Sp
+.if t .sp .5v
+..
+"""
+
+
+def test_man_page_markup_is_hidden_and_its_words_shown():
+    shown = show_man(OPEN_2)
+    assert len(shown) == len(OPEN_2) and shown.count("\n") == OPEN_2.count("\n")
+    text = readable(visible(shown))
+    for markup in ("\\f", ".BR", ".TP", ".SH", ".PP", ".nf", ".EX", "\\-", "\\(", "\\[", "Copyright", ".if", '"int'):
+        assert markup not in text, markup
+    heads = [line for line in text.split("\n") if line.startswith(("# ", "##"))]  # (not "#include")
+    assert heads == ["# open(2)", "## NAME", "## SYNOPSIS", "## DESCRIPTION", "### File creation flags"]
+    assert "open, openat, creat - open and possibly create a file" in text
+    assert "int open(const char *pathname, int flags);" in text  # (.BI joins its arguments)
+    assert "int openat(int dirfd, const char *pathname, int flags\n, mode_t mode);" in text  # (a "\" goes on)
+    assert "The\nopen()\nsystem call opens the file specified by\npathname.\n" in text
+    assert "\n- O_EXCL\nEnsure that this call creates the file:" in text and "\n- O_TRUNC\n" in text
+    assert "truncated to length 0 \u2014 its 'size' is \\0." in text and "\n- \nA bullet's text." in text
+    # the lines of .nf/.fi and .EX/.EE blocks are code
+    lines = OPEN_2.split("\n")
+    assert [lines[i][:12] for i in sorted(code_lines("man2/open.2.gz", OPEN_2))] == [
+        ".B #include ", ".PP", '.BI "int ope', '.BI "int ope', '", mode_t " ', 'int fd = ope']
+    assert is_man("man3/Foo::Bar.3pm.gz") and is_man("open.2") and reads_shown("printf.3.gz")
+    assert not is_man("notes.md") and not is_man("v1.2.0") and not is_pod("open.2")
+
+
+def test_a_man_pages_own_macros_show_their_arguments_and_requests_nothing():
+    # Tcl's pages define .AP (an argument) and .QW (a quoted word); pod2man's a preamble
+    page = (".de AP\n.ie !\"\\$4\"\" .TP \\$3\n..\n.if n .ad l\n.ds Aq \\(aq\n.TH Tcl_Eval 3tcl 8.1 Tcl\n.SH ARGUMENTS\n"
+            ".AS Tcl_Interp **termPtr\n.AP Tcl_Interp *interp in\nInterpreter in which to execute the script.\n"
+            ".SH DESCRIPTION\nThe result is \n.QW ok\non success.\n.CS\nset x [eval $script]\n.CE\n.bP\nA bullet.\n")
+    shown = show_man(page)
+    assert len(shown) == len(page) and shown.count("\n") == page.count("\n")
+    assert readable(visible(shown)) == (
+        "# Tcl_Eval(3tcl)\n## ARGUMENTS\n\nTcl_Interp *interp in\nInterpreter in which to execute the script.\n"
+        "## DESCRIPTION\nThe result is \nok\non success.\n\nset x [eval $script]\n\n- \nA bullet.")
+    lines = page.split("\n")
+    assert [lines[i] for i in sorted(code_lines("Tcl_Eval.3tcl.gz", page))] == ["set x [eval $script]"]
+
+
+def test_a_man_page_is_searched_and_packed_as_shown_under_its_sections():
+    cfg = default_config()
+    cfg["index"]["chunk_tokens"], cfg["index"]["chunk_overlap"] = 64, 4
+    eng = Engine.memory(cfg)
+    eng.add_document("man2/open.2.gz", OPEN_2)
+    eng.add_document("notes.md", "# Notes\n\nThe open call is handy.\n")
+    eng.flush()
+    hit = next(h for h in eng.search("open fails if the file already exists O_EXCL") if h.path.endswith(".gz"))
+    assert hit.visible and hit.heading == "File creation flags" and ".BR" not in hit.text
+    packed = eng.pack("which flag makes open fail when the file already exists", 80)
+    text = " ".join(s["text"] for s in packed["snippets"] if s["path"].endswith(".gz"))
+    assert "O_EXCL" in text and "fails with the error" in text and ".B" not in text and "\\f" not in text
+    check_html_pack(eng, packed, 80)
+
+
+_MAN_PIECES = [".TH x 1 2024 ", ".SH ", ".SS ", ".TP", ".IP ", ".B ", ".BR ", ".I ", ".PP", ".nf", ".fi", ".EX", ".EE",
+               ".de X", "..", '"', "\\fB", "\\fP", "\\-", "\\(em", "\\[aq]", "\\e", "\\", "\\\"", "\n", "\n", " ",
+               "retry", "backoff", "Default:", "The widget", "waits.", "x" * 60]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(_MAN_PIECES), max_size=120), st.integers(1, 400), st.booleans())
+def test_any_man_page_indexes_searches_and_packs_within_the_budget(pieces, budget, compact):
+    page = "".join(pieces)
+    shown = show_man(page)
+    assert len(shown) == len(page) and shown.count("\n") == page.count("\n")
+    eng = Engine.memory()
+    eng.add_document("p.1", page)
+    eng.add_document("q.md", "The widget retries with backoff.\n")
+    eng.flush()
+    for h in eng.search("widget retry backoff default"):
+        assert h.visible == (h.path == "p.1")
     check_html_pack(eng, eng.pack("widget retry backoff default", budget, compact=compact), budget)

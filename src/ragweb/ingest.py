@@ -18,15 +18,17 @@ from ragweb.analysis import Analyzer
 from ragweb.chunking import PageLines, chunk_lines, is_markdown, split_lines
 from ragweb.errors import UsageError
 from ragweb.files import is_more_prose, plain_name
-from ragweb.markup import FILL, is_html, is_pod, mask_directives, read_page, term_text
+from ragweb.markup import FILL, is_html, is_man, is_pod, mask_directives, read_page, term_text
 
 
 def reads_shown(path: str, settings: dict) -> bool:
     """True when ``path`` is a document an index of these analysis ``settings`` reads
     through its shown text and view (`ragweb.markup`): an HTML page, or (since
-    `engine.MARKUP_VERSION` 18) a POD document."""
+    `engine.MARKUP_VERSION` 18) a POD document, or (19) a man page."""
     markup = settings.get("markup", 0)
-    return (is_html(path) and markup >= 1) or (markup >= 18 and is_pod(path))
+    if is_html(path):
+        return markup >= 1
+    return (markup >= 18 and is_pod(path)) or (markup >= 19 and is_man(path))
 
 
 def is_prose(path: str, settings: dict) -> bool:

@@ -1,6 +1,6 @@
 """HTML read as text: what a reader sees, every character kept in place; a POD document
-read the same way (`show_pod`); and the lines of AsciiDoc that are instructions to its
-build (`mask_directives`).
+and a man page read the same way (`show_pod`, `show_man`); and the lines of AsciiDoc that
+are instructions to its build (`mask_directives`).
 
 An HTML page is read through two strings as long as its text, line for line and column
 for column, so every offset, line and column is the stored file's own:
@@ -621,21 +621,237 @@ def pod_code_lines(text: str) -> frozenset[int]:
 
 
 def reads_shown(path: str) -> bool:
-    """True for a document read through its shown text: an HTML page or a POD document."""
-    return is_html(path) or is_pod(path)
+    """True for a document read through its shown text: an HTML page, a POD document or a
+    man page."""
+    return is_html(path) or is_pod(path) or is_man(path)
 
 
 def show_page(path: str, text: str) -> str:
-    """The shown text of the document ``path``: `show_pod` or `show_html`."""
-    return show_pod(text) if is_pod(path) else show_html(text)
+    """The shown text of the document ``path``: `show_pod`, `show_man` or `show_html`."""
+    return read_page(path, text)[0] if not is_html(path) else show_html(text)
 
 
 def read_page(path: str, text: str) -> tuple[str, frozenset[int]]:
     """`show_page` and `code_lines` of the document ``path``, read once."""
-    return _read_pod(text) if is_pod(path) else (show_html(text), pre_lines(text))
+    if is_pod(path):
+        return _read_pod(text)
+    if is_man(path) and not is_html(path):
+        return _read_man(text)
+    return show_html(text), pre_lines(text)
 
 
 def code_lines(path: str, text: str) -> frozenset[int]:
-    """The 0-based lines of the document ``path`` that are code: `pod_code_lines` or
-    `pre_lines`."""
-    return pod_code_lines(text) if is_pod(path) else pre_lines(text)
+    """The 0-based lines of the document ``path`` that are code: `pod_code_lines`,
+    `man_code_lines` or `pre_lines`."""
+    return read_page(path, text)[1] if not is_html(path) else pre_lines(text)
+
+
+# ---------------------------------------------------------------------------- man pages (roff)
+
+_MAN_NAME_RE = re.compile(r"\.[1-9][a-z]{0,8}$")
+
+
+def is_man(path: str) -> bool:
+    """True for a path that names a man page (roff source: ``open.2``, ``printf.3.gz``,
+    ``Foo::Bar.3pm.gz``)."""
+    name = path[path.rfind("/") + 1:]
+    if name[-3:].lower() == ".gz":
+        name = name[:-3]
+    return bool(_MAN_NAME_RE.search(name))
+
+
+# the characters of roff's special character escapes (``\(em``, ``\[aq]``) a man page uses most
+_ROFF_CHARS = {"em": "\u2014", "en": "\u2013", "bu": "\u2022", "aq": "'", "dq": '"', "lq": "\u201c", "rq": "\u201d",
+               "oq": "\u2018", "cq": "\u2019", "co": "\u00a9", "rg": "\u00ae", "tm": "\u2122", "mu": "\u00d7",
+               "di": "\u00f7", "+-": "\u00b1", "ti": "~", "ha": "^", "rs": "\\", "sl": "/", "hy": "-", "mi": "-",
+               "ga": "`", "dg": "\u2020", "de": "\u00b0", "->": "\u2192", "<-": "\u2190", "<=": "\u2264",
+               ">=": "\u2265", "!=": "\u2260", "==": "\u2261", "aa": "\u00b4", "sq": "\u25a1", "lA": "\u21d0",
+               "rA": "\u21d2", "fo": "\u2039", "fc": "\u203a", "Fo": "\u00ab", "Fc": "\u00bb", "ba": "|",
+               "br": "|", "ul": "_", "ru": "_", "pl": "+", "eq": "=", "sc": "\u00a7", "ps": "\u00b6"}
+_ROFF_ESCAPE_RE = re.compile(
+    r"\\(?:\((?P<two>[^\n]{2})|\[(?P<long>[^\]\n]*)\]"        # a special character: \(em, \[aq]
+    r"|[*nfgkmFMY](?:\([^\n]{2}|\[[^\]\n]*\]|[^\n])"            # a string, register, font, colour: hidden
+    r"|s(?:[-+]?\d\d?|\([-+]?\d\d|\[[^\]\n]*\])"                 # a size change: hidden
+    r"|[hvwloXZbDHLNRSx](?P<q>[^\n])[^\n]*?(?P=q)"              # a motion or drawing: \h'1n', hidden
+    r"|[\"#][^\n]*"                                               # a comment, to the end of the line
+    r"|(?P<one>[^\n])|$)", re.M)
+_ROFF_ONE = {"-": "-", "e": "\\", "E": "\\", "\\": "\\", "'": "\u00b4", "`": "`", ".": ".", " ": " ", "~": " ",
+             "0": " ", "t": "\t"}
+_ROFF_HIDDEN_ONE = frozenset("&|^)%:cdurpaz{}!?")
+
+
+def _roff_escape(m: re.Match) -> str:
+    s = m.group()
+    if m.group("two") is not None or m.group("long") is not None:
+        name = m.group("two") if m.group("two") is not None else m.group("long")
+        char = _ROFF_CHARS.get(name)
+        if char is None and name[:1] == "u" and len(name) in (5, 6):  # \[u00E9]
+            try:
+                char = chr(int(name[1:], 16))
+            except ValueError:
+                char = None
+        return FILL * len(s) if char is None else char + FILL * (len(s) - 1)
+    one = m.group("one")
+    if one is not None:
+        if one in _ROFF_ONE:
+            return _ROFF_ONE[one] + FILL
+        return FILL * 2 if one in _ROFF_HIDDEN_ONE else one + FILL
+    return FILL * len(s)  # hidden: fonts, strings, sizes, motions, comments, a line's last "\"
+
+
+def _roff_text(s: str) -> str:
+    """A line (or part of one) of roff text with its escapes read: ``\\fB`` hidden, ``\\-`` a
+    "-", ``\\(em`` "—", ``\\e`` a backslash, a comment hidden. Same length."""
+    return _ROFF_ESCAPE_RE.sub(_roff_escape, s) if "\\" in s else s
+
+
+_ROFF_REQUEST_RE = re.compile(r"[.'][ \t]*(?P<name>[^ \t\n\\]*)[ \t]*")
+_ROFF_ARG_RE = re.compile(r'"(?:[^"\n]|"")*"?|(?:\\[^\n]|[^ \t\n\\])+|\\$')
+_ROFF_FONTS = frozenset({"B", "I", "SM", "SB", "R"})
+_ROFF_ALTERNATING = frozenset({"BR", "BI", "IB", "IR", "RB", "RI"})
+_ROFF_CODE_START = {"nf": "fi", "EX": "EE", "Vb": "Ve", "TS": "TE", "CS": "CE"}  # (Vb: pod2man's; CS: Tcl's)
+# requests and macros that lay the page out, define things or index it: they show nothing
+# (any other macro shows its arguments: Tcl's pages define ".AP Tcl_Interp *interp in")
+_ROFF_HIDDEN = frozenset(
+    "PP LP P HP RS RE PD UR UE MT ME YS IX Sp Vb Ve TS TE PS PE EX EE CS CE BS BE SO SE AS"
+    " sp br nf fi ne in ti ll ad na nh hy hc hw ce ft fam ps vs ta tc tr so mso ds as nr rr rm rn"
+    " if ie el ev mk rt fl ns rs ss cs bd pl pn po lt pc ec eo cc c2 lf cu ul uf it em wh ch dt"
+    " tm sy nm nn ab ig de de1 am".split())
+_ROFF_BULLETS = frozenset({"\\(bu", "\\[bu]", "*", "-", "o", "\\(em", "\\[em]", "\\-", "+", "\u2022"})
+
+
+def _roff_args(rest: str, joined: bool) -> str:
+    """The arguments of a font macro (``.BR open ()``) as shown: quotes hidden (``""`` in
+    one is a quote), escapes read, and the space between them hidden when the macro joins
+    them (``.BR``, ``.IR``: "open()")."""
+    out, at = [], 0
+    for m in _ROFF_ARG_RE.finditer(rest):
+        gap = rest[at:m.start()]
+        out.append(FILL * len(gap) if joined else gap)
+        arg = m.group()
+        if arg[:1] == '"':
+            end = len(arg) - 1 if len(arg) > 1 and arg.endswith('"') and not arg.endswith('""') or arg == '""' else len(arg)
+            inner = _roff_text(arg[1:end]).replace('""', '"' + FILL)
+            out.append(FILL + inner + FILL * (len(arg) - end))
+        else:
+            out.append(_roff_text(arg))
+        at = m.end()
+    out.append(rest[at:])
+    return "".join(out)
+
+
+def _read_man(text: str) -> tuple[str, frozenset[int]]:
+    """(shown text, 0-based code lines) of a man page (`show_man`)."""
+    lines = text.split("\n")
+    out: list[str] = []
+    code: set[int] = set()
+    code_end = None  # the request that ends the code block we are in ("fi", "EE")
+    definition = False  # inside ".de name" ... "..": a macro's definition, hidden
+    tag = False  # the line after ".TP": the item's tag
+    joined = None  # a font macro's arguments go on on this line (the last ended with "\")
+    for i, line in enumerate(lines):
+        m = _ROFF_REQUEST_RE.match(line) if line[:1] in ".'" else None
+        if definition:
+            definition = line.strip() != ".."
+            out.append(FILL * len(line))
+            continue
+        if joined is not None:
+            out.append(_roff_args(line, joined))
+            if code_end is not None:
+                code.add(i)
+            joined = None if not _continued(line) else joined
+            continue
+        if m is None:
+            shown = _roff_text(line)
+            if tag and shown[:1] == FILL and len(shown) > 2 and shown[1] == FILL and shown[2:].strip(FILL + " "):
+                shown = "- " + shown[2:]  # (a tag that opens with a font escape: "\fBO_CREAT\fP")
+            if code_end is not None:
+                code.add(i)
+            tag = False
+            out.append(shown)
+            continue
+        name, rest, room = m.group("name"), line[m.end():], m.end()
+        if name in ("de", "de1", "am", "ig"):
+            definition = True
+            out.append(FILL * len(line))
+            continue
+        if code_end is not None and name == code_end:
+            code_end = None
+        elif name in _ROFF_CODE_START:
+            code_end = _ROFF_CODE_START[name]
+        elif code_end is not None and name not in _ROFF_FONTS and name not in _ROFF_ALTERNATING:
+            code.add(i)
+        if name in ("SH", "SS") and rest.strip():
+            level = 2 if name == "SH" else 3
+            mark = "#" * min(level, room - 1) + " "
+            out.append(mark + FILL * (room - len(mark)) + _roff_args(rest, False))
+        elif name == "TH" and rest.strip():
+            out.append(_man_title(line, room))
+        elif name in _ROFF_FONTS or name in _ROFF_ALTERNATING:
+            shown = _roff_args(rest, name in _ROFF_ALTERNATING)
+            if _continued(rest):
+                joined = name in _ROFF_ALTERNATING
+            if code_end is not None:
+                code.add(i)
+            if tag and room >= 3 and shown.strip(FILL + " \t"):
+                out.append("- " + FILL * (room - 2) + shown)  # the tag of a ".TP" item
+            else:
+                out.append(FILL * room + shown)
+        elif name == "IP" and rest.strip():
+            arg = _ROFF_ARG_RE.match(rest)
+            tag_text = arg.group().strip('"') if arg else ""
+            if tag_text in _ROFF_BULLETS or not arg:
+                out.append("- " + FILL * (len(line) - 2) if room >= 3 else FILL * len(line))
+            else:
+                shown = _roff_args(rest[:arg.end()], False)
+                out.append("- " + FILL * (room - 2) + shown + FILL * (len(rest) - arg.end()))
+        elif name == "bP":  # a bulleted paragraph (ncurses' pages)
+            out.append("- " + FILL * (len(line) - 2) if room >= 3 else FILL * len(line))
+        elif name in _ROFF_HIDDEN or not name or name[0] in "\\\"" or not rest.strip():
+            out.append(FILL * len(line))  # layout (".PP", ".RS", ".in +4n", ".sp"), comments, index entries
+        else:  # a macro of the page's own ("AP", "QW", "OP"): its arguments, as a font macro's
+            out.append(FILL * room + _roff_args(rest, False))
+        tag = name in ("TP", "TQ")
+    return "\n".join(out), frozenset(code)
+
+
+def _continued(line: str) -> bool:
+    """Whether a line ends with an escaped line break (an odd run of backslashes)."""
+    n = len(line) - len(line.rstrip("\\"))
+    return n % 2 == 1
+
+
+def _man_title(line: str, room: int) -> str:
+    """A ``.TH open 2 2023-02-05 ...`` line as shown: ``# open(2)``, the rest hidden."""
+    args = [(m.start() + room, m.end() + room, m.group()) for m in _ROFF_ARG_RE.finditer(line[room:])]
+    out = ["# " + FILL * (room - 2)]
+    at = room
+    if args:
+        a, b, arg = args[0]
+        q = 1 if arg[:1] == '"' else 0
+        out.append(FILL * (a - at) + FILL * q + _roff_text(arg[q:len(arg) - q]) + FILL * q)
+        at = b
+        if len(args) > 1:
+            a, b, arg = args[1]
+            q = 1 if arg[:1] == '"' else 0
+            if b < len(line) and a - at >= 1:  # "open(2)": the spaces around the section hold its parentheses
+                out.append("(" + FILL * (a - at - 1) + FILL * q + _roff_text(arg[q:len(arg) - q]) + FILL * q + ")")
+                at = b + 1
+    out.append(FILL * (len(line) - at))
+    return "".join(out)
+
+
+def show_man(text: str) -> str:
+    """``text``, a man page's roff source, with its markup as `FILL` (same length, same line
+    breaks), as `show_html` shows a page: ``.TH open 2 ...`` becomes ``# open(2)``, ``.SH``
+    ``## `` and ``.SS`` ``### ``; a font macro shows its words (``.BR open ()``: "open()"), a
+    ``.TP`` item's tag and an ``.IP`` item start ``- ``; escapes are read (``\\fB`` hidden, ``\\-``
+    "-", ``\\(em`` "—"); comments, layout requests (``.PP``, ``.RS``, ``.in``) and macro
+    definitions show nothing. The lines of ``.nf``/``.fi`` and ``.EX``/``.EE`` blocks are code
+    (`man_code_lines`)."""
+    return _read_man(text)[0]
+
+
+def man_code_lines(text: str) -> frozenset[int]:
+    """The 0-based lines of a man page that are code: its ``.nf``, ``.EX`` and table blocks."""
+    return _read_man(text)[1]
