@@ -503,6 +503,24 @@ def test_symlinked_file_is_yielded_once_and_broken_symlink_reported(tmp_path):
     assert all(is_link_note(m) for p, m in problems if p != "c.md")
 
 
+def test_a_file_link_inside_a_linked_folder_is_yielded_once(tmp_path):
+    # Debian's man2/creat.2.gz links to open.2.gz beside it: through `ln -s /usr/share/man/man2
+    # mydocs/`, as README says to index a folder one cannot write, both were indexed
+    outside = tmp_path / "man"
+    make(outside, {"man2/open.2": "open", "man3/printf.3": "printf"})
+    os.symlink("open.2", outside / "man2" / "creat.2")
+    os.symlink("../man2/open.2", outside / "man3" / "open.3")  # (into another linked folder, walked before it)
+    root = tmp_path / "root"
+    root.mkdir()
+    os.symlink(outside / "man2", root / "man2")
+    os.symlink(outside / "man3", root / "man3")
+    paths, problems = walk(root, includes=["**/*.[1-9]"])
+    assert paths == ["man2/open.2", "man3/printf.3"]
+    assert sorted(problems) == [("man2/creat.2", "symlink to man2/open.2, a file indexed at its own place; not followed"),
+                                ("man3/open.3", "symlink to man2/open.2, a file indexed at its own place; not followed")]
+    assert all(is_link_note(m) for p, m in problems)
+
+
 def test_special_files_are_skipped_without_opening_and_named(tmp_path):
     make(tmp_path, {"a.md": ""})
     os.mkfifo(tmp_path / "pipe.md")

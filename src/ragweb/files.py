@@ -832,6 +832,22 @@ class _Walker:
                 return None
             folder = parent
 
+    def _tree_path(self, real: str) -> str | None:
+        """Where the file of real path ``real`` is in the tree: below the root, or below a
+        linked folder walked through its link (`linked`: Debian's ``creat.2.gz``, a link to
+        ``open.2.gz`` beside it, in ``man2`` linked from the tree); None when it is neither."""
+        if within(real, self.root_real):
+            return os.path.relpath(real, self.root_real).replace(os.sep, "/")
+        folder = os.path.dirname(real)  # (its ancestors looked up, as `_link_problem` does)
+        while True:
+            via = self.linked.get(folder)
+            if via is not None:
+                return via + "/" + os.path.relpath(real, folder).replace(os.sep, "/")
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                return None
+            folder = parent
+
     def _bad_name(self, path: str) -> bool:
         """A name that is not valid UTF-8 (the OS gave its bytes as surrogates) cannot be
         stored, cited or printed as it is: a problem, named with those bytes escaped."""
@@ -866,8 +882,7 @@ class _Walker:
                 return None  # (deleted since its folder was listed: gone, not unreadable)
             self.problems.append((path, f"unreadable: {e.strerror or e}"))
             return None
-        if entry.is_symlink() and within(real := os.path.realpath(entry.path), self.root_real):
-            rel = os.path.relpath(real, self.root_real).replace(os.sep, "/")
+        if entry.is_symlink() and (rel := self._tree_path(os.path.realpath(entry.path))) is not None:
             self.inside_file_links.append((len(self.problems), path, rel))
             self.problems.append((path, f"symlink to {rel}, a file indexed at its own place" + NOT_FOLLOWED))
             return None
