@@ -851,10 +851,12 @@ FINGERPRINT_DOCS = {
     "man2/open.2.gz": ".\\\" comment\n.TH open 2 2023 x\n.SH NAME\nopen \\- open a file\n.SH SYNOPSIS\n.nf\n"
                       ".BI \"int open(const char *\" path );\n.fi\n.TP\n.B O_EXCL\nFails if \\fIpath\\fP exists.\n"
                       + "Words. " * 400 + "\n",
+    "info/sort.info.gz": "\x1f\nFile: sort.info,  Node: Top,  Next: Intro,  Up: (dir)\n\nSort\n****\n\nSorts lines. "
+                         + "Words. " * 400 + "\n\x1f\nTag Table:\nNode: Top\x7f1\n\x1f\nEnd Tag Table\n",
 }
 
 FINGERPRINTS = {  # (MARKUP_VERSION, WORD_FORM, UNICODE_FORM, FOLD_FORM) -> the chunks' and terms' sha256
-    (19, "marks", "nfkc", "fold2"): "83c2b707f06d65256f4786aa932df67b47829e0df69896ef7ae43b71e0830732",
+    (20, "marks", "nfkc", "fold2"): "f13243db8c8fdef3935189d8b83f7f71e776d67a9e03bd82d27c4de18fc0eaa4",
 }
 
 

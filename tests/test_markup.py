@@ -8,8 +8,8 @@ from ragweb.config import default_config
 from ragweb.analysis import Analyzer
 from ragweb.engine import Engine
 from ragweb.tokens import count_tokens
-from ragweb.markup import (FILL, code_lines, is_html, is_man, is_pod, mask_html, pre_lines, readable, reads_shown,
-                           show_html, show_man, show_page, show_pod, visible)
+from ragweb.markup import (FILL, code_lines, is_html, is_info, is_man, is_pod, mask_html, pre_lines, readable,
+                           reads_shown, show_html, show_info, show_man, show_page, show_pod, visible)
 from ragweb import compact as cp
 
 PAGE = """<!DOCTYPE html>
@@ -927,3 +927,40 @@ def test_any_man_page_indexes_searches_and_packs_within_the_budget(pieces, budge
     for h in eng.search("widget retry backoff default"):
         assert h.visible == (h.path == "p.1")
     check_html_pack(eng, eng.pack("widget retry backoff default", budget, compact=compact), budget)
+
+
+# ---------------------------------------------------------------------------- Info files
+
+COREUTILS_INFO = ("This is coreutils.info, produced by makeinfo version 6.7 from\ncoreutils.texi.\n\n"
+                  "\x1f\nFile: coreutils.info,  Node: Top,  Next: sort invocation,  Up: (dir)\n\nGNU Coreutils\n"
+                  "*************\n\nThis manual documents the core utilities.\n\n"
+                  "\x1f\nFile: coreutils.info,  Node: sort invocation,  Next: shuf invocation,  Prev: Top,  Up: Top\n\n"
+                  "7.1 'sort': Sort text files\n===========================\n\n"
+                  "'sort' sorts, merges, or compares all the lines from the given files.\n\n"
+                  "'-n'\n'--numeric-sort'\n     Sort numerically.\n\n'-r'\n'--reverse'\n"
+                  "     Reverse the result of comparison, so that lines with greater key\n"
+                  "     values appear earlier in the output instead of later.\n\n"
+                  + "     Filler about other options of sort.\n" * 60 +
+                  "\n\x1f\nTag Table:\nNode: Top\x7f120\nNode: sort invocation\x7f300\n\x1f\nEnd Tag Table\n\n"
+                  "\x1f\nLocal Variables:\ncoding: utf-8\nEnd:\n")
+
+
+def test_info_node_headers_and_tables_are_hidden_and_titles_are_sections():
+    shown = show_info(COREUTILS_INFO)
+    assert len(shown) == len(COREUTILS_INFO) and shown.count("\n") == COREUTILS_INFO.count("\n")
+    text = readable(visible(shown))
+    for markup in ("\x1f", "File: coreutils.info", "Node:", "Tag Table", "\x7f", "Local Variables", "coding: utf-8"):
+        assert markup not in text, markup
+    assert "'-r'\n'--reverse'\n     Reverse the result of comparison" in text
+    assert is_info("info/coreutils.info.gz") and is_info("find.info-1.gz") and reads_shown("x.info")
+    assert not is_info("information.md") and not is_info("info/dir")
+    cfg = default_config()
+    cfg["index"]["chunk_tokens"], cfg["index"]["chunk_overlap"] = 64, 4
+    eng = Engine.memory(cfg)
+    eng.add_document("info/coreutils.info.gz", COREUTILS_INFO)
+    eng.flush()
+    hit = eng.search("sort lines in reverse order")[0]
+    assert hit.visible and hit.heading == "7.1 'sort': Sort text files" and "Node:" not in hit.text
+    packed = eng.pack("how do I sort lines in reverse order", 60)
+    assert "Reverse the result of comparison" in " ".join(s["text"] for s in packed["snippets"])
+    check_html_pack(eng, packed, 60)

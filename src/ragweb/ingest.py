@@ -18,17 +18,18 @@ from ragweb.analysis import Analyzer
 from ragweb.chunking import PageLines, chunk_lines, is_markdown, split_lines
 from ragweb.errors import UsageError
 from ragweb.files import is_more_prose, plain_name
-from ragweb.markup import FILL, is_html, is_man, is_pod, mask_directives, read_page, term_text
+from ragweb.markup import FILL, is_html, is_info, is_man, is_pod, mask_directives, read_page, term_text
 
 
 def reads_shown(path: str, settings: dict) -> bool:
     """True when ``path`` is a document an index of these analysis ``settings`` reads
     through its shown text and view (`ragweb.markup`): an HTML page, or (since
-    `engine.MARKUP_VERSION` 18) a POD document, or (19) a man page."""
+    `engine.MARKUP_VERSION` 18) a POD document, (19) a man page, (20) an Info file."""
     markup = settings.get("markup", 0)
     if is_html(path):
         return markup >= 1
-    return (markup >= 18 and is_pod(path)) or (markup >= 19 and is_man(path))
+    return ((markup >= 18 and is_pod(path)) or (markup >= 19 and is_man(path))
+            or (markup >= 20 and is_info(path)))
 
 
 def is_prose(path: str, settings: dict) -> bool:

@@ -1,6 +1,6 @@
-"""HTML read as text: what a reader sees, every character kept in place; a POD document
-and a man page read the same way (`show_pod`, `show_man`); and the lines of AsciiDoc that
-are instructions to its build (`mask_directives`).
+"""HTML read as text: what a reader sees, every character kept in place; a POD document,
+a man page and an Info file read the same way (`show_pod`, `show_man`, `show_info`); and
+the lines of AsciiDoc that are instructions to its build (`mask_directives`).
 
 An HTML page is read through two strings as long as its text, line for line and column
 for column, so every offset, line and column is the stored file's own:
@@ -621,13 +621,14 @@ def pod_code_lines(text: str) -> frozenset[int]:
 
 
 def reads_shown(path: str) -> bool:
-    """True for a document read through its shown text: an HTML page, a POD document or a
-    man page."""
-    return is_html(path) or is_pod(path) or is_man(path)
+    """True for a document read through its shown text: an HTML page, a POD document, a
+    man page or an Info file."""
+    return is_html(path) or is_pod(path) or is_man(path) or is_info(path)
 
 
 def show_page(path: str, text: str) -> str:
-    """The shown text of the document ``path``: `show_pod`, `show_man` or `show_html`."""
+    """The shown text of the document ``path``: `show_pod`, `show_man`, `show_info` or
+    `show_html`."""
     return read_page(path, text)[0] if not is_html(path) else show_html(text)
 
 
@@ -637,12 +638,14 @@ def read_page(path: str, text: str) -> tuple[str, frozenset[int]]:
         return _read_pod(text)
     if is_man(path) and not is_html(path):
         return _read_man(text)
+    if is_info(path):
+        return show_info(text), frozenset()
     return show_html(text), pre_lines(text)
 
 
 def code_lines(path: str, text: str) -> frozenset[int]:
     """The 0-based lines of the document ``path`` that are code: `pod_code_lines`,
-    `man_code_lines` or `pre_lines`."""
+    `man_code_lines` or `pre_lines` (none in an Info file)."""
     return read_page(path, text)[1] if not is_html(path) else pre_lines(text)
 
 
@@ -855,3 +858,40 @@ def show_man(text: str) -> str:
 def man_code_lines(text: str) -> frozenset[int]:
     """The 0-based lines of a man page that are code: its ``.nf``, ``.EX`` and table blocks."""
     return _read_man(text)[1]
+
+
+# ---------------------------------------------------------------------------- Info files
+
+_INFO_NAME_RE = re.compile(r"\.info(?:-\d+)?$", re.I)
+_INFO_HIDDEN_BLOCKS = ("Tag Table:", "End Tag Table", "Indirect:", "Local Variables:")
+
+
+def is_info(path: str) -> bool:
+    """True for a path that names a GNU Info file (``coreutils.info.gz``, ``find.info-1.gz``)."""
+    name = path[path.rfind("/") + 1:]
+    if name[-3:].lower() == ".gz":
+        name = name[:-3]
+    return bool(_INFO_NAME_RE.search(name))
+
+
+def show_info(text: str) -> str:
+    """``text``, an Info file, with what is not the manual's text as `FILL` (same length,
+    same line breaks): each node's separator (``^_``) and header line ("File: coreutils.info,
+    Node: sort invocation, Next: ..., Up: ...", the navigation every node repeats), and the
+    tag table, indirect table and local variables that close a file. Its titles, underlined
+    with ``*``, ``=`` or ``-``, are read as sections as in reStructuredText."""
+    if "\x1f" not in text:
+        return text
+    lines = text.split("\n")
+    out: list[str] = []
+    hide = False  # inside a block that is an index of offsets, not text
+    for i, line in enumerate(lines):
+        if line.startswith("\x1f"):
+            nxt = lines[i + 1] if i + 1 < len(lines) else ""
+            hide = nxt.startswith(_INFO_HIDDEN_BLOCKS)
+            out.append(FILL * len(line))
+        elif hide or (line.startswith("File: ") and "Node: " in line and i > 0 and lines[i - 1].startswith("\x1f")):
+            out.append(FILL * len(line))
+        else:
+            out.append(line)
+    return "\n".join(out)
