@@ -58,6 +58,22 @@ def test_index_prints_a_summary(sample_root):
     assert "1 added, 0 updated, 0 removed, 8 skipped (8 unchanged); 1 chunk written" in rag("index", sample_root).stdout
 
 
+def test_a_run_over_man_pages_and_info_files_says_which_globs_take_them(tmp_path):
+    import gzip
+    for name in ("man2/open.2.gz", "man3/printf.3.gz", "man3/Foo::Bar.3pm.gz", "info/sed.info.gz"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_bytes(gzip.compress(b".TH x 1\n.SH NAME\nx \\- a page\n"))
+    r = rag("index", tmp_path)
+    assert r.returncode == 0 and "0 added" in r.stdout
+    assert r.stderr.strip() == (
+        "note: nothing is indexed: 4 files match no index.includes glob (1 .2.gz, 1 .3.gz, 1 .3pm.gz, 1 .info.gz), "
+        "1 Info file, which index.includes: [\"**/*.info*.gz\", \"**/*.info*\"] in rag.yaml takes, "
+        "3 man pages, which index.includes: [\"**/*.[1-9]*.gz\", \"**/*.[1-9]*\"] in rag.yaml takes")
+    (tmp_path / "rag.yaml").write_text('index:\n  includes: ["**/*.[1-9]*.gz", "**/*.info*.gz"]\n')
+    r = rag("index", tmp_path)
+    assert r.returncode == 0 and "4 added" in r.stdout, r.stdout + r.stderr
+
+
 def test_a_run_that_indexes_nothing_says_what_was_left_out(tmp_path):
     (tmp_path / "build" / "html").mkdir(parents=True)
     (tmp_path / "build" / "html" / "index.html").write_text("<p>hello docs</p>")

@@ -100,6 +100,24 @@ def plain_name(path: str) -> str:
     return path
 
 
+MAN_NAME_RE = re.compile(r"\.[1-9][a-z]{0,8}$")  # a man page's name, its ".gz" taken off: open.2, Foo.3pm
+INFO_NAME_RE = re.compile(r"\.info(?:-\d+)?$", re.I)  # an Info file's: coreutils.info, find.info-1
+# the globs that take them, for the note of a run that found nothing else (`LeftOut.hint`)
+DOCUMENT_GLOBS = {"man page": '"**/*.[1-9]*.gz", "**/*.[1-9]*"', "Info file": '"**/*.info*.gz", "**/*.info*"'}
+
+
+def document_kind(name: str) -> str | None:
+    """"man page" or "Info file" for a file name (compressed or not) of one, else None: the
+    documents no default glob takes, which `ragweb.markup` reads (`show_man`, `show_info`)."""
+    if name[-3:].lower() == COMPRESSED_SUFFIX:
+        name = name[:-3]
+    if MAN_NAME_RE.search(name):
+        return "man page"
+    if INFO_NAME_RE.search(name):
+        return "Info file"
+    return None
+
+
 def is_more_prose(path: str) -> bool:
     """True for a document `PROSE_NAMES` names, in any capitals, or a `MORE_PROSE_SUFFIXES`
     format (not compressed: see `plain_name`)."""
@@ -570,6 +588,7 @@ class LeftOut:
 
     dirs: list[str] = field(default_factory=list)
     suffixes: dict[str, int] = field(default_factory=dict)
+    kinds: dict[str, int] = field(default_factory=dict)  # of those, man pages and Info files (`document_kind`)
     excluded: int = 0       # files an includes glob took and an excludes glob left out
     ignored: int = 0        # files and folders .gitignore / .ragignore rules (or git's excludes) left out
     ignored_above: str = ""  # ... some by those of the git work tree above the root: its top
@@ -607,7 +626,9 @@ class LeftOut:
             top = sorted(self.suffixes.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
             shown = ", ".join(f"{n} {s or '(no suffix)'}" for s, n in top)
             n = sum(self.suffixes.values())
-            parts.append(f"{n} {'file matches' if n == 1 else 'files match'} no index.includes glob ({shown})")
+            parts.append(f"{n} {'file matches' if n == 1 else 'files match'} no index.includes glob ({shown})"
+                         + "".join(f", {k} {kind}{'' if k == 1 else 's'}, which index.includes: [{DOCUMENT_GLOBS[kind]}] "
+                                   "in rag.yaml takes" for kind, k in sorted(self.kinds.items())))
         if self.ignored:
             where = f" (some of the git work tree at {self.ignored_above}, above this folder)" if self.ignored_above else ""
             one = self.ignored == 1
@@ -782,8 +803,14 @@ class _Walker:
                     self.left_out.excluded += 1
             elif self.left_out is not None and not entry.name.startswith("."):
                 # (.gitignore: nobody means to index that)
-                suffix = os.path.splitext(entry.name)[1]
+                name = entry.name
+                if compressed(name):  # ("open.2.gz": ".2.gz", not ".gz")
+                    suffix = os.path.splitext(name[:-len(COMPRESSED_SUFFIX)])[1] + name[-len(COMPRESSED_SUFFIX):]
+                else:
+                    suffix = os.path.splitext(name)[1]
                 self.left_out.suffixes[suffix] = self.left_out.suffixes.get(suffix, 0) + 1
+                if kind := document_kind(name):
+                    self.left_out.kinds[kind] = self.left_out.kinds.get(kind, 0) + 1
                 if case_only_glob(self.includes, path):
                     self.left_out.case_only.append(path)
 

@@ -43,7 +43,7 @@ import functools
 import html
 import re
 
-from ragweb.files import HTML_SUFFIXES, plain_name
+from ragweb.files import HTML_SUFFIXES, INFO_NAME_RE, MAN_NAME_RE, plain_name
 
 FILL = "\x01"  # a character of markup in the shown text (dropped from the visible text)
 
@@ -651,16 +651,13 @@ def code_lines(path: str, text: str) -> frozenset[int]:
 
 # ---------------------------------------------------------------------------- man pages (roff)
 
-_MAN_NAME_RE = re.compile(r"\.[1-9][a-z]{0,8}$")
-
-
 def is_man(path: str) -> bool:
     """True for a path that names a man page (roff source: ``open.2``, ``printf.3.gz``,
     ``Foo::Bar.3pm.gz``)."""
     name = path[path.rfind("/") + 1:]
     if name[-3:].lower() == ".gz":
         name = name[:-3]
-    return bool(_MAN_NAME_RE.search(name))
+    return bool(MAN_NAME_RE.search(name))
 
 
 # the characters of roff's special character escapes (``\(em``, ``\[aq]``) a man page uses most
@@ -862,7 +859,6 @@ def man_code_lines(text: str) -> frozenset[int]:
 
 # ---------------------------------------------------------------------------- Info files
 
-_INFO_NAME_RE = re.compile(r"\.info(?:-\d+)?$", re.I)
 _INFO_HIDDEN_BLOCKS = ("Tag Table:", "End Tag Table", "Indirect:", "Local Variables:")
 
 
@@ -871,7 +867,7 @@ def is_info(path: str) -> bool:
     name = path[path.rfind("/") + 1:]
     if name[-3:].lower() == ".gz":
         name = name[:-3]
-    return bool(_INFO_NAME_RE.search(name))
+    return bool(INFO_NAME_RE.search(name))
 
 
 def show_info(text: str) -> str:
