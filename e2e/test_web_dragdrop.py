@@ -547,3 +547,21 @@ def test_a_folder_named_as_an_exclude_is_indexed_by_its_own_rag_yaml(app, tmp_pa
         if not config:
             assert seen[0][1] == ("Nothing was indexed: left out the folder build/ (excluded) "
                                   "(drop such a folder's contents to index them).")
+
+
+def test_a_dropped_or_picked_hidden_folder_left_out_whole_is_named(app, tmp_path):
+    # (a project's .rag folder dropped on its own, as to load the CLI's index, said only
+    # "Nothing was indexed.": a hidden folder the excludes leave out was named only when
+    # it was not hidden, which is right for one met inside a drop, not for the one dropped)
+    app.page.evaluate(DROP_TREE_JS, {".rag": {"index.db": "SQLite format 3", "notes.md": "# Notes\nquokka\n"}})
+    assert app.stats()["files"] == []
+    assert app.page.locator("#status").inner_text() == (
+        "Nothing was indexed: left out the folder .rag/ (excluded) (drop such a folder's contents to index them).")
+    git = tmp_path / ".git"
+    git.mkdir()
+    (git / "notes.md").write_text("# Notes\nquokka\n")
+    app.page.set_input_files("#pick-folder", str(git))
+    app.wait("document.getElementById('status').textContent.includes('.git')")
+    assert app.stats()["files"] == []
+    assert app.page.locator("#status").inner_text() == (
+        "Nothing was indexed: left out the folder .git/ (excluded) (drop such a folder's contents to index them).")

@@ -1659,7 +1659,7 @@
   // the walk goes on, as `rag index` does.
   async function walkEntries(entries, ticket) {
     const out = [];
-    out.leftOut = [];  // folders the excludes or ignore files left out (not hidden ones)
+    out.leftOut = [];  // folders the excludes or ignore files left out (not hidden ones inside a drop)
     out.pruned = [];  // ... all of them, hidden ones too: [{path, why}] (what the index holds under them goes)
     out.configErrors = [];  // dropped folders left out because their rag.yaml is invalid or unreadable
     out.notes = [];  // the config files applied
@@ -1684,7 +1684,8 @@
         const pruned = () => {  // (excluded or ignored: not entered)
           const dirCheck = JSON.parse(state.facade.check_dir(dirPath));
           if (!dirCheck.skip) return false;
-          if (!entry.name.startsWith('.')) out.leftOut.push(`${dirPath}/ (${dirCheck.skip})`);
+          // (a hidden one met inside a drop, .git/, goes without a word; the one dropped is named)
+          if (!prefix || !entry.name.startsWith('.')) out.leftOut.push(`${dirPath}/ (${dirCheck.skip})`);
           out.pruned.push({ path: dirCheck.path || dirPath, why: dirCheck.skip, entry });
           return true;
         };
@@ -1824,8 +1825,8 @@
     });
     // (named in a drop's order, not in the order of their depth that read them)
     report.pruned.push(...[...prunedAt.values()].sort((a, b) => byFolderOrder(a.path, b.path)));
-    for (const { path, why } of report.pruned) {
-      if (!path.split('/').pop().startsWith('.')) report.leftOut.push(`${path}/ (${why})`);
+    for (const { path, why } of report.pruned) {  // (as a drop names them: the picked folder too)
+      if (!path.includes('/') || !path.split('/').pop().startsWith('.')) report.leftOut.push(`${path}/ (${why})`);
     }
     return Object.assign(items, report);
   }
