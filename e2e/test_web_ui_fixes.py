@@ -215,3 +215,48 @@ def test_smaller_wording_and_keyboard_fixes(app):
     page.keyboard.press("Escape")
     expect(page.locator("#banner")).to_be_hidden()
     assert page.evaluate("document.activeElement.id") == "dropzone"
+
+
+def _drag_mouse(page, start, end, steps=10):
+    """A real drag with the mouse, from point `start` to point `end`."""
+    page.mouse.move(*start)
+    page.mouse.down()
+    for i in range(1, steps + 1):
+        page.mouse.move(start[0] + (end[0] - start[0]) * i / steps, start[1] + (end[1] - start[1]) * i / steps)
+    page.mouse.up()
+
+
+def test_text_dragged_into_the_question_box_is_dropped_there_and_a_file_outside_the_zone_is_not(app):
+    # (the page refused every drop outside the drop zone, so that a file let go beside it would
+    # not open in the tab: a word dragged from a result, or another window, into the question
+    # box was refused too)
+    app.index("a.md", LIGHTHOUSE)
+    page = app.page
+    page.get_by_test_id("search").fill("lighthouse")
+    page.get_by_test_id("search").press("Enter")
+    expect(page.locator(".result .snippet mark").first).to_have_text("Lighthouse")
+    page.get_by_test_id("search").fill("")
+    word = page.evaluate("""() => {
+        const text = document.querySelector('.result .snippet').lastChild;  // "... keeper sounds ..."
+        const at = text.textContent.indexOf('keeper');
+        const range = document.createRange();
+        range.setStart(text, at);
+        range.setEnd(text, at + 'keeper'.length);
+        getSelection().removeAllRanges();
+        getSelection().addRange(range);
+        const box = range.getBoundingClientRect();
+        return [box.x + box.width / 2, box.y + box.height / 2];
+    }""")
+    box = page.get_by_test_id("search").bounding_box()
+    _drag_mouse(page, word, (box["x"] + 40, box["y"] + box["height"] / 2))
+    expect(page.get_by_test_id("search")).to_have_value("keeper")
+    # a file let go on the question box is still refused (the browser would open it in the tab)
+    refused = page.evaluate("""() => {
+        const dt = new DataTransfer();
+        dt.items.add(new File(['x'], 'a.txt'));
+        const ev = new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true});
+        document.getElementById('search').dispatchEvent(ev);
+        return ev.defaultPrevented;
+    }""")
+    assert refused
+    assert app.stats()["files"] == ["a.md"]

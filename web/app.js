@@ -2471,9 +2471,12 @@
       zone.classList.remove('over');
       if (e.dataTransfer) handleDrop(e.dataTransfer);
     });
-    // A drop outside the zone must not navigate away from the page.
-    window.addEventListener('dragover', (e) => e.preventDefault());
-    window.addEventListener('drop', (e) => e.preventDefault());
+    // A drop outside the zone must not navigate away from the page (a file, or a link, let go
+    // beside it would open in the tab); text dragged into a field is dropped there as usual.
+    const intoField = (e) => e.target instanceof Element && e.target.matches('input:not([type="file"]), textarea')
+      && !(e.dataTransfer && Array.from(e.dataTransfer.types || []).includes('Files'));
+    window.addEventListener('dragover', (e) => { if (!intoField(e)) e.preventDefault(); });
+    window.addEventListener('drop', (e) => { if (!intoField(e)) e.preventDefault(); });
     // (buttons, not labels around the inputs: a keyboard reaches them; Enter or Space on
     // the drop zone chooses files too)
     $('choose-files').addEventListener('click', () => $('pick-files').click());
