@@ -81,8 +81,8 @@ def test_a_drop_that_indexes_nothing_says_what_was_left_out(app):
     assert app.page.locator("#status").inner_text() == (
         "Nothing was indexed: left out the folder docs/build/ (excluded) (drop such a folder's "
         "contents to index them); left out by the globs or ignore files: docs/manual.pdf (not included); "
-        "1 file matches no index.includes glob: add a glob that takes it to index.includes in the folder's "
-        "rag.yaml to index it (a list there replaces the default one: keep its globs too).")
+        "1 file is not text (.pdf), which the page does not read: it indexes text and code files "
+        "(save a document as text, as pdftotext does for a PDF, and drop that).")
     # as it says: the folder's contents
     app.page.evaluate(DROP_TREE_JS, {"html": {"index.html": "<p>Barometer docs.</p>"}})
     assert app.stats()["files"] == ["html/index.html"]
@@ -117,8 +117,9 @@ def test_a_drop_that_indexes_nothing_for_the_globs_says_so_and_what_would_index_
     assert app.page.locator("#status").inner_text() == (
         "Nothing was indexed: left out by the globs or ignore files: photo.png (not included), "
         "chart.svg (not included), app.min.js (excluded); "
-        "2 files match no index.includes glob: add globs that take them to index.includes in the rag.yaml of a "
-        "folder you drop them in to index them (a list there replaces the default one: keep its globs too); "
+        "1 file matches no index.includes glob: add a glob that takes it to index.includes in the rag.yaml of a "
+        "folder you drop it in to index it (a list there replaces the default one: keep its globs too); "
+        "1 file is not text (.png), which the page does not read: it indexes text and code files; "
         "1 file is left out by index.excludes: change it in the rag.yaml of a folder you drop it in to index it.")
 
 
@@ -565,3 +566,21 @@ def test_a_dropped_or_picked_hidden_folder_left_out_whole_is_named(app, tmp_path
     assert app.stats()["files"] == []
     assert app.page.locator("#status").inner_text() == (
         "Nothing was indexed: left out the folder .git/ (excluded) (drop such a folder's contents to index them).")
+
+
+def test_a_dropped_pdf_or_image_is_said_to_be_no_text_not_a_glob_away_from_being_indexed(app):
+    # (a PDF dropped alone was told to add a glob that takes it to index.includes in a folder's
+    # rag.yaml "to index it": done so, it is skipped as binary; the page reads text and code)
+    app.page.evaluate(DROP_FILES_JS, [["report.pdf", list(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n") + [0] * 40]])
+    assert app.stats()["files"] == []
+    assert app.page.locator("#status").inner_text() == (
+        "Nothing was indexed: left out by the globs or ignore files: report.pdf (not included); "
+        "1 file is not text (.pdf), which the page does not read: it indexes text and code files "
+        "(save a document as text, as pdftotext does for a PDF, and drop that).")
+    # one that is text in a format the globs do not take is still told of the glob
+    app.page.evaluate(DROP_FILES_JS, [["photo.JPG", [255, 216, 255, 224, 0, 0]], ["notes.rtf", r"{\rtf1 quokka}"]])
+    assert app.page.locator("#status").inner_text() == (
+        "Nothing was indexed: left out by the globs or ignore files: photo.JPG (not included), notes.rtf (not included); "
+        "1 file matches no index.includes glob: add a glob that takes it to index.includes in the rag.yaml of a "
+        "folder you drop it in to index it (a list there replaces the default one: keep its globs too); "
+        "1 file is not text (.jpg), which the page does not read: it indexes text and code files.")

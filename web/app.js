@@ -2053,6 +2053,20 @@
     return `Nothing was indexed${parts.length ? ': ' + parts.join('; ') : ''}.`;
   }
 
+  // Suffixes of files that are not text (documents, images, media, archives, programs): no
+  // glob makes them readable. DOCUMENTS: those whose text a converter gives.
+  const DOCUMENTS = new Set(['pdf', 'doc', 'docx', 'odt', 'ods', 'odp', 'xls', 'xlsx', 'ppt', 'pptx', 'epub',
+    'pages', 'key', 'numbers']);
+  const NOT_TEXT = new Set([...DOCUMENTS, 'png', 'jpg', 'jpeg', 'gif', 'webp', 'bmp', 'ico', 'tif', 'tiff',
+    'heic', 'psd', 'mp3', 'wav', 'flac', 'ogg', 'm4a', 'mp4', 'mov', 'avi', 'mkv', 'webm', 'zip', '7z', 'rar',
+    'tar', 'tgz', 'bz2', 'xz', 'jar', 'exe', 'dll', 'so', 'dylib', 'o', 'class', 'pyc', 'wasm', 'whl', 'db',
+    'sqlite', 'sqlite3', 'woff', 'woff2', 'ttf', 'otf', 'iso', 'dmg', 'apk']);
+  // A path's suffix, lower case ('' for none): "docs/Report.PDF" -> "pdf".
+  const suffixOf = (path) => {
+    const name = path.slice(path.lastIndexOf('/') + 1);
+    return name.lastIndexOf('.') > 0 ? name.slice(name.lastIndexOf('.') + 1).toLowerCase() : '';
+  };
+
   // The files of a drop that indexed nothing that the globs or ignore files left out, and
   // what would index them, as `rag index` advises when it indexes nothing for its globs
   // (files that match no index.includes glob, that index.excludes or the ignore files leave
@@ -2068,11 +2082,20 @@
     const where = (files) => (files.every((f) => !f.path.includes('/'))
       ? `the rag.yaml of a folder you drop ${files.length === 1 ? 'it' : 'them'} in` : "the folder's rag.yaml");
     const them = (files) => (files.length === 1 ? 'it' : 'them');
-    const notIncluded = group('not included');
+    // (a PDF or an image is no glob away from being indexed: taken, it is skipped as binary)
+    const notText = group('not included').filter((f) => NOT_TEXT.has(suffixOf(f.path)));
+    const notIncluded = group('not included').filter((f) => !NOT_TEXT.has(suffixOf(f.path)));
     if (notIncluded.length) {
       parts.push(`${plural(notIncluded.length, 'file matches', 'files match')} no index.includes glob: add ` +
         `${notIncluded.length === 1 ? 'a glob that takes it' : 'globs that take them'} to index.includes in ` +
         `${where(notIncluded)} to index ${them(notIncluded)} (a list there replaces the default one: keep its globs too)`);
+    }
+    if (notText.length) {
+      const kinds = [...new Set(notText.map((f) => `.${suffixOf(f.path)}`))];
+      parts.push(`${plural(notText.length, 'file is', 'files are')} not text (${kinds.slice(0, 5).join(', ')}` +
+        `${kinds.length > 5 ? ', …' : ''}), which the page does not read: it indexes text and code files` +
+        (notText.some((f) => DOCUMENTS.has(suffixOf(f.path)))
+          ? ' (save a document as text, as pdftotext does for a PDF, and drop that)' : ''));
     }
     const excluded = group('excluded');
     if (excluded.length) {
