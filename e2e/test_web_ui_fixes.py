@@ -260,3 +260,22 @@ def test_text_dragged_into_the_question_box_is_dropped_there_and_a_file_outside_
     }""")
     assert refused
     assert app.stats()["files"] == ["a.md"]
+
+
+def test_pack_with_nothing_indexed_says_so_and_gives_nothing_to_copy(app):
+    # (it packed an empty context, "0 snippets ... (warning: the packed context holds no
+    # evidence for this question)", and Copy prompt copied a prompt with no snippets, where
+    # the search beside it said that nothing is indexed yet)
+    page = app.page
+    page.get_by_test_id("search").fill("how does the retry back off?")
+    page.get_by_test_id("pack-run").click()
+    expect(page.locator("#pack-info")).to_have_text(
+        "Nothing is indexed yet: add files above or try the sample project, then press Pack.")
+    expect(page.get_by_test_id("pack-output")).to_have_text("")
+    expect(page.get_by_test_id("copy-prompt")).to_be_disabled()
+    expect(page.get_by_test_id("copy-json")).to_be_disabled()
+    app.index("a.md", LIGHTHOUSE)
+    page.get_by_test_id("search").fill("lighthouse keeper")
+    page.get_by_test_id("pack-run").click()
+    expect(page.locator("#pack-info")).to_contain_text("1 snippet for “lighthouse keeper”")
+    expect(page.get_by_test_id("copy-prompt")).to_be_enabled()

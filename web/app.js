@@ -2364,8 +2364,13 @@
     const q = $('search').value;
     const raw = $('budget').value.trim();  // (as a number: "1e3" is 1000; a fraction is refused by ragPack)
     const mode = $('pack-mode').value;
-    const out = ragPack(q, raw === '' ? undefined : Number(raw), PACK_MODES[mode] || {});
-    const res = q.trim() ? JSON.parse(out) : { error: 'Type a question above first: Pack packs the best evidence for it.' };
+    // (in the page's words: an empty question, and an empty index, whose pack would hold
+    // nothing to copy, with a warning of no evidence for the question)
+    const out = !q.trim() || docCount() === 0 ? null
+      : ragPack(q, raw === '' ? undefined : Number(raw), PACK_MODES[mode] || {});
+    const res = !q.trim() ? { error: 'Type a question above first: Pack packs the best evidence for it.' }
+      : out === null ? { error: 'Nothing is indexed yet: add files above or try the sample project, then press Pack.' }
+        : JSON.parse(out);
     state.lastPack = res.error ? null : out;
     state.packQuery = res.error ? null : q;
     state.packPaths = new Set(res.error ? [] : res.snippets.map((sn) => sn.path));
