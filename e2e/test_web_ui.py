@@ -270,3 +270,18 @@ def test_a_wheel_the_server_cannot_give_is_named_and_ragready_rejects(launch_per
     # every call says why, ragFlush too (not "still loading", which will never end)
     for call in ("Promise.resolve(ragStats())", "ragFlush()"):
         assert json.loads(page.evaluate(call))["error"] == f"not ready: {reason}", call
+
+
+def test_the_page_opened_as_a_file_says_to_serve_its_folder(browser, site_dir):
+    """A built site opened from disk (a double-click on index.html) said only "The engine
+    failed to load: Failed to fetch": the browser refuses file:// fetches."""
+    ctx = browser.new_context()
+    try:
+        page = ctx.new_page()
+        page.goto((site_dir / "index.html").as_uri())
+        reason = page.evaluate("window.ragReady.then(() => 'resolved', (e) => String(e && e.message))")
+        assert reason.startswith("this page was opened as a file (file://)"), reason
+        expect(page.locator("#status")).to_have_text(re.compile(
+            r"^The engine failed to load: this page was opened as a file \(file://\).*\(rag web, .*http://"))
+    finally:
+        ctx.close()
