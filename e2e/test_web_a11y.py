@@ -215,3 +215,23 @@ def test_enter_in_the_budget_packs(app):
     page.get_by_test_id("budget").press("Enter")
     packed = json.loads(page.get_by_test_id("pack-output").inner_text())
     assert packed["budget_tokens"] == 300 and packed["snippets"]
+
+
+def test_copying_without_the_clipboard_api_keeps_the_focus_on_the_button(app):
+    # (a page served over plain http on a LAN address has no navigator.clipboard: the copy
+    # went through a hidden text area, focused to be selected and then removed, and the
+    # focus dropped to <body>)
+    app.index("a.md", "# A\nThe lighthouse keeper sounds the fog horn every night.\n")
+    page = app.page
+    page.get_by_test_id("search").fill("lighthouse keeper")
+    page.get_by_test_id("pack-run").click()
+    page.evaluate("Object.defineProperty(navigator, 'clipboard', {value: undefined, configurable: true})")
+    try:
+        for button, said in (("copy-prompt", "Copied the prompt for"), ("copy-json", "Copied the packed context")):
+            page.get_by_test_id(button).focus()
+            page.keyboard.press("Enter")
+            expect(page.locator("#pack-info")).to_contain_text(said)
+            assert page.evaluate("document.activeElement.dataset.testid") == button
+        assert "lighthouse keeper" in page.evaluate("window.__ragLastCopied")
+    finally:
+        page.evaluate("delete navigator.clipboard")

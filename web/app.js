@@ -2458,6 +2458,9 @@
       await navigator.clipboard.writeText(text);
       return true;
     } catch (e) {
+      // (no clipboard API, as over plain http on a LAN address: copied from a hidden text area,
+      // which takes the focus to be selected; it goes back to where it was, not to <body>)
+      const focused = document.activeElement;
       const area = document.createElement('textarea');
       area.value = text;
       area.setAttribute('readonly', '');
@@ -2468,6 +2471,7 @@
       let ok = false;
       try { ok = document.execCommand('copy'); } catch (e2) { ok = false; }
       area.remove();
+      if (focused && focused !== document.body && focused.isConnected) focused.focus();
       return ok;
     }
   }
