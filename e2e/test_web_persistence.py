@@ -706,3 +706,17 @@ def test_an_index_saved_before_accents_were_left_out_is_read_again_and_finds_the
     assert info["restored"] is True and info["reread"] == 0
     assert [h["path"] for h in make_app(page).query("zurich")["results"]] == ["cv.md"]
     assert analysis.FOLD_FORM != "fold1"
+
+
+def test_ragready_counts_the_bytes_of_a_closed_tabs_save_it_restored(launch_persistent, boot_page, make_app):
+    # (storedBytes counted only the stored record's: an index whose only save was the one
+    # made on the way out was restored with "storedBytes": 0)
+    ctx = launch_persistent()
+    page = ctx.pages[0]
+    boot_page(page)
+    make_app(page).index("first.md", "# First\nabout narwhals\n")
+    assert page.evaluate("window.ragweb.storage().dirty") is True
+    page.reload()
+    info = page.evaluate("window.ragReady")
+    assert info["restored"] is True and info["totalDocs"] == 1
+    assert info["storedBytes"] >= 4096  # (an SQLite database: a page at least)

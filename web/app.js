@@ -801,6 +801,7 @@
     const record = found.readError ? null : found.record;
     let info = null;
     let settled = false;  // the index loaded is a closed tab's save, to be stored as the index
+    let storedBytes = record && record.bytes && record.bytes.byteLength ? record.bytes.byteLength : 0;
     if (found.readError) {
       const why = found.readError.message || found.readError;
       showBanner(`Could not read the stored index (${why}); starting empty. This tab saves nothing, ` +
@@ -817,7 +818,10 @@
       const { pick, lost, keys } = settleExits(found);
       if (pick) {
         info = loadRecord(pick.record, true);
-        if (info.error) { lost.push(pick.record); info = null; } else settled = true;
+        if (info.error) { lost.push(pick.record); info = null; } else {
+          settled = true;
+          storedBytes = pick.record.bytes ? pick.record.bytes.byteLength : 0;
+        }
       }
       if (!info && record) {
         info = loadRecord(record, true);
@@ -895,7 +899,7 @@
       restoreMs: Math.round(restoreMs),
       storeReadMs: phases.storeRead,
       phases,
-      storedBytes: record && record.bytes && record.bytes.byteLength ? record.bytes.byteLength : 0,
+      storedBytes,  // (of the record restored: a closed tab's save, when one was taken)
       pyodide: state.manifest.pyodide,
       ragweb: state.manifest.ragweb,
     };
