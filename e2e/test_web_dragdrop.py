@@ -584,3 +584,14 @@ def test_a_dropped_pdf_or_image_is_said_to_be_no_text_not_a_glob_away_from_being
         "1 file matches no index.includes glob: add a glob that takes it to index.includes in the rag.yaml of a "
         "folder you drop it in to index it (a list there replaces the default one: keep its globs too); "
         "1 file is not text (.jpg), which the page does not read: it indexes text and code files.")
+
+
+def test_a_drop_with_no_file_to_index_says_so(app):
+    # (an empty folder, or one of hidden files only, said "Nothing was indexed." and no more)
+    expected = ("Nothing was indexed: no file to index was found (an empty folder, or only hidden "
+                "files such as .gitignore, which are not indexed).")
+    app.page.evaluate(DROP_TREE_JS, {"empty": {"sub": {}}})
+    assert app.page.locator("#status").inner_text() == expected
+    app.page.evaluate(DROP_TREE_JS, {"proj": {".DS_Store": "x", ".gitignore": "*.log\n", ".git": {"HEAD": "x"}}})
+    assert app.page.locator("#status").inner_text() == expected
+    assert app.stats()["files"] == []

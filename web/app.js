@@ -1229,6 +1229,7 @@
     const dropped = items;
     let passed;
     ({ items, passed } = passedOver(items));
+    tally.total = items.length;  // (the files counted: not hidden ones no include takes)
     $('progress').classList.add('busy');
     state.indexing = true;  // the file list and stats refresh once at the end, not per file
     state.lastSave = performance.now();  // (a drop's first save while it runs: SAVE_GAP_MS in)
@@ -1889,7 +1890,7 @@
     if (tally.cleared) { setStatus('The index was cleared while files were being indexed: the rest were not indexed.'); return; }
     const notes = found.notes.length ? [`${found.notes.join('; ')}.`] : [];
     let head;
-    if (!tally.files && !tally.errors.length) head = nothingIndexed(found.leftOut, tally);
+    if (!tally.files && !tally.errors.length) head = nothingIndexed(found.leftOut, tally, emptyDrop(found, tally));
     else head = indexedHead(tally);
     if (tally.stopped || tally.full) {
       notes.unshift(`${tally.stopped ? "The browser's storage is full" : 'The index is full'}: the drop's ` +
@@ -2037,9 +2038,19 @@
     showBanner([`${state.quotaError}.`, ...state.quotaNotes].join('\n'), 'quota');
   }
 
-  // A drop that indexed nothing says what was left out, as `rag index` does.
-  function nothingIndexed(leftOut, tally) {
+  // A drop or a pick in which no file was found, and nothing else went wrong: an empty folder,
+  // or one of hidden files no include takes (.gitignore, .DS_Store), which are not counted.
+  const emptyDrop = (found, tally) => tally.total === 0 && !tally.removed.length && !found.tooDeep.length
+    && !found.unreadable.length && !(found.configErrors || []).length && !found.leftOut.length;
+
+  // A drop that indexed nothing says what was left out, as `rag index` does (`empty`: no file
+  // to index was found at all).
+  function nothingIndexed(leftOut, tally, empty = false) {
     const parts = [];
+    if (empty) {
+      parts.push('no file to index was found (an empty folder, or only hidden files such as .gitignore, ' +
+        'which are not indexed)');
+    }
     // (a folder excluded or ignored: its contents dropped are indexed; a folder whose config
     // file is invalid or unreadable: that file must be fixed)
     const byConfig = leftOut.filter((f) => configLeftOuts.has(f));
