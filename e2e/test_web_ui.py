@@ -285,3 +285,28 @@ def test_the_page_opened_as_a_file_says_to_serve_its_folder(browser, site_dir):
             r"^The engine failed to load: this page was opened as a file \(file://\).*\(rag web, .*http://"))
     finally:
         ctx.close()
+
+
+def test_a_top_or_budget_box_that_holds_no_number_shows_the_number_used(app):
+    """A box left empty, or holding what is no number ("e", "-": the browser lets them be
+    typed), was read as the default (10 results, 4000 tokens) while it went on showing
+    itself, unlike a number out of range, which is shown as the number read."""
+    app.index_sample()
+    page = app.page
+    page.get_by_test_id("search").fill("retry backoff")
+    page.locator("#topk").focus()
+    page.keyboard.press("Control+A")
+    page.keyboard.type("e")
+    page.keyboard.press("Enter")
+    expect(results(app)).to_have_count(10)
+    expect(page.locator("#topk")).to_have_value("10")
+    for typed in ("", "-"):
+        page.get_by_test_id("budget").focus()
+        page.keyboard.press("Control+A")
+        page.keyboard.press("Backspace")
+        if typed:
+            page.keyboard.type(typed)
+        page.keyboard.press("Enter")
+        expect(page.locator("#pack-info")).to_contain_text(" of 4000 tokens")
+        expect(page.get_by_test_id("budget")).to_have_value("4000")
+        assert page.input_value("#budget-range") == "4000"

@@ -2310,11 +2310,12 @@
     setStatus('The engine is still loading: your question is answered when it is ready.');
   }
 
-  // The top box's number of results (1 to 100; a number outside is shown clamped).
+  // The top box's number of results (1 to 100; a number outside is shown clamped, and a box
+  // that holds none, empty or "e", as the 10 it is read as).
   function topK() {
     const box = $('topk');
     const asked = box.value.trim() === '' ? NaN : Number(box.value);  // ("1e1" is 10)
-    if (!Number.isFinite(asked)) return 10;
+    if (!Number.isFinite(asked)) { box.value = '10'; return 10; }
     const k = Math.max(1, Math.min(100, Math.round(asked)));
     if (k !== asked) box.value = String(k);
     return k;
@@ -2399,6 +2400,8 @@
       $('pack-info').textContent = visible(res.error);  // (it may quote the question)
       $('pack-output').textContent = '';
     } else {
+      // (a box that holds no number, empty or "-", is read as the default: shown as it)
+      if (raw === '') $('budget').value = $('budget-range').value = String(res.budget_tokens);
       showPack();
     }
     $('copy-prompt').disabled = !state.lastPack;
