@@ -250,7 +250,7 @@ def test_text_dragged_into_the_question_box_is_dropped_there_and_a_file_outside_
     box = page.get_by_test_id("search").bounding_box()
     _drag_mouse(page, word, (box["x"] + 40, box["y"] + box["height"] / 2))
     expect(page.get_by_test_id("search")).to_have_value("keeper")
-    # a file let go on the question box is still refused (the browser would open it in the tab)
+    # a file let go on the question box is still refused there (the browser would open it in the tab)
     refused = page.evaluate("""() => {
         const dt = new DataTransfer();
         dt.items.add(new File(['x'], 'a.txt'));
@@ -259,7 +259,7 @@ def test_text_dragged_into_the_question_box_is_dropped_there_and_a_file_outside_
         return ev.defaultPrevented;
     }""")
     assert refused
-    assert app.stats()["files"] == ["a.md"]
+    expect(page.get_by_test_id("search")).to_have_value("keeper")
 
 
 def test_pack_with_nothing_indexed_says_so_and_gives_nothing_to_copy(app):
@@ -279,3 +279,21 @@ def test_pack_with_nothing_indexed_says_so_and_gives_nothing_to_copy(app):
     page.get_by_test_id("pack-run").click()
     expect(page.locator("#pack-info")).to_contain_text("1 snippet for “lighthouse keeper”")
     expect(page.get_by_test_id("copy-prompt")).to_be_enabled()
+
+
+def test_files_dropped_beside_the_drop_zone_are_indexed_not_silently_ignored(app):
+    # (a drop anywhere but the zone, on the results or the pack panel, was refused so that the
+    # browser would not open the file, and nothing more: the files were not indexed and
+    # nothing was said)
+    for target in ("#results", "#pack", "#search"):
+        name = f"note-{target[1:]}.md"
+        app.page.evaluate("""async ([target, name]) => {
+            const dt = new DataTransfer();
+            dt.items.add(new File(['# Note\\nThe lighthouse keeper.\\n'], name));
+            const ev = new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true});
+            document.querySelector(target).dispatchEvent(ev);
+            if (!ev.defaultPrevented) throw new Error('the browser would open the file');
+            await window.ragweb.idle();
+        }""", [target, name])
+        assert name in app.stats()["files"], target
+        expect(app.page.locator("#status")).to_have_text("Indexed 1 file (1 chunk).")

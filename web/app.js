@@ -2529,10 +2529,21 @@
     });
     // A drop outside the zone must not navigate away from the page (a file, or a link, let go
     // beside it would open in the tab); text dragged into a field is dropped there as usual.
+    // Files let go beside the zone are taken as dropped on it, not refused without a word.
+    const hasFiles = (e) => !!e.dataTransfer && Array.from(e.dataTransfer.types || []).includes('Files');
     const intoField = (e) => e.target instanceof Element && e.target.matches('input:not([type="file"]), textarea')
-      && !(e.dataTransfer && Array.from(e.dataTransfer.types || []).includes('Files'));
-    window.addEventListener('dragover', (e) => { if (!intoField(e)) e.preventDefault(); });
-    window.addEventListener('drop', (e) => { if (!intoField(e)) e.preventDefault(); });
+      && !hasFiles(e);
+    window.addEventListener('dragover', (e) => {
+      if (intoField(e)) return;
+      e.preventDefault();
+      if (hasFiles(e)) e.dataTransfer.dropEffect = 'copy';
+    });
+    window.addEventListener('drop', (e) => {
+      if (intoField(e)) return;
+      const taken = e.defaultPrevented;  // (by the drop zone, inside which it was let go)
+      e.preventDefault();
+      if (!taken && hasFiles(e)) handleDrop(e.dataTransfer);
+    });
     // (buttons, not labels around the inputs: a keyboard reaches them; Enter or Space on
     // the drop zone chooses files too)
     $('choose-files').addEventListener('click', () => $('pick-files').click());
