@@ -2,6 +2,7 @@
 
 import argparse
 import http.server
+import os
 import socket
 import struct
 import threading
@@ -257,3 +258,30 @@ def test_a_wheels_dir_that_is_no_folder_is_an_error_naming_it(tmp_path, make):
     with pytest.raises(RagError) as info:
         third_party_wheels(folder)
     assert str(info.value).startswith(f"{folder} (from --wheels-dir) is not a folder"), str(info.value)
+
+
+def test_an_installed_ragweb_without_pyodide_says_which_npm_install_gets_it(tmp_path):
+    """`rag web` of an installed ragweb (no checkout) said to run `npm install` "in the ragweb
+    checkout (package.json pins it)", which such a user has not got, and a bare `npm install`
+    in the current folder (as README said) installs nothing there: the package and its
+    version must be named."""
+    import shutil
+    import subprocess
+    import sys
+    repo = webbuild.project_root()
+    lib = tmp_path / "lib"  # (the package as a wheel installs it, page and sample inside; no package.json)
+    shutil.copytree(repo / "src" / "ragweb", lib / "ragweb", ignore=shutil.ignore_patterns("__pycache__"))
+    for folder, names in (("web", webbuild.PAGE_FILES), ("sample", webbuild.SAMPLE_FILES)):
+        for name in names:
+            (lib / "ragweb" / folder / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(repo / folder / name, lib / "ragweb" / folder / name)
+    here = tmp_path / "here"
+    here.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "RAGWEB_PYODIDE_DIR"}
+    env["PYTHONPATH"] = str(lib)
+    r = subprocess.run([sys.executable, "-m", "ragweb", "web", "--build", "site"], cwd=here, env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1, r.stderr
+    assert f"npm install pyodide@{webbuild.PYODIDE_VERSION}" in r.stderr and "checkout" not in r.stderr, r.stderr
+    assert not (here / "site").exists()
+    assert f"`npm install pyodide@{webbuild.PYODIDE_VERSION}` in the current folder" in (repo / "README.md").read_text()

@@ -148,8 +148,17 @@ def find_pyodide(pyodide_dir: str | os.PathLike | None = None, install: bool = T
         return find_pyodide(None, install=False)
     where = "; ".join(f"{c} lacks {', '.join(_missing_core_files(c))}" if c.is_dir() else f"no {c}"
                       for c in cands)
-    raise RagError(f"Pyodide {PYODIDE_VERSION} not found ({where}); run `npm install` in the "
-                   "ragweb checkout (package.json pins it) or pass the folder of the npm package `pyodide`")
+    raise RagError(f"Pyodide {PYODIDE_VERSION} not found ({where}); {_npm_hint(root)}, "
+                   "or pass the folder of the npm package `pyodide` (--pyodide-dir)")
+
+
+def _npm_hint(root: Path | None) -> str:
+    """How to get the pinned Pyodide: `npm install` in the checkout, whose package.json pins
+    it; for an installed ragweb (no checkout), the package and version named, in the current
+    folder, where `find_pyodide` looks (a bare `npm install` there installs nothing)."""
+    if root:
+        return f"run `npm install` in the ragweb checkout {root} (package.json pins it)"
+    return f"run `npm install pyodide@{PYODIDE_VERSION}` in this folder"
 
 
 def _missing_core_files(folder: Path) -> list[str]:
@@ -190,7 +199,7 @@ def _check_pyodide_version(folder: Path) -> None:
         return  # a bare copy of the core files: trust it
     if version != PYODIDE_VERSION:
         raise RagError(f"{folder} holds Pyodide {version}, but this ragweb ships {PYODIDE_VERSION}; "
-                       "run `npm install` to get the pinned version")
+                       f"{_npm_hint(project_root())} to get the pinned version")
 
 
 # --------------------------------------------------------------------------- wheels
