@@ -787,6 +787,24 @@ def test_synonyms_of_your_own_from_the_config():
     assert "orchestrator" in " ".join(s["text"] for s in packed["snippets"])
 
 
+def test_a_pack_that_says_the_question_word_by_its_own_synonym_has_evidence():
+    """With `pack.synonyms: ['k8s kubernetes']` a pack for "how do I deploy k8s" held the
+    kubernetes sentence, yet said "evidence": "none" (and `rag pack` warned it held no
+    evidence): a name the index never mentions weighs much, and the group was not read."""
+    config = default_config()
+    eng = Engine.memory(config)
+    lines = [f"Node {i} of the fleet runs job{i}." for i in range(60)]
+    lines.insert(37, "Deploy the kubernetes release with helm upgrade --install, one chart per service.")
+    eng.add_document("ops.md", "# Ops\n\n" + "\n\n".join(lines) + "\n")
+    eng.flush()
+    q = "how do I deploy k8s"
+    assert eng.pack(q, 200)["evidence"] == "none"  # (k8s is nowhere: rightly none)
+    config["pack"]["synonyms"] = ["k8s kubernetes"]
+    packed = eng.pack(q, 200)
+    assert "helm upgrade" in " ".join(s["text"] for s in packed["snippets"])
+    assert packed["evidence"] == "sufficient", packed["evidence_score"]
+    assert eng.pack("how do I deploy k8s with ArgoCD", 200)["evidence"] == "none"  # (a name still nowhere)
+
 def test_a_path_glob_that_matches_no_indexed_file_or_is_empty_is_an_error(sample_engine):
     for glob, says in (("nowhere/**", "no indexed file matches the path glob 'nowhere/**'"),
                        ("", "is empty"), ("  ", "is empty"), ("!docs", "starts with '!'")):

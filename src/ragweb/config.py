@@ -112,7 +112,7 @@ SCHEMA: dict[str, dict[str, tuple]] = {
         "compact": (True, bool, None, "split top chunks into sentences when they do not fit whole"),
         "lean": (False, bool, None, "trade recall for far fewer tokens"),
         "semantic_weight": (0.5, float, (0.0, 10.0), "with embeddings: how much a sentence's embedding similarity to the question lifts it in a lean pack (0: words only)"),
-        "synonyms": ([], list, None, "more groups of words your documents and questions use for the same thing, each a string of two or more words: 'k8s kubernetes' (compaction matches a sentence by another word of a question word's group, as by the built-in English ones)"),
+        "synonyms": ([], list, None, "more groups of words your documents and questions use for the same thing, each a string of two or more words: 'k8s kubernetes' (compaction matches a sentence by another word of a question word's group, as by the built-in English ones, and the evidence counts it as that word)"),
     },
     "logging": {
         "level": ("info", str, ("debug", "info", "warning", "error"), "which lines the CLI writes to standard error: warning hides the note: lines, error the warning: lines too (errors always show), debug adds the indexer's DEBUG: lines"),

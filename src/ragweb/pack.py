@@ -92,7 +92,7 @@ import math
 from dataclasses import dataclass, field
 
 from ragweb import compact as cp
-from ragweb.analysis import related_terms
+from ragweb.analysis import related_terms, synonym_groups
 from ragweb.markup import readable, visible
 from ragweb.search import bm25_idf
 from ragweb.tokens import count_tokens
@@ -511,7 +511,9 @@ def assess_evidence(engine, query: str, snippets: list[Snippet], lean: bool = Fa
     the file does not contain weighs as unseen: little for an everyday word, much for a
     name, number or identifier that the whole index never mentions
     (`compact.evidence_weights`). Question terms in the file's path count as found (the
-    question names the file or its folder). The asker's own values (a pasted log line's
+    question names the file or its folder), and so does a question term the text says by
+    another word of its group in the user's ``pack.synonyms`` (`declared_synonyms`: "k8s"
+    said as "kubernetes"). The asker's own values (a pasted log line's
     timestamp, a traceback's line numbers: `compact.without_values`) are not weighed. The
     levels are the thresholds `SUFFICIENT` and `WEAK` (``lean``: `LEAN_SUFFICIENT` and
     `LEAN_WEAK`).
@@ -521,6 +523,7 @@ def assess_evidence(engine, query: str, snippets: list[Snippet], lean: bool = Fa
     if not qterms or not snippets:
         return "none", 0.0
     idf = engine.idf_of(qterms)
+    declared = declared_synonyms(engine)
     texts: dict[int, list[str]] = {}
     paths: dict[int, str] = {}
     for s in snippets:
@@ -535,6 +538,10 @@ def assess_evidence(engine, query: str, snippets: list[Snippet], lean: bool = Fa
         found = cp.text_terms(engine.analyzer, engine.weighed_path(paths[fid]), weights)
         for text in parts:
             found |= cp.text_terms(engine.analyzer, text, weights)
+        others = {o: 1.0 for t in weights.keys() - found for o in declared.get(t, ())}
+        if others:  # (a question word the text says in the user's other word for it)
+            said = set().union(*(cp.text_terms(engine.analyzer, text, others) for text in parts))
+            found |= {t for t in weights.keys() - found if declared.get(t, frozenset()) & said}
         if total > 0:
             score = max(score, sum(weights[t] for t in found) / total)
     score = round(score, 4)
@@ -543,6 +550,18 @@ def assess_evidence(engine, query: str, snippets: list[Snippet], lean: bool = Fa
     if score >= (LEAN_WEAK if lean else WEAK):
         return "weak", score
     return "none", score
+
+
+def declared_synonyms(engine) -> dict[str, frozenset]:
+    """Term -> the other terms of its groups in ``pack.synonyms``, the words the user declares
+    the same thing, for the evidence signal (`assess_evidence`). The built-in groups
+    (`analysis.SYNONYMS`: "delete", "remove") are related words, not the same: compaction
+    weighs them at a third, and the evidence leaves them out."""
+    groups = engine.config["pack"].get("synonyms") or []
+    if not groups:
+        return {}
+    analyzer = engine.analyzer
+    return synonym_groups(analyzer.word_terms, groups, lambda group: analyzer.words(analyzer.normal(group)))
 
 
 RECENCY_HALF_LIFE_DAYS = 30.0  # pack.recency_boost: a file this much older than the newest gets half
