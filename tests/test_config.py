@@ -461,6 +461,22 @@ def test_an_environment_variable_in_the_embedding_url_is_an_error():
     assert parse_config(f'embedding:\n  enabled: true\n  base_url: "{url}"\n')["embedding"]["base_url"] == url
 
 
+def test_an_api_key_written_where_its_variables_name_goes_is_an_error_that_never_shows_it():
+    """`api_key_env: sk-proj-...` (the key where the name of the variable holding it goes, a
+    natural slip) was looked up as a variable, none was set, no key was sent, and the 401
+    answer's hint printed the key: "(is the API key in $sk-proj-...?)". `$OPENAI_API_KEY`
+    was looked up with its `$`."""
+    for value in ("sk-proj-SECRET9f8e7d", "'Bearer SECRET9f8e7d'", "SECRET9f8e7d==", "0SECRET"):
+        msg = error_of(f"embedding:\n  provider: openai\n  api_key_env: {value}\n")
+        assert msg.startswith("rag.yaml line 3: embedding.api_key_env must be the name of the environment variable "
+                              "that holds the API key"), msg
+        assert "SECRET" not in msg, msg
+    for value in ("$OPENAI_API_KEY", "'${OPENAI_API_KEY}'"):
+        assert error_of(f"embedding:\n  api_key_env: {value}\n").endswith(
+            "write the variable's name without the $: api_key_env: OPENAI_API_KEY")
+    for value in ("OPENAI_API_KEY", "my_key2", "_K", "''"):
+        assert parse_config(f"embedding:\n  api_key_env: {value}\n")["embedding"]["api_key_env"] == value.strip("'")
+
 def test_duplicate_key_is_an_error():
     msg = error_of("index:\n  k1: 1\n  k1: 2\n")
     assert msg == "rag.yaml line 3: index.k1 appears twice (first on line 2)"
@@ -590,6 +606,8 @@ def valid_configs(draw):
                                   .map(lambda path: "/" + path if path else "")))
     else:
         cfg["retrieve"]["hybrid_enabled"] = False
+    # (a variable's name, or none: `api_key_env_problem`)
+    emb["api_key_env"] = draw(st.from_regex(r"\A(?:[A-Za-z_][A-Za-z0-9_]{0,19})?\Z"))
     # (a group is two or more words as the index reads them: not stopwords, not one stem)
     analyzer = Analyzer.of(analysis_settings(cfg))
     cfg["pack"]["synonyms"] = [group for group in cfg["pack"]["synonyms"] if synonym_groups(

@@ -99,7 +99,7 @@ SCHEMA: dict[str, dict[str, tuple]] = {
         "provider": ("ollama", str, ("ollama", "openai"), "embedding provider"),
         "model": ("nomic-embed-text", str, None, "embedding model name"),
         "base_url": ("http://localhost:11434", str, None, "provider endpoint"),
-        "api_key_env": ("OPENAI_API_KEY", str, None, "environment variable holding the API key"),
+        "api_key_env": ("OPENAI_API_KEY", str, None, "the name of the environment variable holding the API key (not the key)"),
         "dimension": (768, int, (1, 65_536), "embedding dimension"),
         "batch_size": (50, int, (1, 10_000), "texts per embedding request"),
         "document_prefix": ("", str, None, "put before each chunk's text when it is embedded (nomic-embed-text wants 'search_document: ')"),
@@ -408,6 +408,8 @@ def _validate(doc: yaml.Node | None, loader: yaml.SafeLoader, name: str) -> dict
             cfg[section][key] = value
 
     emb = cfg["embedding"]
+    if problem := api_key_env_problem(emb["api_key_env"]):  # (whether embeddings are on or not: a key is in the file)
+        raise fail(nodes.get("embedding.api_key_env", doc), "embedding.api_key_env " + problem)
     if emb["enabled"] and (problem := base_url_problem(emb["base_url"])):
         # (said before `rag index` builds the text index, not after)
         raise fail(nodes.get("embedding.base_url") or nodes["embedding.enabled"], "embedding.base_url " + problem)
@@ -502,6 +504,25 @@ def _lone_synonym(item_nodes: list, groups: list[str]) -> tuple | None:
 
 _NOT_IN_A_URL_RE = re.compile(r"[\x00-\x20\x7f]")  # (http.client refuses them in a request's URL)
 _ENV_VARIABLE_RE = re.compile(r"\$\{[^}]*\}?|\$[A-Z_][A-Z0-9_]*(?![a-z])")  # ${NAME}, $NAME (a path may hold a $)
+
+
+_VARIABLE_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # what a shell can export
+_DOLLAR_NAME_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def api_key_env_problem(name: str) -> str | None:
+    """What is wrong with ``embedding.api_key_env``, as a message that follows
+    "embedding.api_key_env ", or None: it names the variable that holds the key, so it is a
+    variable's name (or empty: no key). Anything else is likely the key itself, which the
+    message never quotes (a 401 answer's hint printed it as "$sk-proj-..."); ``$NAME`` is a
+    shell habit, as in ``base_url``."""
+    if not name or _VARIABLE_NAME_RE.fullmatch(name):
+        return None
+    if m := _DOLLAR_NAME_RE.fullmatch(name):
+        return f"names a variable, so write the variable's name without the $: api_key_env: {m.group(1) or m.group(2)}"
+    return ("must be the name of the environment variable that holds the API key (letters, digits and _, such "
+            "as OPENAI_API_KEY), not the key: put the key in that variable (export OPENAI_API_KEY=...) and "
+            "its name here (the value is not shown, being maybe the key)")
 
 
 def base_url_problem(url: str) -> str | None:
