@@ -964,3 +964,13 @@ def test_info_node_headers_and_tables_are_hidden_and_titles_are_sections():
     packed = eng.pack("how do I sort lines in reverse order", 60)
     assert "Reverse the result of comparison" in " ".join(s["text"] for s in packed["snippets"])
     check_html_pack(eng, packed, 60)
+
+
+def test_an_exponent_reads_as_one_not_as_digits_run_together():
+    """SQLite's "2<sup>31</sup>-1" read "231-1", a wrong number, and indexed the term 231."""
+    page = "<p>At most 2<small><sup>31</sup></small>-1 rows, 10<sup class=x>-3</sup> s, the 10<sup>th</sup> try, a<sup>1</sup>.</p>\n"
+    shown = show_html(page)
+    assert len(shown) == len(page)
+    assert readable(visible(shown)) == "At most 2^31-1 rows, 10^-3 s, the 10th try, a1."
+    terms = Analyzer(stemming=False).terms(mask_html(page))
+    assert "231" not in terms and "31" in terms

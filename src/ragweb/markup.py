@@ -106,6 +106,24 @@ def _mark(m: re.Match, room: int) -> str:
 _FILLS = [FILL * n for n in range(256)]  # (most tags are short: their fill is made once)
 
 
+# a <sup> before a number, after a digit (`_after_digit`): an exponent (not "10<sup>th</sup>",
+# nor a footnote's mark)
+_EXPONENT_RE = re.compile(r"<sup\b[^<>\n]*>[-\u2212]?[0-9]", re.I)
+
+
+def _after_digit(text: str, at: int, tags: int = 3) -> bool:
+    """Whether a digit comes just before ``at``, over at most ``tags`` tags on its line
+    ("2<small><sup>31", SQLite's limits page)."""
+    for _ in range(tags):
+        if at == 0 or text[at - 1] != ">":
+            break
+        start = text.rfind("<", 0, at - 1)
+        if start < 0 or "\n" in text[start:at]:
+            break
+        at = start
+    return at > 0 and text[at - 1].isdigit()
+
+
 def _shown(m: re.Match) -> str:
     kind = m.lastgroup  # None for a comment or a tag without a mark
     s = m.group()
@@ -113,6 +131,9 @@ def _shown(m: re.Match) -> str:
         if "\n" in s:
             return _blank(s)
         n = len(s)
+        if n > 4 and s[1] in "sS" and _EXPONENT_RE.match(m.string, m.start(), m.end() + 2) \
+                and _after_digit(m.string, m.start()):
+            return "^" + (_FILLS[n - 1] if n <= 256 else FILL * (n - 1))  # ("2<sup>31</sup>" reads "2^31", not "231")
         # a block's tag between two words keeps them apart ("<h2>Title</h2><p>Text" reads
         # "Title Text"); an inline tag ("<b>", "<code>") and a tag at a line end do not
         text, b = m.string, m.end()
