@@ -297,3 +297,24 @@ def test_files_dropped_beside_the_drop_zone_are_indexed_not_silently_ignored(app
         }""", [target, name])
         assert name in app.stats()["files"], target
         expect(app.page.locator("#status")).to_have_text("Indexed 1 file (1 chunk).")
+
+
+DRAG_LINK_JS = """(target) => ['dragover', 'drop'].map((type) => {
+    const dt = new DataTransfer();
+    dt.setData('text/uri-list', 'https://example.com/elsewhere');
+    dt.setData('text/plain', 'https://example.com/elsewhere');
+    const ev = new DragEvent(type, {dataTransfer: dt, bubbles: true, cancelable: true});
+    document.querySelector(target).dispatchEvent(ev);
+    return ev.defaultPrevented;
+})"""
+
+
+def test_a_link_let_go_on_the_budget_slider_is_not_left_to_the_browser(app):
+    # (since text dragged into the question box is dropped there, every <input> but a file
+    # picker was left to the browser: the budget slider takes no text, and a link let go on
+    # it would open in the tab, as one let go anywhere else on the page does not)
+    assert app.page.evaluate(DRAG_LINK_JS, "#budget-range") == [True, True]
+    assert app.page.evaluate(DRAG_LINK_JS, "#results") == [True, True]
+    # the fields that take text still take it
+    for field in ("#search", "#topk", "#budget"):
+        assert app.page.evaluate(DRAG_LINK_JS, field) == [False, False], field

@@ -2531,8 +2531,9 @@
     // beside it would open in the tab); text dragged into a field is dropped there as usual.
     // Files let go beside the zone are taken as dropped on it, not refused without a word.
     const hasFiles = (e) => !!e.dataTransfer && Array.from(e.dataTransfer.types || []).includes('Files');
-    const intoField = (e) => e.target instanceof Element && e.target.matches('input:not([type="file"]), textarea')
-      && !hasFiles(e);
+    // (a field that takes dropped text: not the budget slider, on which a link let go would open)
+    const intoField = (e) => e.target instanceof Element && !hasFiles(e)
+      && e.target.matches('textarea, input:is([type="search"], [type="text"], [type="number"], :not([type]))');
     window.addEventListener('dragover', (e) => {
       if (intoField(e)) return;
       e.preventDefault();
