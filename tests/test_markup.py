@@ -909,6 +909,28 @@ def test_a_man_page_is_searched_and_packed_as_shown_under_its_sections():
     check_html_pack(eng, packed, 80)
 
 
+
+def test_a_file_named_as_a_man_page_that_is_no_roff_is_shown_as_it_is():
+    # (a rotated log, app.log.1, that a glob such as "**/*.log*" takes, was read as roff: a pack
+    # of it said "C:wlderle.txt" for C:\new\folder\file.txt, and a line's first word after a "."
+    # was hidden as a request)
+    log = ("2026-01-01 ERROR path C:\\new\\folder\\file.txt not found\n.hidden config line starts with a dot\n"
+           "2026-01-01 INFO retry done\n")
+    eng = Engine.memory()
+    eng.add_document("logs/app.log.1", log)
+    eng.add_document("man2/open.2.gz", OPEN_2)
+    eng.flush()
+    hit = eng.search("path not found folder")[0]
+    assert hit.path == "logs/app.log.1" and hit.text == log.rstrip("\n")
+    packed = eng.pack("path not found folder config line", 200)
+    assert packed["snippets"][0]["text"] == log.rstrip("\n")
+    check_html_pack(eng, packed, 200)
+    # a man page still is roff, whatever its first request
+    for first in (".\\\" comment\n", "'\\\" t\n", ".TH x 1\n", ".Dd May 1, 2024\n", ".so man2/open.2\n", ".de X\n..\n"):
+        assert FILL in show_page("x.1", first + ".B bold\n"), first
+    assert show_page("x.1", ".hidden word\n\\fBnot roff\n") == ".hidden word\n\\fBnot roff\n"
+
+
 _MAN_PIECES = [".TH x 1 2024 ", ".SH ", ".SS ", ".TP", ".IP ", ".B ", ".BR ", ".I ", ".PP", ".nf", ".fi", ".EX", ".EE",
                ".de X", "..", '"', "\\fB", "\\fP", "\\-", "\\(em", "\\[aq]", "\\e", "\\", "\\\"", "\n", "\n", " ",
                "retry", "backoff", "Default:", "The widget", "waits.", "x" * 60]
@@ -917,7 +939,7 @@ _MAN_PIECES = [".TH x 1 2024 ", ".SH ", ".SS ", ".TP", ".IP ", ".B ", ".BR ", ".
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.sampled_from(_MAN_PIECES), max_size=120), st.integers(1, 400), st.booleans())
 def test_any_man_page_indexes_searches_and_packs_within_the_budget(pieces, budget, compact):
-    page = "".join(pieces)
+    page = ".\\\" a man page\n" + "".join(pieces)  # (read as roff whatever its pieces: `markup.is_roff`)
     shown = show_man(page)
     assert len(shown) == len(page) and shown.count("\n") == page.count("\n")
     eng = Engine.memory()

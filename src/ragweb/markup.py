@@ -658,7 +658,8 @@ def read_page(path: str, text: str) -> tuple[str, frozenset[int]]:
     if is_pod(path):
         return _read_pod(text)
     if is_man(path) and not is_html(path):
-        return _read_man(text)
+        # (a name such as app.log.1, a rotated log, is no man page: its backslashes are no escapes)
+        return _read_man(text) if is_roff(text) else (text, frozenset())
     if is_info(path):
         return show_info(text), frozenset()
     return show_html(text), pre_lines(text)
@@ -699,6 +700,18 @@ _ROFF_ESCAPE_RE = re.compile(
 _ROFF_ONE = {"-": "-", "e": "\\", "E": "\\", "\\": "\\", "'": "\u00b4", "`": "`", ".": ".", " ": " ", "~": " ",
              "0": " ", "t": "\t"}
 _ROFF_HIDDEN_ONE = frozenset("&|^)%:cdurpaz{}!?")
+
+
+# a line that only roff starts with: a comment, a title (.TH, mdoc's .Dd), a section, an
+# included page (.so), a definition; one of them opens every man page, near its top
+_ROFF_SIGN_RE = re.compile(r"""^[.'][ \t]*(?:\\"|(?:TH|Dd|Dt|SH|Sh|so|de|ds|nr|ig|if|ie)(?=[ \t\n]|$))""", re.M)
+
+
+def is_roff(text: str) -> bool:
+    """Whether ``text`` reads as roff, a man page's source (`show_man`), rather than another
+    file a man page's name was given (a rotated log, ``app.log.1``): a line of it starts as
+    only roff's do (`_ROFF_SIGN_RE`)."""
+    return _ROFF_SIGN_RE.search(text) is not None
 
 
 def _roff_escape(m: re.Match) -> str:
