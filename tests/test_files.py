@@ -521,6 +521,31 @@ def test_a_file_link_inside_a_linked_folder_is_yielded_once(tmp_path):
     assert all(is_link_note(m) for p, m in problems)
 
 
+
+def test_a_file_link_into_a_linked_folder_walked_later_is_yielded_once(tmp_path):
+    # Debian's man2/getcwd.2.gz links to ../man3/getcwd.3.gz: with man2 and man3 each
+    # linked from the tree, the link (man2, walked first) and the file (man3) were both indexed
+    outside = tmp_path / "man"
+    make(outside, {"man2/open.2": "open", "man3/printf.3": "printf"})
+    os.symlink("../man3/printf.3", outside / "man2" / "printf.2")
+    os.symlink("printf.3", outside / "man3" / "printf-alias.3")  # (beside the file, in the later folder)
+    root = tmp_path / "root"
+    root.mkdir()
+    os.symlink(outside / "man2", root / "man2")
+    os.symlink(outside / "man3", root / "man3")
+    paths, problems = walk(root, includes=["**/*.[1-9]"])
+    assert paths == ["man2/open.2", "man2/printf.2"]
+    assert sorted(problems) == [
+        ("man3/printf-alias.3", "symlink to man3/printf.3, a file already indexed via man2/printf.2; not followed"),
+        ("man3/printf.3", f"the file {outside / 'man3' / 'printf.3'}, already indexed via man2/printf.2; not followed")]
+    assert all(is_link_note(m) for p, m in problems)
+    # two links to a file outside any linked folder are each still indexed by its name
+    os.symlink(outside / "man2" / "open.2", root / "a.2")
+    os.symlink(outside / "man2" / "open.2", root / "b.2")
+    os.unlink(root / "man2")
+    assert walk(root, includes=["**/*.[1-9]"])[0] == ["a.2", "b.2", "man3/printf.3"]
+
+
 def test_special_files_are_skipped_without_opening_and_named(tmp_path):
     make(tmp_path, {"a.md": ""})
     os.mkfifo(tmp_path / "pipe.md")

@@ -746,6 +746,9 @@ class _Walker:
         self.linked: dict[str, str] = {}  # real path outside the tree -> path that linked it
         self.inside_links: list[tuple[int, str, str]] = []  # (its problem's index, link, target), inside the tree
         self.inside_file_links: list[tuple[int, str, str]] = []  # the same, of links to files
+        # real path outside the tree -> the link it was indexed by, for a linked folder walked
+        # later that holds it (man2/getcwd.2 -> ../man3/getcwd.3, man3 linked too)
+        self.linked_files: dict[str, str] = {}
         # the ignore files of the git work tree above the root, which git applies here too
         self.above_prefix, self.above = ignores_above(self.root_real) if use_gitignore else ("", [])
         self.above_top = self.root_real[:len(self.root_real) - len(self.above_prefix) - 1] if self.above else ""
@@ -909,9 +912,19 @@ class _Walker:
                 return None  # (deleted since its folder was listed: gone, not unreadable)
             self.problems.append((path, f"unreadable: {e.strerror or e}"))
             return None
-        if entry.is_symlink() and (rel := self._tree_path(os.path.realpath(entry.path))) is not None:
-            self.inside_file_links.append((len(self.problems), path, rel))
-            self.problems.append((path, f"symlink to {rel}, a file indexed at its own place" + NOT_FOLLOWED))
+        if entry.is_symlink():
+            real = os.path.realpath(entry.path)
+            if (rel := self._tree_path(real)) is not None:
+                if (first := self.linked_files.get(real)) is not None:  # (its place walked after that link)
+                    self.problems.append((path, f"symlink to {rel}, a file already indexed via {first}" + NOT_FOLLOWED))
+                    return None
+                self.inside_file_links.append((len(self.problems), path, rel))
+                self.problems.append((path, f"symlink to {rel}, a file indexed at its own place" + NOT_FOLLOWED))
+                return None
+            self.linked_files.setdefault(real, path)
+        elif self.linked_files and (first := self.linked_files.get(real := os.path.join(self.chain[-1], entry.name))):
+            # (in a linked folder walked after a link to this file: indexed once, by the link's name)
+            self.problems.append((path, f"the file {real}, already indexed via {first}" + NOT_FOLLOWED))
             return None
         return FileEntry(path, entry.path, st.st_size, st.st_mtime, entry.is_symlink(), f"{st.st_ino}:{st.st_ctime_ns}")
 
