@@ -1365,31 +1365,35 @@ class Engine:
 
     def reads_shown(self, path: str) -> bool:
         """True when ``path`` is a document this index reads through its view (`file_view`):
-        an HTML page, a POD document (`ingest.reads_shown`)."""
+        an HTML page, a POD document, a man page or an Info file (`ingest.reads_shown`)."""
         return ingest.reads_shown(path, self.settings)
 
     def is_prose(self, path: str) -> bool:
-        """True for a file read as prose (Markdown-like text, an HTML page); False for a program."""
+        """True for a file read as prose (Markdown-like text, a document read as shown); False
+        for a program."""
         return ingest.is_prose(path, self.settings)
 
     def file_view(self, file_id: int, path: str, lines: list[str]) -> list[str]:
-        """The lines compaction reads for a file: an HTML page's view (`markup.mask_html`:
-        same lines, same columns, the markup blanked), any other file's as stored."""
+        """The lines compaction reads for a file: a page's view (an HTML page's, POD
+        document's, man page's or Info file's, `reads_shown`: same lines, same columns, the
+        markup blanked), any other file's as stored."""
         return self._html_lines(file_id, path, lines, 0) if self.reads_shown(path) else lines
 
     def file_shown(self, file_id: int, path: str, lines: list[str]) -> list[str] | None:
-        """An HTML page's shown lines (`markup.show_html`: what hits and packs show of a span
-        is its `markup.visible` text); None for any other file, shown as stored."""
+        """A page's shown lines (`markup.show_page`: what hits and packs show of a span is
+        its `markup.visible` text); None for any other file, shown as stored."""
         return self._html_lines(file_id, path, lines, 1) if self.reads_shown(path) else None
 
     def file_visible(self, file_id: int, path: str, lines: list[str]) -> list[str]:
-        """The lines hits and packs show of a file: an HTML page's visible lines (markup
-        dropped, `markup.visible`), any other file's stored lines."""
+        """The lines hits and packs show of a file: a page's visible lines (markup dropped,
+        `markup.visible`), any other file's stored lines."""
         return self._html_lines(file_id, path, lines, 2) if self.reads_shown(path) else lines
 
     def _html_lines(self, file_id: int, path: str, lines: list[str], part: int):
-        """Part ``part`` of an HTML page's lines: 0 its view, 1 its shown lines, 2 its
-        visible lines, 3 the set of its ``<pre>`` lines; each made when first asked for."""
+        """Part ``part`` of a page's lines (`reads_shown`): 0 its view, 1 its shown lines, 2
+        its visible lines, 3 the set of its code lines (`markup.code_lines`: an HTML page's
+        ``<pre>``, a POD document's verbatim paragraphs, a man page's ``.nf`` blocks); each
+        made when first asked for."""
         views = self._views.get(file_id)
         if views is None:
             if len(self._views) >= FILE_CACHE:
@@ -1409,8 +1413,8 @@ class Engine:
         return got
 
     def shown_text(self, file_id: int, path: str) -> str:
-        """An HTML page's or POD document's shown text (`markup.show_page`, same offsets as
-        the stored text): as kept when it was indexed, else read again (an index written
+        """A page's shown text (`reads_shown`; `markup.show_page`, same offsets as the
+        stored text): as kept when it was indexed, else read again (an index written
         before it was kept)."""
         shown = self._shown.get(file_id)
         if shown is None:
@@ -1444,7 +1448,7 @@ class Engine:
 
     def fill_text(self, hits: list[Hit]) -> None:
         """Set each hit's text to exactly its stored lines (or its piece of one long line);
-        an HTML page's hit gets the visible text of that span (`file_shown`)."""
+        a page's hit (`reads_shown`) gets the visible text of that span (`file_shown`)."""
         pages = {h.chunk_id for h in hits if self.reads_shown(h.path)}
         rows = self._select_in(
             "SELECT c.id, c.char_start, c.char_end, substr(f.text, c.char_start + 1, c.char_end - c.char_start) "

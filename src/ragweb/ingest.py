@@ -33,7 +33,8 @@ def reads_shown(path: str, settings: dict) -> bool:
 
 
 def is_prose(path: str, settings: dict) -> bool:
-    """True for a file read as prose (Markdown-like text, an HTML page); False for a program."""
+    """True for a file read as prose (Markdown-like text, a document read as shown:
+    `reads_shown`); False for a program."""
     return (is_markdown(path) or reads_shown(path, settings)
             or (settings.get("markup", 0) >= 16 and is_more_prose(plain_name(path))))
 
