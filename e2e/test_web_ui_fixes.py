@@ -318,3 +318,18 @@ def test_a_link_let_go_on_the_budget_slider_is_not_left_to_the_browser(app):
     # the fields that take text still take it
     for field in ("#search", "#topk", "#budget"):
         assert app.page.evaluate(DRAG_LINK_JS, field) == [False, False], field
+
+
+def test_text_let_go_on_the_drop_zone_is_said_to_be_no_file_not_an_empty_folder(app):
+    # (a word or a link dragged onto the zone went through the indexing of a drop, and the
+    # status said of a drop in which no file was found: "an empty folder, or only hidden files")
+    app.page.evaluate("""async () => {
+        const dt = new DataTransfer();
+        dt.setData('text/plain', 'lighthouse keeper');
+        const ev = new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true});
+        document.querySelector('[data-testid="dropzone"]').dispatchEvent(ev);
+        await window.ragweb.idle();
+    }""")
+    expect(app.page.locator("#status")).to_have_text(
+        "Nothing was indexed: the drop held no file or folder (text or a link is not indexed: drop files "
+        "or folders here, or choose them with the buttons).")

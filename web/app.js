@@ -1862,7 +1862,14 @@
       else { const f = item.getAsFile(); if (f) loose.push(f); }
     }
     if (!items.length && dataTransfer.files) loose.push(...Array.from(dataTransfer.files));
+    // (text or a link let go on the zone: no drop of files, not "an empty folder")
+    const noFile = !entries.length && !loose.length && !items.some((item) => item.kind === 'file');
     await enqueue(async (ticket) => {
+      if (noFile) {
+        setStatus('Nothing was indexed: the drop held no file or folder (text or a link is not indexed: ' +
+          'drop files or folders here, or choose them with the buttons).');
+        return;
+      }
       if (!state.ready) { setStatus(notReadyStatus()); return; }
       setStatus('Reading dropped files…');
       state.drop = { reading: true, left: 0 };
