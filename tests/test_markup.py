@@ -760,6 +760,8 @@ def test_pod_formatting_codes_and_commands_are_markup():
     ("shift (C<< << >> and C<< >> >>) defined", "shift (<< and >>) defined"),  # (perltoc.pod)
     ("a > b | c and unclosed C<code", "a > b | c and unclosed C<code"),
     ("C<\n$x> wraps", "\n$x wraps"),
+    # (a link to a section of the page itself shows the section's name, not "/Prebuilt methods")
+    ("see L</Prebuilt methods>) and L</\"Signals\">", "see Prebuilt methods) and \"Signals\""),
 ])
 def test_pod_formatting_codes_show_their_text(pod, shows):
     shown = show_pod(pod)

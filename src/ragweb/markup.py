@@ -550,7 +550,9 @@ def _pod_codes(s: str) -> str:
             elif letter == "E" and (char := _pod_escape(s[body:close].strip())) is not None:
                 edits.append((start, end, char + _blank(s[start + 1:end])))
             else:
-                edits.append((start, body, _blank(s[start:body])))
+                # (a link to a section of this page, "L</Signals>", shows the section's name)
+                opener = body + 1 if letter == "L" and pipe is None and s[body:body + 1] == "/" else body
+                edits.append((start, opener, _blank(s[start:opener])))
                 edits.append((cut, end, _blank(s[cut:end])))
             pos = end
         skip = pos
