@@ -794,15 +794,20 @@ _POD_PIECES = ["=head1 ", "=head2 ", "=item ", "=item * ", "=over", "=back", "=c
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.sampled_from(_POD_PIECES), max_size=120), st.integers(1, 400), st.booleans())
 def test_any_pod_indexes_searches_and_packs_within_the_budget(pieces, budget, compact):
-    pod = "".join(pieces)
-    shown = show_pod(pod)
-    assert len(shown) == len(pod) and shown.count("\n") == pod.count("\n")
+    check_shown_page("p.pod", "".join(pieces), show_pod, budget, compact)
+
+
+def check_shown_page(path: str, page: str, show, budget: int, compact: bool) -> None:
+    """A page read as shown (``show``: POD, a man page) keeps its length and lines, its hits
+    are marked visible, and a pack of it holds what the budget allows (`check_html_pack`)."""
+    shown = show(page)
+    assert len(shown) == len(page) and shown.count("\n") == page.count("\n")
     eng = Engine.memory()
-    eng.add_document("p.pod", pod)
+    eng.add_document(path, page)
     eng.add_document("q.md", "The widget retries with backoff.\n")
     eng.flush()
     for h in eng.search("widget retry backoff default"):
-        assert h.visible == (h.path == "p.pod")
+        assert h.visible == (h.path == path)
     check_html_pack(eng, eng.pack("widget retry backoff default", budget, compact=compact), budget)
 
 
@@ -942,15 +947,7 @@ _MAN_PIECES = [".TH x 1 2024 ", ".SH ", ".SS ", ".TP", ".IP ", ".B ", ".BR ", ".
 @given(st.lists(st.sampled_from(_MAN_PIECES), max_size=120), st.integers(1, 400), st.booleans())
 def test_any_man_page_indexes_searches_and_packs_within_the_budget(pieces, budget, compact):
     page = ".\\\" a man page\n" + "".join(pieces)  # (read as roff whatever its pieces: `markup.is_roff`)
-    shown = show_man(page)
-    assert len(shown) == len(page) and shown.count("\n") == page.count("\n")
-    eng = Engine.memory()
-    eng.add_document("p.1", page)
-    eng.add_document("q.md", "The widget retries with backoff.\n")
-    eng.flush()
-    for h in eng.search("widget retry backoff default"):
-        assert h.visible == (h.path == "p.1")
-    check_html_pack(eng, eng.pack("widget retry backoff default", budget, compact=compact), budget)
+    check_shown_page("p.1", page, show_man, budget, compact)
 
 
 # ---------------------------------------------------------------------------- Info files
