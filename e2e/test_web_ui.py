@@ -282,7 +282,7 @@ def test_the_page_opened_as_a_file_says_to_serve_its_folder(browser, site_dir):
         reason = page.evaluate("window.ragReady.then(() => 'resolved', (e) => String(e && e.message))")
         assert reason.startswith("this page was opened as a file (file://)"), reason
         expect(page.locator("#status")).to_have_text(re.compile(
-            r"^The engine failed to load: this page was opened as a file \(file://\).*\(rag web, .*http://"))
+            r"^The engine failed to load: this page was opened as a file \(file://\).*\(rag web, .*127\.0\.0\.1:8000"))
     finally:
         ctx.close()
 

@@ -746,8 +746,8 @@
     // (a built site opened from disk: its fetches are refused, which said only "Failed to fetch")
     if (location.protocol === 'file:') {
       throw new Error('this page was opened as a file (file://), and a browser does not let such a page load ' +
-        'its engine: serve its folder and open the address given (rag web, or python3 -m http.server ' +
-        'in the folder, then http://127.0.0.1:8000/)');
+        'its engine: serve its folder and open the address it prints (rag web, or python3 -m http.server ' +
+        'in the folder, then 127.0.0.1:8000 in the address bar)');
     }
     // Four things at once: the manifest and then the wheels it names, the stored index and
     // the Pyodide runtime.
