@@ -849,14 +849,14 @@ FINGERPRINT_DOCS = {
     "perlfunc.pod": "=head1 NAME\n\n=over\n\n=item wantarray\nX<wantarray>\n\nReturns true in L<C<list>|/list> "
                     "context E<lt>here.\n\n  # a comment\n  wantarray;\n\n=back\n\n" + "Words. " * 400 + "\n",
     "man2/open.2.gz": ".\\\" comment\n.TH open 2 2023 x\n.SH NAME\nopen \\- open a file\n.SH SYNOPSIS\n.nf\n"
-                      ".BI \"int open(const char *\" path );\n.fi\n.TP\n.B O_EXCL\nFails if \\fIpath\\fP exists.\n"
+                      ".BI \"int open(const char *\" path );\n.fi\n.TP 20\n.B O_EXCL\nFails if \\fIpath\\fP exists.\n"
                       + "Words. " * 400 + "\n",
     "info/sort.info.gz": "\x1f\nFile: sort.info,  Node: Top,  Next: Intro,  Up: (dir)\n\nSort\n****\n\nSorts lines. "
                          + "Words. " * 400 + "\n\x1f\nTag Table:\nNode: Top\x7f1\n\x1f\nEnd Tag Table\n",
 }
 
 FINGERPRINTS = {  # (MARKUP_VERSION, WORD_FORM, UNICODE_FORM, FOLD_FORM) -> the chunks' and terms' sha256
-    (21, "marks", "nfkc", "fold2"): "d049648d9b2904d5e6e815520bc6a1a6b48409fb44929e2ef1df5db92b571465",
+    (21, "marks", "nfkc", "fold2"): "826cbb0ef4fc95a7f10a45eb7893c2fb4845a8fe8b84c36bc53999f0a9d2e396",
 }
 
 

@@ -995,3 +995,12 @@ def test_an_exponent_reads_as_one_not_as_digits_run_together():
     assert readable(visible(shown)) == "At most 2^31-1 rows, 10^-3 s, the 10th try, a1."
     terms = Analyzer(stemming=False).terms(mask_html(page))
     assert "231" not in terms and "31" in terms
+
+
+def test_a_tagged_paragraphs_indent_is_layout_not_text():
+    """Tcl's pages write ".TP 20": the item's indent read as the text "20", a line of its own
+    above every flag."""
+    page = ".TH Tcl_CancelEval 3tcl 8.6 Tcl\n.SH FLAGS\n.TP 20\n\\fBTCL_CANCEL_UNWIND\\fR\nUnwinds the stack.\n.TQ\n\\fBOTHER\\fR\n"
+    shown = show_man(page)
+    assert len(shown) == len(page)
+    assert readable(visible(shown)) == "# Tcl_CancelEval(3tcl)\n## FLAGS\n\n- TCL_CANCEL_UNWIND\nUnwinds the stack.\n\n- OTHER"

@@ -749,7 +749,7 @@ _ROFF_CODE_START = {"nf": "fi", "EX": "EE", "Vb": "Ve", "TS": "TE", "CS": "CE"} 
 # requests and macros that lay the page out, define things or index it: they show nothing
 # (any other macro shows its arguments: Tcl's pages define ".AP Tcl_Interp *interp in")
 _ROFF_HIDDEN = frozenset(
-    "PP LP P HP RS RE PD UR UE MT ME YS IX Sp Vb Ve TS TE PS PE EX EE CS CE BS BE SO SE AS"
+    "PP LP P HP TP TQ RS RE PD UR UE MT ME YS IX Sp Vb Ve TS TE PS PE EX EE CS CE BS BE SO SE AS"
     " sp br nf fi ne in ti ll ad na nh hy hc hw ce ft fam ps vs ta tc tr so mso ds as nr rr rm rn"
     " if ie el ev mk rt fl ns rs ss cs bd pl pn po lt pc ec eo cc c2 lf cu ul uf it em wh ch dt"
     " tm sy nm nn ab ig de de1 am".split())
