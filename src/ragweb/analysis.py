@@ -353,9 +353,13 @@ class Analyzer:
         key = (SYNONYMS, tuple(groups))
         if self._synonyms[0] != key:
             builtin = SYNONYMS.replace("\n", "|").split("|") if self.language == "english" else []
-            self._synonyms = (key, synonym_groups(self.word_terms, builtin + list(groups),
-                                                  lambda group: self.words(self.normal(group))))
+            self._synonyms = (key, self.group_terms(builtin + list(groups)))
         return self._synonyms[1]
+
+    def group_terms(self, groups) -> dict[str, frozenset]:
+        """Term -> the other terms of its groups among ``groups`` (strings of words, as
+        config ``pack.synonyms`` writes them), in this analyzer's terms (`synonym_groups`)."""
+        return synonym_groups(self.word_terms, groups, lambda group: self.words(self.normal(group)))
 
     @property
     def settings(self) -> dict:

@@ -92,7 +92,7 @@ import math
 from dataclasses import dataclass, field
 
 from ragweb import compact as cp
-from ragweb.analysis import related_terms, synonym_groups
+from ragweb.analysis import related_terms
 from ragweb.markup import readable, visible
 from ragweb.search import bm25_idf
 from ragweb.tokens import count_tokens
@@ -558,10 +558,7 @@ def declared_synonyms(engine) -> dict[str, frozenset]:
     (`analysis.SYNONYMS`: "delete", "remove") are related words, not the same: compaction
     weighs them at a third, and the evidence leaves them out."""
     groups = engine.config["pack"].get("synonyms") or []
-    if not groups:
-        return {}
-    analyzer = engine.analyzer
-    return synonym_groups(analyzer.word_terms, groups, lambda group: analyzer.words(analyzer.normal(group)))
+    return engine.analyzer.group_terms(groups) if groups else {}
 
 
 RECENCY_HALF_LIFE_DAYS = 30.0  # pack.recency_boost: a file this much older than the newest gets half
