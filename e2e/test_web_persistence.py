@@ -708,12 +708,15 @@ def test_an_index_saved_before_accents_were_left_out_is_read_again_and_finds_the
     assert analysis.FOLD_FORM != "fold1"
 
 
-def test_ragready_counts_the_bytes_of_a_closed_tabs_save_it_restored(launch_persistent, boot_page, make_app):
+def test_ragready_counts_the_bytes_of_a_closed_tabs_save_it_restored(launch_persistent, boot_page, make_app, wait_for):
     # (storedBytes counted only the stored record's: an index whose only save was the one
     # made on the way out was restored with "storedBytes": 0)
     ctx = launch_persistent()
     page = ctx.pages[0]
     boot_page(page)
+    # (a new profile's store can answer after the boot's wait on a loaded machine, and a tab
+    # makes no save, on the way out either, until it has: see `idb.saved_tab`)
+    wait_for(page, "window.ragweb.storage().unread === null", 60)
     make_app(page).index("first.md", "# First\nabout narwhals\n")
     assert page.evaluate("window.ragweb.storage().dirty") is True
     page.reload()
