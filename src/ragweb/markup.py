@@ -43,7 +43,7 @@ import functools
 import html
 import re
 
-from ragweb.files import HTML_SUFFIXES, INFO_NAME_RE, MAN_NAME_RE, plain_name
+from ragweb.files import HTML_SUFFIXES, document_kind, plain_name
 
 FILL = "\x01"  # a character of markup in the shown text (dropped from the visible text)
 
@@ -678,10 +678,7 @@ def code_lines(path: str, text: str) -> frozenset[int]:
 def is_man(path: str) -> bool:
     """True for a path that names a man page (roff source: ``open.2``, ``printf.3.gz``,
     ``Foo::Bar.3pm.gz``)."""
-    name = path[path.rfind("/") + 1:]
-    if name[-3:].lower() == ".gz":
-        name = name[:-3]
-    return bool(MAN_NAME_RE.search(name))
+    return document_kind(path[path.rfind("/") + 1:]) == "man page"
 
 
 # the characters of roff's special character escapes (``\(em``, ``\[aq]``) a man page uses most
@@ -900,10 +897,7 @@ _INFO_HIDDEN_BLOCKS = ("Tag Table:", "End Tag Table", "Indirect:", "Local Variab
 
 def is_info(path: str) -> bool:
     """True for a path that names a GNU Info file (``coreutils.info.gz``, ``find.info-1.gz``)."""
-    name = path[path.rfind("/") + 1:]
-    if name[-3:].lower() == ".gz":
-        name = name[:-3]
-    return bool(INFO_NAME_RE.search(name))
+    return document_kind(path[path.rfind("/") + 1:]) == "Info file"
 
 
 def show_info(text: str) -> str:
