@@ -505,6 +505,42 @@ def test_corrupt_index_message(indexed):
     assert rag("query", "-q", "retry", "-d", indexed).returncode == 0
 
 
+def _overwrite_root_page(db: Path, table: str) -> None:
+    """Garbage in place of ``table``'s first page of the SQLite file at ``db``."""
+    import sqlite3
+    conn = sqlite3.connect(db)
+    (page,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (table,)).fetchone()
+    (size,) = conn.execute("PRAGMA page_size").fetchone()
+    conn.close()
+    with open(db, "r+b") as f:
+        f.seek((page - 1) * size)
+        f.write(b"\xa5\x5a" * (size // 2))
+
+
+@pytest.mark.parametrize("damage", ["a postings page", "the meta rows"])
+def test_a_plain_index_run_on_a_damaged_index_fails_as_a_query_does(indexed, damage):
+    """A run that changes nothing reads no postings: on an index with a page of garbage in
+    them it said "0 chunks written, 21 in index" and exited 0, and the next `rag query` said
+    the index is damaged. One whose meta rows were lost (its counts, its analysis settings)
+    said "0 in index", exit 0, and every question found nothing."""
+    import sqlite3
+    db = indexed / ".rag" / "index.db"
+    if damage == "a postings page":
+        _overwrite_root_page(db, "postings")
+    else:
+        conn = sqlite3.connect(db)
+        with conn:
+            conn.execute("DELETE FROM meta")
+        conn.close()
+    for args in (("index", indexed), ("query", "-q", "retry", "-d", indexed)):
+        r = rag(*args)
+        assert r.returncode == 1 and r.stdout == "", (args, r.stdout)
+        assert re.fullmatch(r"Error: (\S*index\.db|the index) is damaged \(.+\); rebuild it with `rag index --rebuild`\n",
+                            r.stderr), (args, r.stderr)
+    assert rag("index", "--rebuild", indexed).returncode == 0
+    assert rag("query", "-q", "retry", "-d", indexed).returncode == 0
+
+
 def test_usage_errors_exit_2():
     assert rag().returncode == 2
     assert rag("query").returncode == 2

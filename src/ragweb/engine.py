@@ -286,6 +286,9 @@ class Engine:
         finally:
             if own and self.conn.in_transaction:
                 self.conn.execute("COMMIT")
+        if stored is None and max_chunk is not None:  # (chunks are stored with the settings they were made by)
+            raise IndexCorruptError(f"{self.where} is damaged (its meta table lost the index's settings and "
+                                    "counts); rebuild it with `rag index --rebuild`")
         wanted = analysis_settings(self.config)
         self.settings = stored or wanted
         # The stored settings win for reading, so questions are analysed as the index was.
