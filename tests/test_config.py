@@ -464,18 +464,25 @@ def test_an_environment_variable_in_the_embedding_url_is_an_error():
 def test_an_api_key_written_where_its_variables_name_goes_is_an_error_that_never_shows_it():
     """`api_key_env: sk-proj-...` (the key where the name of the variable holding it goes, a
     natural slip) was looked up as a variable, none was set, no key was sent, and the 401
-    answer's hint printed the key: "(is the API key in $sk-proj-...?)". `$OPENAI_API_KEY`
-    was looked up with its `$`."""
-    for value in ("sk-proj-SECRET9f8e7d", "'Bearer SECRET9f8e7d'", "SECRET9f8e7d==", "0SECRET"):
+    answer's hint printed the key: "(is the API key in $sk-proj-...?)"."""
+    for value in ("sk-proj-SECRET9f8e7d", "'Bearer SECRET9f8e7d'", "SECRET9f8e7d==", "0SECRET", "$SECRET-9f8e",
+                  "'${SECRET9f8e7d'", "'${sk-SECRET}'"):
         msg = error_of(f"embedding:\n  provider: openai\n  api_key_env: {value}\n")
         assert msg.startswith("rag.yaml line 3: embedding.api_key_env must be the name of the environment variable "
                               "that holds the API key"), msg
         assert "SECRET" not in msg, msg
-    for value in ("$OPENAI_API_KEY", "'${OPENAI_API_KEY}'"):
-        assert error_of(f"embedding:\n  api_key_env: {value}\n").endswith(
-            "write the variable's name without the $: api_key_env: OPENAI_API_KEY")
     for value in ("OPENAI_API_KEY", "my_key2", "_K", "''"):
         assert parse_config(f"embedding:\n  api_key_env: {value}\n")["embedding"]["api_key_env"] == value.strip("'")
+
+
+@pytest.mark.parametrize("enabled", ["false", "true"])
+def test_an_api_key_env_written_as_a_shell_variable_names_that_variable(enabled):
+    """`api_key_env: $OPENAI_API_KEY` (a shell habit) was a config error, even with
+    embeddings off: it names the variable OPENAI_API_KEY, as ``${OPENAI_API_KEY}`` does."""
+    for value, name in (("$OPENAI_API_KEY", "OPENAI_API_KEY"), ("'${OPENAI_API_KEY}'", "OPENAI_API_KEY"),
+                        ('"$OPENAI_API_KEY"', "OPENAI_API_KEY"), ("${my_key2}", "my_key2")):
+        cfg = parse_config(f"embedding:\n  enabled: {enabled}\n  provider: openai\n  api_key_env: {value}\n")
+        assert cfg["embedding"]["api_key_env"] == name
 
 def test_duplicate_key_is_an_error():
     msg = error_of("index:\n  k1: 1\n  k1: 2\n")

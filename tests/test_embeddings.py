@@ -276,6 +276,19 @@ def test_openai_provider_sends_the_key_and_reads_indexed_data(tmp_path, provider
     assert query(root, "-q", "automobile", "--semantic", "-k", "1")[0]["path"] == "garage.md"
 
 
+def test_an_api_key_env_written_as_a_shell_variable_sends_that_variables_key(tmp_path, provider, monkeypatch):
+    """`api_key_env: ${RAG_TEST_KEY}` was a config error; it names RAG_TEST_KEY, whose key is sent."""
+    root = write_root(tmp_path, provider, provider="openai", base_url=provider.url + "/v1",
+                      api_key_env="${RAG_TEST_KEY}")
+    monkeypatch.delenv("RAG_TEST_KEY", raising=False)
+    r = rag("index", root)
+    assert r.returncode == 1 and "HTTP 401" in r.stderr and "(is the API key in $RAG_TEST_KEY?)" in r.stderr, r.stderr
+    monkeypatch.setenv("RAG_TEST_KEY", "sk-test")
+    r = rag("index", root)
+    assert r.returncode == 0, r.stderr
+    assert provider.requests[-1]["auth"] == "Bearer sk-test"
+
+
 def test_a_base_url_with_a_query_gets_the_endpoint_path_before_the_query(tmp_path, provider):
     """A base_url with a query (a gateway's ``?key=...``, ``?api-version=...``) was sent with
     the endpoint after the query, so the server got ``/v1?key=a/embeddings``: path ``/v1``,

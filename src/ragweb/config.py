@@ -99,7 +99,7 @@ SCHEMA: dict[str, dict[str, tuple]] = {
         "provider": ("ollama", str, ("ollama", "openai"), "embedding provider"),
         "model": ("nomic-embed-text", str, None, "embedding model name"),
         "base_url": ("http://localhost:11434", str, None, "provider endpoint"),
-        "api_key_env": ("OPENAI_API_KEY", str, None, "the name of the environment variable holding the API key (not the key)"),
+        "api_key_env": ("OPENAI_API_KEY", str, None, "the name of the environment variable holding the API key, not the key ($OPENAI_API_KEY or ${OPENAI_API_KEY}, as a shell writes it, is read as OPENAI_API_KEY)"),
         "dimension": (768, int, (1, 65_536), "embedding dimension"),
         "batch_size": (50, int, (1, 10_000), "texts per embedding request"),
         "document_prefix": ("", str, None, "put before each chunk's text when it is embedded (nomic-embed-text wants 'search_document: ')"),
@@ -410,6 +410,7 @@ def _validate(doc: yaml.Node | None, loader: yaml.SafeLoader, name: str) -> dict
     emb = cfg["embedding"]
     if problem := api_key_env_problem(emb["api_key_env"]):  # (whether embeddings are on or not: a key is in the file)
         raise fail(nodes.get("embedding.api_key_env", doc), "embedding.api_key_env " + problem)
+    emb["api_key_env"] = variable_name(emb["api_key_env"])
     if emb["enabled"] and (problem := base_url_problem(emb["base_url"])):
         # (said before `rag index` builds the text index, not after)
         raise fail(nodes.get("embedding.base_url") or nodes["embedding.enabled"], "embedding.base_url " + problem)
@@ -510,16 +511,21 @@ _VARIABLE_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # what a shell can ex
 _DOLLAR_NAME_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
+def variable_name(name: str) -> str:
+    """The variable ``embedding.api_key_env`` names: ``$NAME`` and ``${NAME}``, a shell
+    habit, name NAME; anything else is taken as written."""
+    m = _DOLLAR_NAME_RE.fullmatch(name)
+    return (m.group(1) or m.group(2)) if m else name
+
+
 def api_key_env_problem(name: str) -> str | None:
     """What is wrong with ``embedding.api_key_env``, as a message that follows
     "embedding.api_key_env ", or None: it names the variable that holds the key, so it is a
-    variable's name (or empty: no key). Anything else is likely the key itself, which the
-    message never quotes (a 401 answer's hint printed it as "$sk-proj-..."); ``$NAME`` is a
-    shell habit, as in ``base_url``."""
-    if not name or _VARIABLE_NAME_RE.fullmatch(name):
+    variable's name, also written ``$NAME`` or ``${NAME}`` (`variable_name`), or empty (no
+    key). Anything else is likely the key itself, which the message never quotes (a 401
+    answer's hint printed it as "$sk-proj-...")."""
+    if not name or _VARIABLE_NAME_RE.fullmatch(variable_name(name)):
         return None
-    if m := _DOLLAR_NAME_RE.fullmatch(name):
-        return f"names a variable, so write the variable's name without the $: api_key_env: {m.group(1) or m.group(2)}"
     return ("must be the name of the environment variable that holds the API key (letters, digits and _, such "
             "as OPENAI_API_KEY), not the key: put the key in that variable (export OPENAI_API_KEY=...) and "
             "its name here (the value is not shown, being maybe the key)")

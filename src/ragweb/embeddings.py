@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import Callable
 
 from ragweb import accel
-from ragweb.config import base_url_problem, shown_url
+from ragweb.config import base_url_problem, shown_url, variable_name
 from ragweb.errors import RagError
 from ragweb.store import array_to_blob, blob_to_array
 
@@ -111,7 +111,7 @@ class Embedder:
         self.base_url = ec["base_url"].rstrip("/")
         if problem := base_url_problem(ec["base_url"]):  # (a config read from rag.yaml was checked already)
             raise RagError("embedding.base_url " + problem)
-        self.api_key_env = ec["api_key_env"]
+        self.api_key_env = variable_name(ec["api_key_env"])  # (a config read from rag.yaml has the name already)
         self.document_prefix = ec["document_prefix"]
         self.query_prefix = ec["query_prefix"]
         self._passages: dict[str, array] = {}  # passage text -> unit vector (`passage_similarities`)
