@@ -635,6 +635,24 @@ def test_each_commands_help_shows_its_own_name_in_examples():
                 assert f"rag {other} " not in (action.help or ""), (name, action.dest)
 
 
+def test_each_commands_help_says_what_its_own_flags_do_there():
+    """`rag index --help` said of -d "query and pack: the nearest folder at or above it that
+    has an index", which only those two do; `rag query -k` was "number of results (query) or
+    candidate pool (pack)"."""
+    sub = next(a for a in build_parser()._actions if a.__class__.__name__ == "_SubParsersAction")
+    helps = {name: {opt: action.help for action in p._actions for opt in action.option_strings}
+             for name, p in sub.choices.items()}
+    for name, flags in helps.items():
+        for opt, text in flags.items():
+            assert not re.search(r"\((?:query|pack|index|config)\)|\b(?:query|pack) and (?:query|pack)\b", text), \
+                (name, opt, text)
+    assert "folder to index" in helps["index"]["-d"] and "nearest folder" not in helps["index"]["-d"]
+    assert "nearest folder" in helps["query"]["-d"] and "nearest folder" in helps["pack"]["-d"]
+    assert "config" in helps["config"]["-d"] and "nearest folder" not in helps["config"]["-d"]
+    assert "results" in helps["query"]["-k"] and "candidate" in helps["pack"]["-k"]
+    assert "candidate" not in helps["query"]["-k"] and "results" not in helps["pack"]["-k"]
+
+
 def test_readme_config_table_is_current():
     from ragweb.config import config_help
     assert config_help().strip() in README.read_text(), \

@@ -93,10 +93,19 @@ def _flag_like_question(prog: str, args: list[str]) -> str:
     return ""
 
 
-def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("-d", "--dir", metavar="ROOT", default=None,
-                   help="root directory of the index (default: current directory; query and pack: "
-                        "the nearest folder at or above it that has an index)")
+# What -d/--dir names for each command that takes it (`_common`)
+_DIR_HELP = {
+    "index": "the folder to index, as PATH (default: the current directory); its index goes in ROOT/.rag/",
+    "query": "root directory of the index to search (default: the nearest folder at or above the "
+             "current directory that has an index)",
+    "pack": "root directory of the index to pack from (default: the nearest folder at or above the "
+            "current directory that has an index)",
+    "config": "the folder whose config to print: the one its index is built with (default: the current directory)",
+}
+
+
+def _common(p: argparse.ArgumentParser, command: str) -> None:
+    p.add_argument("-d", "--dir", metavar="ROOT", default=None, help=_DIR_HELP[command])
     p.add_argument("--config", metavar="FILE", default=None,
                    help="config file (default: ROOT/rag.yaml, then ROOT/.rag/config.yaml)")
     p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
@@ -106,9 +115,10 @@ def _retrieval(p: argparse.ArgumentParser, command: str) -> None:
     p.add_argument("-q", "--query", help="the question (required unless --batch)")
     p.add_argument("words", nargs="*", metavar="QUESTION",
                    help=f"the question as plain words, instead of -q (rag {command} how does retry work)")
-    _common(p)
+    _common(p, command)
     p.add_argument("-k", "--top-k", type=int, default=None, metavar="N",
-                   help="number of results (query) or candidate pool (pack); default retrieve.top_k")
+                   help="number of results (default retrieve.top_k)" if command == "query" else
+                        "candidate pool: how many of the best-ranked chunks the pack chooses from (default retrieve.top_k)")
     p.add_argument("--path", metavar="GLOB", default=None,
                    help="only search files whose relative path matches GLOB (e.g. 'src/**/*.py')")
     p.add_argument("--batch", metavar="FILE", default=None,
@@ -128,7 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("index", help="index the files under a directory into ROOT/.rag/index.db")
     p.add_argument("root", nargs="?", default=None, metavar="PATH",
                    help="directory to index (default: --dir or the current directory)")
-    _common(p)
+    _common(p, "index")
     p.add_argument("--rebuild", action="store_true", help="drop the index and index everything again")
     p.add_argument("--gitignore", action=argparse.BooleanOptionalAction, default=None,
                    help="apply .gitignore/.ragignore files in this run (default index.gitignore); "
@@ -168,7 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
 
     p = sub.add_parser("config", help="print the effective configuration")
-    _common(p)
+    _common(p, "config")
 
     p = sub.add_parser("web", help="build the static browser app and serve it on localhost")
     p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
