@@ -142,8 +142,20 @@ def test_a_path_glob_that_can_match_no_file_is_an_error(indexed):
     for cmd in ("query", "pack"):
         r = rag(cmd, "-q", "retry", "-d", indexed, "--path", "docs/[ab")
         assert r.returncode == 2 and not r.stdout
-        assert r.stderr.strip() == ("Error: the path glob 'docs/[ab' can match no file: it has a '[' that "
+        assert r.stderr.strip() == ("Error: the path glob docs/[ab can match no file: it has a '[' that "
                                     "no ']' closes (write '\\[' for the character itself)")
+
+
+def test_a_path_in_a_message_is_shown_as_typed_not_as_a_python_repr(indexed):
+    """`--path 'docs\\guide.md'` was named 'docs\\\\guide.md' (Python's repr: its backslash
+    doubled), and a glob with a space or a quote was named in quotes a shell does not read
+    back as the same glob when it also held a backslash."""
+    for given, shown in (("docs\\guide.md", "docs\\guide.md"), ("it's/*.md", "\"it's/*.md\""),
+                         ("my docs\\*.md", "'my docs\\*.md'"), ("a\x1bb", "'a\\x1bb'")):
+        r = rag("query", "-q", "retry", "-d", indexed, "--path", given)
+        assert r.returncode == 2 and r.stdout == ""
+        assert r.stderr.startswith((f"Error: --path {shown} matches no indexed file: ",
+                                    f"Error: the path glob {shown} can match no file: ")), (given, r.stderr)
 
 
 def test_query_without_results_says_why(indexed):
@@ -1021,7 +1033,7 @@ def test_a_batch_with_an_option_no_question_makes_right_stops_before_any_answer(
                              ("pack", ("-k", "0"), "-k/--top-k must be at least 1, got 0"),
                              ("query", ("-k", "0"), "-k/--top-k must be at least 1, got 0"),
                              ("pack", ("-b", "-5"), "-b/--budget must be at least 1, got -5"),
-                             ("query", ("--path", "docs/[ab"), "the path glob 'docs/[ab' can match no file")]:
+                             ("query", ("--path", "docs/[ab"), "the path glob docs/[ab can match no file")]:
         r = rag(cmd, "-d", indexed, "--batch", batch, *option)
         assert r.returncode == 2 and r.stdout == "", (cmd, option, r.stdout)
         assert r.stderr.startswith(f"Error: {why}"), r.stderr
@@ -1358,7 +1370,7 @@ def test_path_globs_from_a_dot_are_anchored_and_an_absolute_path_is_made_relativ
     assert _paths(rag(*q, "--path", ".")) == _paths(rag(*q))
     r = rag(*q, "--path", "./client.py")
     assert r.returncode == 2 and r.stdout == ""
-    assert r.stderr.strip() == (f"Error: --path './client.py' matches no indexed file: it is matched against the "
+    assert r.stderr.strip() == (f"Error: --path ./client.py matches no indexed file: it is matched against the "
                                 f"paths of the index of {tmp_path}, relative to that folder, such as src/client.py (a glob "
                                 "from '/' or './' names the folder's own file: '**/client.py' takes one at any depth)")
     for bad, says in (("", "is empty"), ("!docs", "starts with '!'")):
@@ -1513,7 +1525,7 @@ def test_a_path_from_dot_dot_is_read_from_the_current_folder(tmp_path):
     assert _paths(rag(*q, "-d", root, "--path", "../proj/docs", cwd=root)) == ["docs/a.md"]
     for cwd, path in ((root / "docs", "../../other/**"), (root, "../other")):
         r = rag(*q, "-d", root, "--path", path, cwd=cwd)
-        assert (r.returncode, r.stderr) == (2, f"Error: --path {path!r} leads out of the indexed folder {root}: "
+        assert (r.returncode, r.stderr) == (2, f"Error: --path {path} leads out of the indexed folder {root}: "
                                                "the paths of its index are matched, relative to that folder\n")
 
 
@@ -2190,7 +2202,7 @@ def test_logging_level_hides_notes_then_warnings_but_never_errors(tmp_path):
         q = rag("query", "retry", cwd=tmp_path / "sub")
         assert q.returncode == 0 and "a.md" in q.stdout
         bad = rag("query", "retry", "--path", "nowhere/*.md", cwd=tmp_path / "sub")
-        assert bad.returncode == 2 and "Error: --path 'nowhere/*.md' matches no indexed file" in bad.stderr
+        assert bad.returncode == 2 and "Error: --path nowhere/*.md matches no indexed file" in bad.stderr
         said[level] = (r.stderr + q.stderr).splitlines()
     info = said["info"]
     assert "warning: broken.md: unreadable: broken symlink" in info

@@ -26,7 +26,7 @@ try:  # (Ctrl-C while `rag` starts: no traceback from a module being imported)
     from pathlib import Path
 
     from ragweb import signals
-    from ragweb.errors import Interrupted, RagError, UsageError
+    from ragweb.errors import Interrupted, RagError, UsageError, quoted
     from ragweb.config import read_capped
     from ragweb.formats import FORMATS
     from ragweb.files import WILDCARD_RE, AtomicWrite, glob_escape, user_text, utf16_encoding, within
@@ -216,7 +216,7 @@ def _refuse_empty_names(args) -> None:
     for attr, (flag, hint) in _EMPTY_NAMES.items():
         value = getattr(args, attr, None)
         if value is not None and not value.strip():
-            raise UsageError(f"{flag} is empty ({value!r}); {hint}")
+            raise UsageError(f"{flag} is empty ({quoted(value)}); {hint}")
 
 
 _INPUT_FILES = ("config", "batch", "ctx")  # the flags that name a file `rag` reads
@@ -914,7 +914,7 @@ def _path_option(args, root: Path) -> None:
             args.path = ("**" if rel == "." else "/" + rel) + ("/" if value.endswith("/") and rel != "." else "")
             return
     if climbs:
-        raise UsageError(f"--path {args.path!r} leads out of the indexed folder {os.path.abspath(root)}: the paths "
+        raise UsageError(f"--path {quoted(args.path)} leads out of the indexed folder {os.path.abspath(root)}: the paths "
                          "of its index are matched, relative to that folder")
 
 
@@ -939,7 +939,7 @@ def _check_path_matches(args, engine, root: Path) -> None:
     if args.path is None or engine.files_matching(args.path):
         return
     like = engine.path_glob_hint(args.path)
-    raise UsageError(f"--path {args.path!r} matches no indexed file: it is matched against the paths of "
+    raise UsageError(f"--path {quoted(args.path)} matches no indexed file: it is matched against the paths of "
                      f"the index of {root}, relative to that folder{like}")
 
 

@@ -796,7 +796,7 @@ def _node_kind(node: yaml.Node) -> str:
         return "a mapping"
     if isinstance(node, yaml.SequenceNode):
         return "a list"
-    return f"the value {node.value!r}"
+    return f"the value {_show(node.value)}"
 
 
 def _bad_list_item(node: yaml.Node, value: object) -> tuple[yaml.Node, object] | None:

@@ -32,7 +32,7 @@ from ragweb.markup import FILL, code_lines, readable, show_page, visible
 from ragweb.config import SHOWN_CHARS, default_config
 from ragweb.files import DECODER_VERSION, GlobSet, glob_problem
 from ragweb.errors import (EmptyQueryError, IndexBusyError, IndexCorruptError, IndexReadOnlyError, Interrupted,
-                           RagError, UsageError)
+                           RagError, UsageError, quoted)
 from ragweb.search import REPEAT_SHARE, REPEAT_TERMS, aggregate_path, bm25_idf, changelog_path, contained, mmr_select, shingles
 
 MERGE_FACTOR = 8           # segments of about the same size are merged this many at a time (`_window_to_merge`)
@@ -984,13 +984,13 @@ class Engine:
             raise UsageError(f"top_k must be at least 1, got {top_k}")
         if path_glob is not None:
             if not isinstance(path_glob, str) or not path_glob.strip():
-                raise UsageError(f"the path glob {path_glob!r} is empty: give one, such as 'src/**/*.py', "
+                raise UsageError(f"the path glob {quoted(path_glob)} is empty: give one, such as 'src/**/*.py', "
                                  "or leave it out to search every file")
             if path_glob.startswith("!"):
-                raise UsageError(f"the path glob {path_glob!r} starts with '!': it names the files to "
+                raise UsageError(f"the path glob {quoted(path_glob)} starts with '!': it names the files to "
                                  "search, and cannot leave files out")
             if problem := glob_problem(path_glob):
-                raise UsageError(f"the path glob {path_glob!r} can match no file: it has {problem}")
+                raise UsageError(f"the path glob {quoted(path_glob)} can match no file: it has {problem}")
         if budget is not None and (not isinstance(budget, int) or isinstance(budget, bool) or budget <= 0):
             raise UsageError(f"the token budget must be a positive whole number, got {budget!r}")
 
@@ -1007,7 +1007,7 @@ class Engine:
     def _files_matching(self, path_glob: str) -> set[int]:
         allowed = set(self._matching(path_glob))
         if not allowed:
-            raise UsageError(f"no indexed file matches the path glob {path_glob!r}{self.path_glob_hint(path_glob)}")
+            raise UsageError(f"no indexed file matches the path glob {quoted(path_glob)}{self.path_glob_hint(path_glob)}")
         return allowed
 
     def path_glob_hint(self, path_glob: str) -> str:

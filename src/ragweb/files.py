@@ -37,7 +37,7 @@ from typing import Iterator
 
 from . import gitconfig
 from .config import never_indexed
-from .errors import RagError, UsageError
+from .errors import RagError, UsageError, quoted
 
 IGNORE_FILES = (".gitignore", ".ragignore")  # read in this order; later rules win
 SNIFF_BYTES = 8192  # binary detection looks at this many leading bytes
@@ -489,7 +489,7 @@ def expand_braces(pattern: str) -> list[str]:
     them: ``**/*.{md,txt}`` is ``**/*.md`` and ``**/*.txt``. A group without a comma is literal.
     More than `MAX_BRACE_GLOBS` is a UsageError (`glob_problem` says so first)."""
     if brace_count(pattern) > MAX_BRACE_GLOBS:
-        raise UsageError(f"the glob {pattern[:80]!r} stands for more than {MAX_BRACE_GLOBS} globs "
+        raise UsageError(f"the glob {quoted(pattern[:80])} stands for more than {MAX_BRACE_GLOBS} globs "
                          "({a,b} groups multiply)")
     return _expand_braces(pattern)
 
