@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from ragweb.config import DEFAULT_EXCLUDES, DEFAULT_INCLUDES
 from ragweb.errors import UsageError
 from ragweb.files import (DecodeResult, FileEntry, GlobSet, LeftOut, backslash_problem, decode, expand_braces, file_sha256,
-                          glob_problem, glob_to_regex, is_more_prose,
+                          document_kind, glob_problem, glob_to_regex, is_more_prose,
                           UNINDEXED_TARGET, is_link_note, iter_files, ignore_verdict, parse_ignore, parse_rule, read_text_file)
 
 ALL = ["**"]
@@ -1320,3 +1320,26 @@ def test_alternating_ignore_rules_select_as_git_selects(tmp_path, seed):
                          capture_output=True, text=True, check=True).stdout.split()
     ours = paths_of(tmp_path, includes=["**/*"], excludes=[])
     assert sorted(p for p in ours if p != ".gitignore") == sorted(p for p in git if p != ".gitignore")
+
+
+def test_a_rotated_log_is_not_counted_as_a_man_page_and_every_real_man_page_is(tmp_path):
+    """A run over /var/log that indexed nothing said "13 man pages, which index.includes:
+    [...] takes" of its rotated logs (app.log.1, kern.log.2.gz, syslog.2.gz). A name whose
+    stem ends in .log is a log, and so is a numbered name in a folder named log or logs;
+    syslog.2.gz in man2/ is syslog(2)."""
+    for name in ("app.log.1", "kern.log.2.gz", "Xorg.0.LOG.1", "access.log.3"):
+        assert document_kind(name) is None, name
+    for name in ("syslog.2.gz", "messages.1", "wtmp.1"):
+        assert document_kind(name, "log") is None and document_kind(name, "Logs") is None, name
+        assert document_kind(name) == document_kind(name, "man2") == "man page", name
+    for name in ("open.2.gz", "Foo::Bar.3pm.gz", "openssl.1ssl", "logrotate.8.gz", "lastlog.8", "catalog.5"):
+        assert document_kind(name) == "man page", name
+    make(tmp_path, {"log/syslog.2.gz": "", "log/app.log.1": "", "log/apache2/access.log.1": "",
+                    "kern.log.2.gz": "", "man2/syslog.2.gz": "", "logs/messages.1": ""})
+    left_out = LeftOut()
+    assert [e.path for e in iter_files(tmp_path, ["**/*.md"], [], True, [], left_out)] == []
+    assert left_out.kinds == {"man page": 1}
+    # every man page on this machine (none where there is no /usr/share/man: nothing to check)
+    for folder, _, names in os.walk("/usr/share/man"):
+        for name in names:
+            assert document_kind(name, os.path.basename(folder)) == "man page", os.path.join(folder, name)

@@ -923,15 +923,16 @@ def test_a_file_named_as_a_man_page_that_is_no_roff_is_shown_as_it_is():
     # was hidden as a request)
     log = ("2026-01-01 ERROR path C:\\new\\folder\\file.txt not found\n.hidden config line starts with a dot\n"
            "2026-01-01 INFO retry done\n")
-    eng = Engine.memory()
-    eng.add_document("logs/app.log.1", log)
-    eng.add_document("man2/open.2.gz", OPEN_2)
-    eng.flush()
-    hit = eng.search("path not found folder")[0]
-    assert hit.path == "logs/app.log.1" and hit.text == log.rstrip("\n")
-    packed = eng.pack("path not found folder config line", 200)
-    assert packed["snippets"][0]["text"] == log.rstrip("\n")
-    check_html_pack(eng, packed, 200)
+    for name in ("logs/app.log.1", "logs/syslog.1"):  # (the first is no man page's name: `files.document_kind`)
+        eng = Engine.memory()
+        eng.add_document(name, log)
+        eng.add_document("man2/open.2.gz", OPEN_2)
+        eng.flush()
+        hit = eng.search("path not found folder")[0]
+        assert hit.path == name and hit.text == log.rstrip("\n")
+        packed = eng.pack("path not found folder config line", 200)
+        assert packed["snippets"][0]["text"] == log.rstrip("\n")
+        check_html_pack(eng, packed, 200)
     # a man page still is roff, whatever its first request
     for first in (".\\\" comment\n", "'\\\" t\n", ".TH x 1\n", ".Dd May 1, 2024\n", ".so man2/open.2\n", ".de X\n..\n"):
         assert FILL in show_page("x.1", first + ".B bold\n"), first

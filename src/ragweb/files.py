@@ -101,17 +101,23 @@ def plain_name(path: str) -> str:
 
 
 MAN_NAME_RE = re.compile(r"\.[1-9][a-z]{0,8}$")  # a man page's name, its ".gz" taken off: open.2, Foo.3pm
+LOG_FOLDERS = frozenset({"log", "logs"})  # a numbered name in one is a rotated log (/var/log/syslog.2.gz)
 INFO_NAME_RE = re.compile(r"\.info(?:-\d+)?$", re.I)  # an Info file's: coreutils.info, find.info-1
 # the globs that take them, for the note of a run that found nothing else (`LeftOut.hint`)
 DOCUMENT_GLOBS = {"man page": '"**/*.[1-9]*.gz", "**/*.[1-9]*"', "Info file": '"**/*.info*.gz", "**/*.info*"'}
 
 
-def document_kind(name: str) -> str | None:
+def document_kind(name: str, folder: str = "") -> str | None:
     """"man page" or "Info file" for a file name (compressed or not) of one, else None: the
-    documents no default glob takes, which `ragweb.markup` reads (`show_man`, `show_info`)."""
+    documents no default glob takes, which `ragweb.markup` reads (`show_man`, `show_info`).
+    A rotated log has a man page's name: one whose stem ends in ``.log`` (``app.log.1``,
+    ``kern.log.2.gz``) is none, nor is one in a ``folder`` named log or logs
+    (``syslog.2.gz``, in man2/ the page syslog(2))."""
     if name[-3:].lower() == COMPRESSED_SUFFIX:
         name = name[:-3]
-    if MAN_NAME_RE.search(name):
+    if m := MAN_NAME_RE.search(name):
+        if name[:m.start()].lower().endswith(".log") or folder.lower() in LOG_FOLDERS:
+            return None
         return "man page"
     if INFO_NAME_RE.search(name):
         return "Info file"
@@ -740,6 +746,7 @@ class _Walker:
     def __init__(self, root, includes, excludes, use_gitignore, problems, left_out=None):
         self.left_out = left_out
         self.root_real = os.path.realpath(root)
+        self.root_name = os.path.basename(self.root_real)  # (the folder of the files at the top: `document_kind`)
         self.includes, self.excludes = includes, excludes
         self.use_gitignore, self.problems = use_gitignore, problems
         self.chain = [self.root_real]  # real paths of the directories being walked
@@ -812,7 +819,7 @@ class _Walker:
                 else:
                     suffix = os.path.splitext(name)[1]
                 self.left_out.suffixes[suffix] = self.left_out.suffixes.get(suffix, 0) + 1
-                if kind := document_kind(name):
+                if kind := document_kind(name, rel.rpartition("/")[2] if rel else self.root_name):
                     self.left_out.kinds[kind] = self.left_out.kinds.get(kind, 0) + 1
                 if case_only_glob(self.includes, path):
                     self.left_out.case_only.append(path)

@@ -660,7 +660,7 @@ def read_page(path: str, text: str) -> tuple[str, frozenset[int]]:
     if is_pod(path):
         return _read_pod(text)
     if is_man(path) and not is_html(path):
-        # (a name such as app.log.1, a rotated log, is no man page: its backslashes are no escapes)
+        # (a name such as syslog.1, a rotated log, is no man page: its backslashes are no escapes)
         return _read_man(text) if is_roff(text) else (text, frozenset())
     if is_info(path):
         return show_info(text), frozenset()
@@ -708,7 +708,7 @@ _ROFF_SIGN_RE = re.compile(r"""^[.'][ \t]*(?:\\"|(?:TH|Dd|Dt|SH|Sh|so|de|ds|nr|i
 
 def is_roff(text: str) -> bool:
     """Whether ``text`` reads as roff, a man page's source (`show_man`), rather than another
-    file a man page's name was given (a rotated log, ``app.log.1``): a line of it starts as
+    file a man page's name was given (a rotated log, ``syslog.1``): a line of it starts as
     only roff's do (`_ROFF_SIGN_RE`)."""
     return _ROFF_SIGN_RE.search(text) is not None
 
