@@ -1946,14 +1946,37 @@ def test_an_index_log_made_immutable_during_a_run_is_named_not_a_full_disk(index
         r = _rag_changed_in_call("_index_one", f"chattr +i '{wal}'", "index", indexed)
         assert (r.returncode, r.stderr) == (1, f"Error: cannot write {indexed / '.rag' / 'index.db'}: this user may "
                                                "not write index.db-wal beside it (not by its permissions: it is "
-                                               "immutable, see `lsattr`, or on a read-only mount); undo that, or "
-                                               "replace the index with `rag index --rebuild` (disk I/O error); the "
+                                               f"immutable, see `lsattr`, or on a read-only mount); undo that: `chattr "
+                                               f"-i {wal}` (as root), or mount it read-write (disk I/O error); the "
                                                "index is as it was before this command\n")
     finally:
         subprocess.run(["chattr", "-i", wal])
     assert "zeppelin.md" not in _paths(rag("query", "-d", indexed, "-q", "zeppelin mooring", "--json", "--no-auto-index"))
     r = rag("index", indexed)
     assert r.returncode == 0 and "1 added" in r.stdout, r.stderr
+
+
+def test_an_immutable_index_log_names_chattr_not_a_rebuild_that_would_fail_too(indexed):
+    """An index log made immutable (`chattr +i`) was "undo that, or replace the index with
+    `rag index --rebuild`", and the rebuild failed too, with "[Errno 1] Operation not
+    permitted: '.../index.db-wal'": it cannot delete that log, nor replace an immutable index."""
+    rag_dir = indexed / ".rag"
+    db, wal = rag_dir / "index.db", rag_dir / "index.db-wal"
+    wal.touch()
+    if subprocess.run(["chattr", "+i", wal], capture_output=True).returncode:
+        pytest.skip("chattr +i is refused here (no CAP_LINUX_IMMUTABLE)")
+    try:
+        why = ("this user may not write index.db-wal beside it (not by its permissions: it is immutable, see "
+               f"`lsattr`, or on a read-only mount); undo that: `chattr -i {wal}` (as root), or mount it read-write")
+        r = rag("index", indexed)
+        assert (r.returncode, r.stderr) == (1, f"Error: cannot open {db}: {why}\n")
+        r = rag("index", "--rebuild", indexed)
+        assert (r.returncode, r.stderr) == (1, f"Error: cannot replace {db} with the rebuilt index: {why}; the "
+                                               "index is as it was before this command\n")
+    finally:
+        subprocess.run(["chattr", "-i", wal])
+    assert sorted(p.name for p in rag_dir.iterdir() if "rebuild" in p.name) == []
+    assert rag("index", indexed).returncode == 0
 
 
 def test_no_color_and_a_dumb_terminal_turn_highlighting_off(indexed):

@@ -730,7 +730,7 @@ def test_an_index_log_made_immutable_while_embedding_is_named_not_a_full_disk(tm
     assert frozen == [0] and r.returncode == 1 and r.stdout.startswith("indexed "), r.stderr
     assert r.stderr == (f"Error: cannot write {root / '.rag' / 'index.db'} while embedding: this user may not write "
                         "index.db-wal beside it (not by its permissions: it is immutable, see `lsattr`, or on a "
-                        "read-only mount); undo that, or replace the index with `rag index --rebuild` (disk I/O "
+                        f"read-only mount); undo that: `chattr -i {wal}` (as root), or mount it read-write (disk I/O "
                         "error); the text index is up to date; 1 of 3 chunks have embeddings (run `rag index` again "
                         "to embed the rest).\n")
     provider.on_request = None

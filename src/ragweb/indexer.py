@@ -441,9 +441,18 @@ def index_root(root: str | Path, config: dict, rebuild: bool = False,
     if target != db:
         # The new file holds all it has (its WAL is folded in). Drop the old file's WAL
         # first so it can never be paired with the new file, then swap atomically.
-        for suffix in ("-wal", "-shm"):
-            Path(str(db) + suffix).unlink(missing_ok=True)
-        os.replace(target, db)
+        try:
+            for suffix in ("-wal", "-shm"):
+                Path(str(db) + suffix).unlink(missing_ok=True)
+            os.replace(target, db)
+        except OSError as e:  # (the index or its log made immutable: "[Errno 1] Operation not permitted")
+            try:
+                _remove_db(target)
+            except OSError:  # (its folder made read-only meanwhile: the next run removes it; the error is e's)
+                pass
+            why = store.permission_problem(db, write=True) or e.strerror or str(e)
+            raise RagError(f"cannot replace {db} with the rebuilt index: {why}; the index is as it was "
+                           "before this command") from None
     report.seconds = time.perf_counter() - t0
     return report
 

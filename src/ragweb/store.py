@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import sqlite3
 import sys
 import zlib
@@ -278,24 +279,37 @@ def permission_problem(path: Path, write: bool) -> str | None:
             verb = "write"
         else:
             continue
-        remedy = ("or replace the index with `rag index --rebuild`" if os.access(path.parent, os.W_OK)
-                  else "or ask the folder's owner")
+        bit = 0o200 if verb == "write" else 0o400
+        if not os.access(path.parent, os.W_OK):
+            remedy = ", or ask the folder's owner"
+        elif verb == "write" and not _by_mode(file, bit):
+            remedy = ""  # (immutable: a rebuild could neither delete the log nor replace the index)
+        else:
+            remedy = ", or replace the index with `rag index --rebuild`"
         return (f"this user may not {verb} {'it' if file == path else f'{file.name} beside it'} "
-                f"{_denied_by(file, 0o200 if verb == 'write' else 0o400)}, {remedy}")
+                f"{_denied_by(file, bit)}{remedy}")
     if write and path.parent.is_dir() and not os.access(path.parent, os.W_OK):  # (made so during a run)
         return f"this user may not write its folder {path.parent} {_denied_by(path.parent, 0o200)}, or ask its owner"
     return None
 
 
-def _denied_by(path: Path, owner_bit: int) -> str:
-    """What keeps this user from ``path``, and what to do: its permissions, or, when it is the
-    owner's and its mode grants the owner ``owner_bit``, something else (`chattr +i`)."""
+def _by_mode(path: Path, owner_bit: int) -> bool:
+    """Whether ``path``'s mode is what keeps this user from it: False when it is the user's
+    own and its mode grants the owner ``owner_bit`` (`chattr +i`, a read-only mount)."""
     try:
         st = path.stat()
     except OSError:
-        st = None
-    if st is not None and st.st_uid == os.geteuid() and st.st_mode & owner_bit:
-        return "(not by its permissions: it is immutable, see `lsattr`, or on a read-only mount); undo that"
+        return True
+    return not (st.st_uid == os.geteuid() and st.st_mode & owner_bit)
+
+
+def _denied_by(path: Path, owner_bit: int) -> str:
+    """What keeps this user from ``path``, and what to do: its permissions, or something
+    else (`_by_mode`): then the command that undoes `chattr +i`."""
+    if not _by_mode(path, owner_bit):
+        undo = (f": `chattr -i {shlex.quote(str(path))}` (as root), or mount it read-write" if owner_bit == 0o200
+                else "")  # (immutable keeps it from being written, not read)
+        return f"(not by its permissions: it is immutable, see `lsattr`, or on a read-only mount); undo that{undo}"
     return "(its permissions); fix them (chmod, chown)"
 
 
