@@ -104,6 +104,19 @@ def test_asciidoc_section_titles_are_headings_and_block_attributes_are_not():
     assert outline(lines, True).heads[13][:2] == (3, "Options")  # its level is its number of "="
 
 
+def test_an_asciidoc_titles_inline_anchor_is_not_part_of_its_title():
+    # git's manual pages (git-push.txt) write "OPTIONS[[OPTIONS]]" over its underline: the
+    # anchor names a link target, the built page shows "OPTIONS"
+    text = ("git-push(1)\n===========\n\nOPTIONS[[OPTIONS]]\n------------------\n\nbody\n\n"
+            "Configured remote-tracking branches[[CRTB]]\n-------------------------------------------\n\n"
+            "== Setup [[setup,Set-up]]\n\nbody\n\nA [[x]] in the middle\n---------------------\n\n"
+            "## Slots [[Prototype]]\n\nbody\n")
+    heads = outline(split_lines(text), True).heads
+    assert [title for _, title, _, _ in heads.values()] == [
+        "git-push(1)", "OPTIONS", "Configured remote-tracking branches", "Setup", "A [[x]] in the middle",
+        "Slots [[Prototype]]"]  # (Markdown's ATX titles are not AsciiDoc's: kept as written)
+
+
 def test_atx_titles_lose_only_a_closing_sequence_and_long_blank_runs_stay_linear():
     # an HTML page's view has heading lines that are mostly masked markup (spaces): a title
     # pattern that backtracks over them made a page of API entries quadratic

@@ -41,6 +41,9 @@ _ADORN_RE = re.compile(r"^ {0,3}([=\-~^\"'#*+:._])\1{2,}[ \t]*$")
 _ADORN_CHARS = frozenset("=-~^\"'#*+:._")
 _ADORN_START = _ADORN_CHARS | {" "}
 ITEM_RE = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+")
+# an AsciiDoc inline anchor closing a section title, "OPTIONS[[OPTIONS]]" (git's manual pages)
+# or "== Setup [[setup,Set-up]]": a link target, not shown
+_TITLE_ANCHOR_RE = re.compile(r"[ \t]*\[\[[A-Za-z_:][\w:.-]*(?:,[^\[\]\n]*)?\]\][ \t]*$")
 
 
 @dataclass(frozen=True)
@@ -142,6 +145,13 @@ def _title(text: str, mark: str) -> str:
     return _one_line(text)
 
 
+def _without_anchor(title: str) -> str:
+    """An AsciiDoc title without the inline anchor that closes it (`_TITLE_ANCHOR_RE`), unless
+    the anchor is all it holds."""
+    bare = _TITLE_ANCHOR_RE.sub("", title)
+    return bare if bare.strip() else title
+
+
 MAX_TITLE_CHARS = 300  # a title longer than this is cut (at a word): each chunk keeps its heading
 
 
@@ -234,7 +244,7 @@ def outline(lines: list[str], markdown: bool, page: PageLines | None = None) -> 
         if style is not None:
             level = styles.setdefault(style, len(styles) + 1)
             first = i - 1 if style[1] else i
-            out.heads[i] = (level, _one_line(lines[i]), first, i + 1)
+            out.heads[i] = (level, _one_line(_without_anchor(lines[i])), first, i + 1)
             out.adorn[i + 1] = i
             if style[1]:
                 out.adorn[i - 1] = i
@@ -249,6 +259,8 @@ def outline(lines: list[str], markdown: bool, page: PageLines | None = None) -> 
             m = (_HEADING_RE if c == "#" else _ADOC_HEADING_RE).match(line)
             if m:
                 title = _title(m.group(2), c) if page is None else page.title(i, m.start(2))
+                if c == "=":
+                    title = _without_anchor(title)
                 if (c == "#" and i < last and _BARE_TITLE_RE.match(title) and lines[i + 1].strip()
                         and (i + 1 == last or not lines[i + 2].strip()) and i + 1 not in pre
                         and (page is None or not page.ends(i, m.start(1)))):
