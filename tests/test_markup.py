@@ -82,6 +82,25 @@ def test_a_heading_whose_text_starts_on_the_line_below_its_tag_is_one_heading():
                                                                     "2. Enabling Foreign Key Support")
 
 
+def test_a_term_whose_text_starts_on_the_line_below_its_tag_is_a_section_too():
+    # AsciiDoc's HTML writes every option and configuration variable of git's manual pages as
+    # <dt class="hdlist1"> / plain text / </dt>: no tag before the text to hold the mark, so
+    # it goes on the tag's line; unmarked, each entry was part of the one above, and a hit
+    # on stash.showIncludeUntracked was headed by git-config's last marked term, "xxdiff"
+    page = ('<h2 id="_options">OPTIONS</h2>\n<div class="dlist"><dl>\n<dt class="hdlist1">\n'
+            '<code>xxdiff</code>\n</dt>\n<dd>\n<p>\nUse xxdiff.\n</p>\n</dd>\n<dt class="hdlist1">\n'
+            'stash.showIncludeUntracked\n</dt>\n<dd>\n<p>\nShow untracked files too.\n</p>\n</dd>\n'
+            '<dt>\n--soft\n</dt>\n<dd>\n<p>Keep the index.</p>\n</dd>\n</dl></div>\n')
+    lines, shown = split_lines(page), split_lines(show_html(page))
+    view = split_lines(mask_html(page))
+    heads = outline(view, True, PageLines(lines, shown, frozenset())).heads
+    assert [title for _, title, _, _ in heads.values()] == [
+        "OPTIONS", "xxdiff", "stash.showIncludeUntracked"]  # (a bare "<dt>" has no room for "######": unmarked)
+    units = cp.split_units(view, 1, len(view), True, ol=outline(view, True, PageLines(lines, shown, frozenset())))
+    assert next(u for u in units if "untracked" in u.text).headings[-1] == "stash.showIncludeUntracked"
+    assert "###### \nstash.showIncludeUntracked\n" in visible("\n".join(shown))  # (as a heading's: "# " / "Title")
+
+
 def test_controls_are_not_text_unless_left_open():
     page = ('<pre><code>x = 1\n</code><button class="copy-button">copy</button></pre>\n'
             '<p>Pick <select><option>Search Changelog</option></select> a page.</p>\n'

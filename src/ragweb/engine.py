@@ -74,7 +74,8 @@ MARKUP_VERSION = 21        # how pages are read: HTML through `ragweb.markup` (2
                            # shown (19: `markup.show_man`, ".BR open ()" shows "open()"), Info
                            # files as prose, their node headers hidden (20: `markup.show_info`), an
                            # exponent shown (21: "2<sup>31</sup>" reads "2^31", not "231"; an
-                           # AsciiDoc title's inline anchor, "OPTIONS[[OPTIONS]]", not its title); an
+                           # AsciiDoc title's inline anchor, "OPTIONS[[OPTIONS]]", not its title;
+                           # a <dt> whose text is on the next line marked on its own line); an
                            # index built before (no "markup" setting) reads HTML as plain text,
                            # one of another version chunked some pages otherwise: rebuilt by
                            # `rag index`, re-read from its texts by the browser

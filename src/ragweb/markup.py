@@ -20,7 +20,9 @@ for column, so every offset, line and column is the stored file's own:
   sections (a heading whose text starts on the next line, "<h1>" / "  <span>Title", is marked
   there when that line's indentation and tags leave room, else on the tag's line, and
   `chunking.outline` takes the line below as its title); a definition list's term (``<dt>``, first on its line or alone on it, as
-  Sphinx writes an API entry's signature) becomes ``###### ``, so each entry is a section
+  Sphinx writes an API entry's signature; its text on the next line is marked the same way,
+  on the tag's line when the six marks fit there, as AsciiDoc's ``<dt class="hdlist1">``
+  that heads each option of git's pages) becomes ``###### ``, so each entry is a section
   under the page's headings; and a list item tag that starts a line's text becomes ``- ``,
   so short items stay whole.
 - `mask_html`, the *view*: the same with `FILL` as a space. Terms, chunks and compaction
@@ -156,9 +158,11 @@ def _shown(m: re.Match) -> str:
             cut = s.rindex("\n") + 1
             if n - cut >= (3 if m.group("dt") else 2 + int(m.group("level") or 1)):
                 return _blank(s[:cut]) + _mark(m, n - cut)
-            if not m.group("dt"):  # no room there: marked on the tag's line (`chunking.outline` joins them)
-                cut = s.index("\n")
-                return _mark(m, cut) + _blank(s[cut:]) if cut >= 2 else _blank(s)
+            # no room there: marked on the tag's line (`chunking.outline` joins them); a term
+            # only where its six marks fit, as AsciiDoc's <dt class="hdlist1"> (git's options)
+            cut = s.index("\n")
+            if cut >= (7 if m.group("dt") else 2):
+                return _mark(m, cut) + _blank(s[cut:])
         return _blank(s)
     return _mark(m, n)  # a heading, a term or a list item
 
