@@ -853,10 +853,16 @@ FINGERPRINT_DOCS = {
                       + "Words. " * 400 + "\n",
     "info/sort.info.gz": "\x1f\nFile: sort.info,  Node: Top,  Next: Intro,  Up: (dir)\n\nSort\n****\n\nSorts lines. "
                          + "Words. " * 400 + "\n\x1f\nTag Table:\nNode: Top\x7f1\n\x1f\nEnd Tag Table\n",
+    "git-reset.txt": "git-reset(1)\n============\n\nOPTIONS[[OPTIONS]]\n------------------\n\n--soft::\n\tKeeps the "
+                     "index. " + "Words. " * 400 + "\n",
+    "git-config.html": "<html><body><h2>Variables</h2><div class=\"dlist\"><dl>\n<dt class=\"hdlist1\">\n"
+                       "stash.showIncludeUntracked\n</dt>\n<dd>\n<p>Shows untracked files.</p>\n</dd>\n</dl></div>"
+                       + "<p>Words.</p>\n" * 400 + "</body></html>\n",
+    "logs/app.log.1": ".TH not a title\n.SH started\nGET /index.html 200\n" + "Words. " * 400 + "\n",
 }
 
 FINGERPRINTS = {  # (MARKUP_VERSION, WORD_FORM, UNICODE_FORM, FOLD_FORM) -> the chunks' and terms' sha256
-    (21, "marks", "nfkc", "fold2"): "826cbb0ef4fc95a7f10a45eb7893c2fb4845a8fe8b84c36bc53999f0a9d2e396",
+    (22, "marks", "nfkc", "fold2"): "8d376057b8cb53a483509c6587d88755410b346a56f736a4cf2f66610158cf4e",
 }
 
 

@@ -47,7 +47,7 @@ TIES_KEPT = 4  # chunks tied at a search's pool cut are all kept up to this many
 FILE_CACHE = 256           # files whose lines (and an HTML page's views) packing keeps in memory ...
 FILE_CACHE_CHARS = 8_000_000  # ... and at most this many characters of them
 OUTLINE_CACHE = 1024       # outlines kept (of files whose lines were dropped too: small, slow to make)
-MARKUP_VERSION = 21        # how pages are read: HTML through `ragweb.markup` (2: <dt> terms are
+MARKUP_VERSION = 22        # how pages are read: HTML through `ragweb.markup` (2: <dt> terms are
                            # headings), reST entries (3: ".. function::" heads a section), front
                            # matter (4: its "title" is the page's title heading), headings on
                            # one line (5: an HTML heading's blanked tags are one space), the
@@ -73,9 +73,10 @@ MARKUP_VERSION = 21        # how pages are read: HTML through `ragweb.markup` (2
                            # heading, verbatim paragraphs are code), man pages read as
                            # shown (19: `markup.show_man`, ".BR open ()" shows "open()"), Info
                            # files as prose, their node headers hidden (20: `markup.show_info`), an
-                           # exponent shown (21: "2<sup>31</sup>" reads "2^31", not "231"; an
-                           # AsciiDoc title's inline anchor, "OPTIONS[[OPTIONS]]", not its title;
-                           # a <dt> whose text is on the next line marked on its own line); an
+                           # exponent shown (21: "2<sup>31</sup>" reads "2^31", not "231"), an
+                           # AsciiDoc title's inline anchor, "OPTIONS[[OPTIONS]]", not its title,
+                           # a <dt> whose text is on the next line marked on its own line, a
+                           # rotated log ("app.log.1") not read as a man page (22); an
                            # index built before (no "markup" setting) reads HTML as plain text,
                            # one of another version chunked some pages otherwise: rebuilt by
                            # `rag index`, re-read from its texts by the browser
