@@ -804,3 +804,16 @@ def test_comments_and_docstrings_of_a_program_are_cut_into_sentences():
     # code stays code
     assert texts["    exp = min(attempt, 10)\n    return 2 ** exp + random.random()"] == "code"
     assert texts["def backoff(attempt):"] == "code"
+
+
+def test_a_stop_quoted_in_markup_ends_no_sentence_in_an_html_view():
+    # Texinfo's HTML (bash's manual) quotes a literal as &lsquo;<samp>.</samp>&rsquo;; the view
+    # compaction reads has its markup as spaces, "the ‘ .        ’ matches", and a closing
+    # quote, bracket or comma starts no sentence
+    from ragweb.markup import mask_html
+    page = ("<p>In the pattern &lsquo;<samp>xxx.txt</samp>&rsquo;, the &lsquo;<samp>.</samp>&rsquo; matches\n"
+            "any character. A character (&lsquo;<samp>^$|[]()\\.*+?</samp>&rsquo;) has to be quoted.</p>")
+    _, units = units_of(mask_html(page))
+    assert [" ".join(visible(u.text).split()) for u in units] == [
+        "In the pattern ‘ xxx.txt ’ , the ‘ . ’ matches any character.",
+        "A character (‘ ^$|[]()\\.*+? ’ ) has to be quoted."]

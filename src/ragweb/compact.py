@@ -133,6 +133,11 @@ _CODE_SPAN_RE = re.compile(r"`([^`]+)`")
 _ADDRESS_RE = re.compile(r"(?<![\w:])(?<!\w\.)(?:\d{1,3}(?:\.\d{1,3}){3}|(?=[0-9A-Fa-f:]*\d)[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7})"
                          r"(?:/\d{1,3})?(?!\w|[.:]\w)")
 _ABBREV = frozenset("e.g i.e etc vs cf approx no fig al resp incl".split())
+# what closes or continues a sentence and starts none: after a stop and blanks, it is the
+# markup of a page's view (a quoted literal, Texinfo's "the &lsquo;<samp>.</samp>&rsquo;
+# matches", reads "the ‘ .        ’ matches"), not a new sentence (not "»", which opens a
+# quotation in German: "Gut. »Neu«")
+_NOT_SENTENCE_START = frozenset(",;:)]}\u2019\u201d")
 
 
 @dataclass
@@ -215,7 +220,7 @@ def _sentence_spans(text: str) -> list[tuple[int, int]]:
         first = nxt
         while first < n and (text[first] == FILL or text[first].isspace()):
             first += 1  # (the next sentence's first letter after its opening tags)
-        if first < n and text[first].islower():
+        if first < n and (text[first].islower() or text[first] in _NOT_SENTENCE_START):
             continue
         spans.append((pos, end))
         pos = nxt
