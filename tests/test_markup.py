@@ -1024,3 +1024,19 @@ def test_a_tagged_paragraphs_indent_is_layout_not_text():
     shown = show_man(page)
     assert len(shown) == len(page)
     assert readable(visible(shown)) == "# Tcl_CancelEval(3tcl)\n## FLAGS\n\n- TCL_CANCEL_UNWIND\nUnwinds the stack.\n\n- OTHER"
+
+
+def test_a_bare_heading_or_term_tag_with_no_room_for_its_marks_keeps_its_level():
+    # man2html's pages (Debian's bash.html) write each entry as a bare "<DT>${word}": its four
+    # characters hold "### " only, and the entry read as a sibling of the <H3> section it is in
+    page = ("<H2>EXPANSION</H2>\n<H3>Parameter Expansion</H3>\n<DL COMPACT>\n"
+            "<DT>${<I>parameter</I>:-<I>word</I>}<DD>\nUse Default Values.\n</DL>\n"
+            "<h4>Bare four</h4>\n<p>Text.</p>\n<h5><code>roomy()</code></h5>\n<h4>\nFour below\n</h4>\n"
+            "<dl><dt>\n<code>xxdiff</code>\n</dt><dd>Use xxdiff.</dd></dl>\n")
+    lines = split_lines(page)
+    view = split_lines(mask_html(page))
+    shown = split_lines(show_html(page))
+    heads = outline(view, True, PageLines(lines, shown, frozenset())).heads
+    assert [(level, title) for level, title, _, _ in heads.values()] == [
+        (2, "EXPANSION"), (3, "Parameter Expansion"), (6, "${parameter:-word}"), (4, "Bare four"),
+        (5, "roomy()"), (4, "Four below"), (6, "xxdiff")]  # ("<code>" holds "##### " only)

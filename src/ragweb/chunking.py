@@ -44,6 +44,10 @@ ITEM_RE = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+")
 # an AsciiDoc inline anchor closing a section title, "OPTIONS[[OPTIONS]]" (git's manual pages)
 # or "== Setup [[setup,Set-up]]": a link target, not shown
 _TITLE_ANCHOR_RE = re.compile(r"[ \t]*\[\[[A-Za-z_:][\w:.-]*(?:,[^\[\]\n]*)?\]\][ \t]*$")
+# the tag a page's heading mark stands for, after the tags before it on its line
+# (`markup._MARKUP_RE`'s "head"): <h1>-<h6>, <title> (1) or a definition term <dt> (6)
+_HEAD_TAG_END_RE = re.compile(r"<(?:h([1-6])\b|title\b|(dt)\b)[^<>\n]*>[ \t]*$", re.I)  # ... ending its line
+_HEAD_TAG_RE = re.compile(r"(?:[ \t]*</?[A-Za-z][^<>\n]*>)*?[ \t]*<(?:h([1-6])\b|title\b|(dt)\b)", re.I)
 
 
 @dataclass(frozen=True)
@@ -182,6 +186,17 @@ class PageLines:
         """The title that goes on at column ``at`` of line ``i``."""
         return _one_line(visible(self.shown[i][at:title_end(self.raw[i], at)]))
 
+    def level(self, i: int, at: int, marks: int) -> int:
+        """The level of the heading marked at column ``at`` of line ``i`` with ``marks``
+        ``#``: its tag's (a term's 6), which a bare tag may have had no room to mark (man2html's
+        "<DT>${word}" holds "### " only, a bare "<h4>" too), else ``marks``."""
+        m = _HEAD_TAG_RE.match(self.raw[i], at)
+        if m is None and i > 0:  # marked on the line below its tag, in the tags there
+            m = _HEAD_TAG_END_RE.search(self.raw[i - 1])  # ("<dt>" / "<code>xxdiff": 5 fit)
+        if m is None:
+            return marks
+        return 6 if m.group(2) else int(m.group(1) or 1)
+
     def ends(self, i: int, at: int) -> bool:
         """Whether the heading that starts at column ``at`` of line ``i`` ends on that line
         (its text, empty or a bare number, does not go on on the next)."""
@@ -270,12 +285,14 @@ def outline(lines: list[str], markdown: bool, page: PageLines | None = None) -> 
                         # an HTML heading whose text goes on the next line ("<h1>" / "git-cat(1)" /
                         # "</h1>"; "<h1><span>2. </span>" / "Enabling ...": the view keeps lines)
                         nxt = nxt if page is None else page.title(i + 1, 0)
-                        out.heads[i] = (len(m.group(1)), _one_line(title + " " + nxt), i, i + 1)
+                        level = len(m.group(1)) if page is None else page.level(i, m.start(1), len(m.group(1)))
+                        out.heads[i] = (level, _one_line(title + " " + nxt), i, i + 1)
                         out.adorn[i + 1] = i
                         continue
                 if page is not None and not title:
                     continue  # (a page's heading or term whose text is further down: no title to give)
-                out.heads[i] = (len(m.group(1)), title, i, i)
+                level = len(m.group(1)) if page is None else page.level(i, m.start(1), len(m.group(1)))
+                out.heads[i] = (level, title, i, i)
         elif c == ".":
             m = _ENTRY_RE.match(line)
             if m:
