@@ -98,6 +98,23 @@ def test_a_run_that_indexes_nothing_says_what_was_left_out(tmp_path):
     assert "1 added" in r.stdout and r.stderr == ""
 
 
+def test_the_first_run_says_which_files_no_glob_took(tmp_path):
+    """A folder's first run names, by suffix, the files the includes passed over, once: Debian's
+    bash docs (COMPAT.gz, example scripts without a suffix) were left out with only "1 added"."""
+    import gzip
+    make_files(tmp_path, {"README.md": "# Bash\nA shell.\n", "examples/hello": "#!/bin/bash\necho hi\n"})
+    (tmp_path / "COMPAT.gz").write_bytes(gzip.compress(b"compat notes\n"))
+    (tmp_path / "logo.png").write_bytes(b"\x89PNG")
+    r = rag("index", tmp_path)
+    assert r.returncode == 0 and "1 added" in r.stdout
+    assert r.stderr.strip() == (
+        "note: not indexed: 3 files match no index.includes glob (1 (no suffix), 1 .gz, 1 .png); add globs to "
+        "index.includes in rag.yaml to index such files (a list there replaces the default one, which "
+        "`rag config` shows)")
+    r = rag("index", tmp_path)  # (said once: the folder's later runs are quiet)
+    assert r.returncode == 0 and r.stderr == ""
+
+
 def test_query_text_output_cites_ranges(indexed):
     r = rag("query", "-q", "retry backoff", "-d", indexed, "-k", "3")
     assert r.returncode == 0, r.stderr

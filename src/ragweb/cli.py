@@ -519,6 +519,10 @@ def _report_index(root: Path, cfg: dict, report, out=None) -> None:
              f"through one): {', '.join(broken[:3])}{' ...' if len(broken) > 3 else ''}")
     if report.total_chunks == 0 and report.left_out.hint():
         _say(f"note: nothing is indexed: {report.left_out.hint()}")
+    elif report.first and report.left_out.unmatched():  # (once: Debian's bash docs, COMPAT.gz and
+        # 45 example scripts of 90 files, were passed over with only "24 added" said)
+        _say(f"note: not indexed: {report.left_out.unmatched()}; add globs to index.includes in rag.yaml "
+             "to index such files (a list there replaces the default one, which `rag config` shows)")
 
 
 def _run_embed(root: Path, cfg: dict, quiet: bool, out=None) -> None:

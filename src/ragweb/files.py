@@ -616,6 +616,18 @@ class LeftOut:
                 "to index them (a list in rag.yaml replaces the default one: keep its globs too, as "
                 "`rag config` shows them)")
 
+    def unmatched(self, limit: int = 5) -> str:
+        """A sentence on the files no includes glob took, by suffix, the most common first ("" if
+        none), naming the globs that take the man pages and Info files among them."""
+        if not self.suffixes:
+            return ""
+        top = sorted(self.suffixes.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+        shown = ", ".join(f"{n} {s or '(no suffix)'}" for s, n in top) + (" ..." if len(self.suffixes) > limit else "")
+        n = sum(self.suffixes.values())
+        return (f"{n} {'file matches' if n == 1 else 'files match'} no index.includes glob ({shown})"
+                + "".join(f", {k} {kind}{'' if k == 1 else 's'}, which index.includes: [{DOCUMENT_GLOBS[kind]}] "
+                          "in rag.yaml takes" for kind, k in sorted(self.kinds.items())))
+
     def hint(self, limit: int = 5) -> str:
         """One sentence on what was left out, for a run that found nothing to index ("" if nothing)."""
         parts = []
@@ -629,12 +641,7 @@ class LeftOut:
             one = self.excluded == 1
             parts.append(f"{self.excluded} file{' is' if one else 's are'} left out by index.excludes")
         if self.suffixes:
-            top = sorted(self.suffixes.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
-            shown = ", ".join(f"{n} {s or '(no suffix)'}" for s, n in top)
-            n = sum(self.suffixes.values())
-            parts.append(f"{n} {'file matches' if n == 1 else 'files match'} no index.includes glob ({shown})"
-                         + "".join(f", {k} {kind}{'' if k == 1 else 's'}, which index.includes: [{DOCUMENT_GLOBS[kind]}] "
-                                   "in rag.yaml takes" for kind, k in sorted(self.kinds.items())))
+            parts.append(self.unmatched(limit))
         if self.ignored:
             where = f" (some of the git work tree at {self.ignored_above}, above this folder)" if self.ignored_above else ""
             one = self.ignored == 1

@@ -332,6 +332,7 @@ class IndexReport:
     bytes: int = 0
     seconds: float = 0.0
     rebuilt: str = ""
+    first: bool = False  # the run that made the folder's index (its notes say what the globs passed over)
     kept: int = 0  # files a rebuild took from the index it replaced, unreadable this run (`_index_held`)
     workers: int = 1  # processes that read and prepared the files (`worker_count`)
     problems: list[tuple[str, str]] = field(default_factory=list)
@@ -397,7 +398,7 @@ def index_root(root: str | Path, config: dict, rebuild: bool = False,
     check_index_place(db)
     target = db
     _remove_stale_rebuilds(db)
-    first = not db.exists()
+    first = report.first = not db.exists()
     if rebuild:
         # (a name of its own: two rebuilds at once each build a whole index, the later replaces)
         target = db.with_name(f"{INDEX_FILE}{REBUILD_SUFFIX}{os.getpid()}")
