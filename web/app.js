@@ -1136,13 +1136,24 @@
       try {
         return await job(ticket);
       } finally {
-        state.busy = false;
         state.drop = null;
+        await saveAfterRun();
+        state.busy = false;
         if (!state.queued) state.apiChanges.clear();  // (no drop left that was made before them)
       }
     };
     state.jobs = state.jobs.then(run, run).catch(jobFailed);
     return state.jobs;
+  }
+
+  // What a drop, pick or sample indexed is stored as soon as it ends, and the run counts as
+  // done (window.ragweb.idle) only then. Left to the debounce, a run that another one
+  // followed at once (the sample, then a drop) had its save put off by each change of the
+  // next, and a reload soon after rested on the save on the way out alone, which Chromium
+  // may drop with the leaving page (1 reload in 8 kept nothing: an empty store, and a note
+  // saying 9 files were indexed). A save that fails says so itself (flush).
+  async function saveAfterRun() {
+    if (state.ready && state.dirty) await flush();
   }
 
   // A drop, pick or sample that failed part way: the banner says why, and the progress and
