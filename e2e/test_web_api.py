@@ -127,6 +127,18 @@ def test_remove(app):
     assert missing == {"success": True, "removed": False, "filename": "never-indexed.md"}
 
 
+def test_remove_of_a_folder_removes_its_files_and_says_how_many(app):
+    app.index("docs/a.md", "kestrels hover\n")
+    app.index("docs/sub/b.md", "kestrels and owls\n")
+    app.index("keep.md", "kestrels nest\n")
+    out = app.call("(f) => ragRemove(f)", "docs")
+    assert out == {"success": True, "removed": True, "filename": "docs", "folder": True, "count": 2,
+                   "paths": ["docs/a.md", "docs/sub/b.md"]}
+    assert app.stats()["files"] == ["keep.md"]
+    assert [r["path"] for r in app.query("kestrels")["results"]] == ["keep.md"]
+    assert app.page.locator("#status").inner_text() == "Removed 2 files under docs/ (through ragRemove)."
+
+
 def test_pack_shape_and_budget(app, sample_docs):
     app.index_sample()
     out = app.pack("how are headers parsed", 300)

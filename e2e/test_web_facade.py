@@ -515,6 +515,28 @@ def test_a_file_indexed_in_steps_can_be_abandoned_and_nothing_of_it_is_stored():
     assert call(facade.index_step)["error"] == "no file is being indexed in steps"
 
 
+def test_remove_of_a_folders_path_removes_every_file_under_it():
+    """ragRemove("docs"), a folder's path as the file list shows its files, answered
+    "removed": false and removed nothing."""
+    for path in ("docs/a.md", "docs/sub/b.md", "docsx/c.md", "top.md"):
+        assert call(facade.index_text, path, f"# {path}\nThe walrus naps.\n")["success"]
+    assert call(facade.index_bytes, "docs/big.md", _big_text(), None, True)["pending"]  # (on its way in)
+    assert call(facade.remove, "docs") == {"success": True, "removed": True, "filename": "docs", "folder": True,
+                                          "count": 3, "paths": ["docs/a.md", "docs/big.md", "docs/sub/b.md"]}
+    assert call(facade.index_step)["superseded"] == "removed by ragRemove while it was being indexed"
+    assert call(facade.stats)["files"] == ["docsx/c.md", "top.md"]  # (not docsx/: a folder's name is whole)
+    assert call(facade.remove, "docs") == {"success": True, "removed": False, "filename": "docs"}
+    # a name ending in "/" names a folder only; a file indexed under the name itself is the file
+    assert call(facade.remove, "top.md/") == {"success": True, "removed": False, "filename": "top.md"}
+    assert call(facade.index_text, "notes", "a file named notes\n")["success"]
+    assert call(facade.index_text, "notes/x.md", "a file in notes/\n")["success"]
+    assert call(facade.remove, "notes") == {"success": True, "removed": True, "filename": "notes"}
+    assert call(facade.remove, "notes/")["paths"] == ["notes/x.md"]
+    # the top is no folder to remove: ragClear is
+    assert "ragClear() removes every file" in call(facade.remove, ".")["error"]
+    assert call(facade.stats)["files"] == ["docsx/c.md", "top.md"]
+
+
 def test_a_later_call_on_the_path_of_a_file_being_indexed_in_steps_wins():
     # ragIndex of the same path: its text stays, the dropped file is not stored over it
     assert call(facade.index_bytes, "manual.md", _big_text(), None, True)["pending"]

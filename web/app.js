@@ -674,11 +674,14 @@
       if (typeof filename !== 'string') return errorJson(`filename must be a string, got ${typeName(filename)}`);
       const out = state.facade.remove(filename);
       const res = isSuccess(out) ? JSON.parse(out) : null;
-      if (res) noteApiChange(res.filename, 'removed by ragRemove');  // (not indexed yet: a drop may still add it)
+      // (a folder's path: every file under it)
+      const paths = res && res.folder ? res.paths : res ? [res.filename] : [];
+      for (const path of paths) noteApiChange(path, 'removed by ragRemove');  // (not indexed yet: a drop may still add it)
       if (res && res.removed) {
         markChanged();
-        dropPackQuoting(res.filename);
-        apiStatus(`Removed ${shownPath(res.filename)} (through ragRemove).`);
+        for (const path of paths) dropPackQuoting(path);
+        apiStatus(res.folder ? `Removed ${plural(res.count, 'file', 'files')} under ${shownPath(res.filename)}/ (through ragRemove).`
+          : `Removed ${shownPath(res.filename)} (through ragRemove).`);
       }
       return out;
     });

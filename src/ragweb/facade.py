@@ -528,13 +528,35 @@ def clear() -> str:
 
 @_guard
 def remove(filename) -> str:
-    """ragRemove: remove one document; ``removed`` is false when it was not indexed."""
-    path = _clean_path(_need_str(filename, "filename"))
-    removed = bool(_need_engine().remove_document(path))
-    if _job is not None and _job.doc.path == path:
-        removed = True  # (it was on its way in: it is not indexed now)
-        _stop_job("removed by ragRemove while it was being indexed", path)
-    return _json({"success": True, "removed": removed, "filename": path})
+    """ragRemove: remove one document; ``removed`` is false when it was not indexed.
+
+    A folder's path (no file is indexed under that name, some under it: ``docs`` or
+    ``docs/``) removes every file under it: ``{"success": true, "removed": true, "filename":
+    "docs", "folder": true, "count": 2, "paths": [...]}``."""
+    name = _need_str(filename, "filename")
+    path = _clean_path(name, folder=True)
+    if not path:
+        raise RagError(f"the file name {_quoted(name)} names the top of the index, no file or folder in it: "
+                       "ragClear() removes every file")
+    engine = _need_engine()
+    removed = False
+    if not name.endswith("/"):  # (a name that ends in "/" names a folder only)
+        removed = bool(engine.remove_document(path))
+        if _job is not None and _job.doc.path == path:
+            removed = True  # (it was on its way in: it is not indexed now)
+            _stop_job("removed by ragRemove while it was being indexed", path)
+        if removed:
+            return _json({"success": True, "removed": True, "filename": path})
+    under = [p for p in engine.stats()["files"] if p.startswith(f"{path}/")]
+    for p in under:
+        engine.remove_document(p)
+    if _job is not None and _job.doc.path.startswith(f"{path}/"):
+        under.append(_job.doc.path)  # (on its way in, as above)
+        _stop_job("removed by ragRemove while it was being indexed")
+    if not under:
+        return _json({"success": True, "removed": False, "filename": path})
+    return _json({"success": True, "removed": True, "filename": path, "folder": True,
+                  "count": len(under), "paths": sorted(under)})
 
 
 @_guard
