@@ -63,6 +63,24 @@ def test_a_pack_asked_for_while_loading_waits_for_the_files_given_meanwhile(brow
         ctx.close()
 
 
+def test_clear_all_is_disabled_until_the_engine_is_ready(browser, base_url, offline, hold_wheels):
+    """Clear all pressed while the engine loaded did nothing, without a word: it is disabled
+    (and looks it) until the index it clears is loaded."""
+    ctx, page, release = _held_boot(browser, base_url, offline, hold_wheels)
+    try:
+        button = page.get_by_test_id("clear-all")
+        expect(button).to_be_disabled()
+        assert page.evaluate("getComputedStyle(document.getElementById('clear-all')).opacity") == "0.5"
+        release()
+        expect(button).to_be_enabled()
+        assert json.loads(page.evaluate("ragIndex('a.md', 'A gannet dives.')"))["success"]
+        page.once("dialog", lambda d: d.accept())
+        button.click()
+        assert json.loads(page.evaluate("ragStats()"))["totalDocs"] == 0
+    finally:
+        ctx.close()
+
+
 def test_a_pack_names_its_question_and_says_when_the_question_changed(app):
     app.page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     app.index_sample()

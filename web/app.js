@@ -858,6 +858,7 @@
     }
     const restoreMs = performance.now() - t1;
     state.ready = true;
+    $('clear-all').disabled = false;  // (disabled while the engine loads: see index.html)
     requestPersistence();
     refreshUi();
     // a closed tab's changes on top of the stored index: store them (not this tab's own
