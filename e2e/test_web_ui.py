@@ -310,3 +310,32 @@ def test_a_top_or_budget_box_that_holds_no_number_shows_the_number_used(app):
         expect(page.locator("#pack-info")).to_contain_text(" of 4000 tokens")
         expect(page.get_by_test_id("budget")).to_have_value("4000")
         assert page.input_value("#budget-range") == "4000"
+
+
+def test_the_top_box_is_not_rewritten_while_it_is_being_typed_in(app):
+    """Emptying the top box to type another number: a search run meanwhile (a live update, here
+    a ragIndex) wrote 10 back into it under the cursor. It is left as typed until the edit is
+    done, and shown as read then."""
+    app.index_sample()
+    page = app.page
+    page.get_by_test_id("search").fill("retry backoff")
+    expect(results(app)).to_have_count(10)
+    box = page.locator("#topk")
+    box.focus()
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Backspace")
+    app.index("retry.md", "# Retry\nRetry with backoff: retry backoff retry.\n")  # (the results are redone)
+    expect(page.locator(".result .cite").first).to_have_text(re.compile(r"^retry\.md:"))
+    expect(box).to_have_value("")
+    assert page.evaluate("document.activeElement.id") == "topk"
+    page.keyboard.type("3")
+    page.keyboard.press("Tab")
+    expect(results(app)).to_have_count(3)
+    expect(box).to_have_value("3")
+    # an edit left with the box empty: shown as the 10 it is read as
+    box.focus()
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Backspace")
+    page.keyboard.press("Tab")
+    expect(box).to_have_value("10")
+    expect(results(app)).to_have_count(10)

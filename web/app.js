@@ -74,6 +74,7 @@
     packWarning: null,     // its evidence warning
     packShownStale: false, // its summary says it is for an earlier question
     packPaths: new Set(),  // the files lastPack quotes
+    topkEditing: false,    // the top box is being typed in (see topK)
     pending: null,         // 'search' or 'pack': asked for while the engine loaded
     indexing: false,
     generation: null,      // id of the stored record this tab's index was loaded from or saved as
@@ -2333,13 +2334,15 @@
   }
 
   // The top box's number of results (1 to 100; a number outside is shown clamped, and a box
-  // that holds none, empty or "e", as the 10 it is read as).
+  // that holds none, empty or "e", as the 10 it is read as) -- but not while it is being
+  // edited: a search run meanwhile (a live update) rewrote "" to 10 under the cursor of a
+  // user emptying it to type another number. It is shown so once the edit is done (Enter,
+  // or the box left: state.topkEditing).
   function topK() {
     const box = $('topk');
     const asked = box.value.trim() === '' ? NaN : Number(box.value);  // ("1e1" is 10)
-    if (!Number.isFinite(asked)) { box.value = '10'; return 10; }
-    const k = Math.max(1, Math.min(100, Math.round(asked)));
-    if (k !== asked) box.value = String(k);
+    const k = Number.isFinite(asked) ? Math.max(1, Math.min(100, Math.round(asked))) : 10;
+    if (k !== asked && !state.topkEditing) box.value = String(k);
     return k;
   }
 
@@ -2585,8 +2588,15 @@
       notePackQuestion();
       searchTimer = setTimeout(() => runSearch(true), 150);
     });
-    $('search-form').addEventListener('submit', (e) => { e.preventDefault(); clearTimeout(searchTimer); runSearch(); });
-    $('topk').addEventListener('change', rerunSearch);
+    $('search-form').addEventListener('submit', (e) => {
+      e.preventDefault();
+      clearTimeout(searchTimer);
+      state.topkEditing = false;  // (Enter in the top box: its number is shown as read)
+      runSearch();
+    });
+    $('topk').addEventListener('input', () => { state.topkEditing = true; });
+    $('topk').addEventListener('change', () => { state.topkEditing = false; rerunSearch(); });
+    $('topk').addEventListener('blur', () => { state.topkEditing = false; topK(); });
     $('budget').addEventListener('input', () => { $('budget-range').value = $('budget').value; });
     $('budget-range').addEventListener('input', () => { $('budget').value = $('budget-range').value; });
     $('budget').addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); runPack(); } });
