@@ -189,6 +189,46 @@ def test_a_drop_right_after_the_sample_is_stored_when_it_ends_not_only_on_the_wa
     expect(page.locator("#banner")).to_be_hidden()
 
 
+# The page's saves read the stored record, then write in its success handler. Here that read's
+# answer reaches the page only once window.__release is set, and the transaction is kept
+# open meanwhile: a save stays under way, as one the page is left in the middle of does.
+HOLD_SAVES_JS = """() => {
+    const get = IDBObjectStore.prototype.get;
+    IDBObjectStore.prototype.get = function (key) {
+        const rq = get.call(this, key);
+        if (key !== 'current' || this.transaction.mode !== 'readwrite') return rq;
+        const store = this;
+        let handler = null;
+        Object.defineProperty(rq, 'onsuccess', { set(h) { handler = h; }, get() { return handler; } });
+        rq.addEventListener('success', () => {
+            const spin = () => {
+                if (window.__release) handler.call(rq);
+                else get.call(store, 'spin').addEventListener('success', spin);
+            };
+            spin();
+        });
+        return rq;
+    };
+}"""
+
+
+def test_a_save_under_way_when_the_page_is_left_does_not_take_the_save_on_the_way_out_with_it(
+        launch_persistent, boot_page, make_app):
+    """A save that had read the stored record and not yet written when the page was left
+    kept its transaction open; the save on the way out queued behind it, and the browser
+    ended both with the page: the last change was lost ("did not reach the browser's
+    storage"). The page aborts that save as it leaves: the save on the way out holds it all."""
+    _, page, app = saved_tab(launch_persistent, boot_page, make_app, "a.md", "# A\nabout narwhals\n")
+    page.evaluate(HOLD_SAVES_JS)
+    app.index("b.md", "# B\nabout belugas\n")
+    page.evaluate("() => { ragFlush(); }")
+    app.wait("window.ragweb.storage().saving")
+    page.reload()
+    assert page.evaluate("window.ragReady")["restored"] is True
+    assert app.stats()["files"] == ["a.md", "b.md"]
+    expect(page.locator("#banner")).to_be_hidden()
+
+
 PUT_KEY_JS = """([key, value]) => new Promise((ok, ko) => {
     const rq = indexedDB.open('ragweb', 1);
     rq.onerror = () => ko(rq.error);

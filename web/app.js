@@ -89,6 +89,7 @@
     jobSeq: 0,             // drops, picks and samples made so far
     bannerSeq: 0,          // jobSeq when a banner about a drop was shown (a drop made later hides it)
     exitNoteKey: null,     // the note this tab left on its way out (a page back from the cache drops it)
+    exitAborted: false,    // saveOnExit stopped a save under way (its failure is not said)
   };
 
   const $ = (id) => document.getElementById(id);
@@ -194,10 +195,13 @@
   // on a conflict.
   // (`lastPutMs`: how long the put of the record held the page: it copies the bytes)
   let lastPutMs = 0;
+  // (the transaction of a save under way, which a leaving page aborts: see saveOnExit)
+  let putTx = null;
   async function idbPutIfCurrent(record, expected, drop = []) {
     let conflict = false;
     lastPutMs = 0;
     await idb('readwrite', (s) => {
+      putTx = s.transaction;
       const rq = s.get(DB_KEY);
       rq.onsuccess = () => {
         const current = rq.result;
@@ -209,7 +213,7 @@
         for (const key of drop) deleteExit(s, key);
       };
       return null;
-    });
+    }).finally(() => { putTx = null; });
     return !conflict;
   }
   const newGeneration = () => `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
@@ -358,6 +362,15 @@
         const key = EXIT_PREFIX + record.generation;
         Object.assign(note, { exitKey: key, generation: record.generation });
         writeExitNote(note);  // (first: what follows may not run to its end)
+        // A save under way waits for its read of the stored record to come back before it
+        // writes, and a leaving page gets no more turns for that: its transaction stayed open,
+        // the one below queued behind it, and the browser ended both with the page (a save
+        // begun just before the page was left lost both 7 times in 24). This one holds all
+        // that one would have stored: that one goes.
+        if (putTx) {
+          state.exitAborted = true;
+          try { putTx.abort(); } catch (e) { /* finished meanwhile */ }
+        }
         const tx = openedDb.transaction(DB_STORE, 'readwrite', { durability: 'strict' });
         const store = tx.objectStore(DB_STORE);
         putExitSave(store, key, record);
@@ -565,7 +578,8 @@
           result = errorJson(state.quotaError);
         } else {
           result = errorJson(`could not save the index: ${e && e.message ? e.message : e}`);
-          showBanner(`Could not save the index: ${e && e.message ? e.message : e}`, 'save');
+          // (not the save a leaving page stopped: its changes went into the save on the way out)
+          if (!state.exitAborted) showBanner(`Could not save the index: ${e && e.message ? e.message : e}`, 'save');
         }
       }
     })();
@@ -2644,6 +2658,7 @@
     // another tab's (this tab takes it as the index)
     window.addEventListener('pageshow', (ev) => {
       if (!ev.persisted) return;
+      state.exitAborted = false;
       if (state.exitNoteKey) { removeExitNotes([{ key: state.exitNoteKey }]); state.exitNoteKey = null; }
       syncWithStored();
     });
