@@ -229,6 +229,30 @@ def test_a_save_under_way_when_the_page_is_left_does_not_take_the_save_on_the_wa
     expect(page.locator("#banner")).to_be_hidden()
 
 
+def test_a_store_that_does_not_answer_does_not_keep_the_next_drop_waiting(launch_persistent, boot_page, make_app):
+    """A drop is stored as soon as it ends, and the next drop waits for that save; a store
+    that never answered the save kept every later drop queued for good. Past a few seconds
+    the next drop goes on, and the save with it, once the store answers."""
+    _, page, app = saved_tab(launch_persistent, boot_page, make_app, "a.md", "# A\nabout narwhals\n")
+    page.evaluate(HOLD_SAVES_JS)
+    page.evaluate("""() => {
+        for (const [name, text] of [['one.md', '# One\\nabout orcas\\n'], ['two.md', '# Two\\nabout belugas\\n']]) {
+            const dt = new DataTransfer();
+            dt.items.add(new File([text], name));
+            document.querySelector('[data-testid="dropzone"]').dispatchEvent(
+                new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
+        }
+    }""")
+    app.wait("JSON.parse(ragStats()).files.includes('two.md')", 30)
+    assert page.evaluate("window.ragweb.storage().saving")  # (still held: the drop went on without it)
+    page.evaluate("window.__release = true")
+    page.evaluate("ragFlush()")
+    app.wait("!window.ragweb.storage().saving", 30)
+    page.reload()
+    assert page.evaluate("window.ragReady")["restored"] is True
+    assert sorted(app.stats()["files"]) == ["a.md", "one.md", "two.md"]
+
+
 PUT_KEY_JS = """([key, value]) => new Promise((ok, ko) => {
     const rq = indexedDB.open('ragweb', 1);
     rq.onerror = () => ko(rq.error);

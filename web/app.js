@@ -1171,8 +1171,19 @@
   // next, and a reload soon after rested on the save on the way out alone, which Chromium
   // may drop with the leaving page (1 reload in 8 kept nothing: an empty store, and a note
   // saying 9 files were indexed). A save that fails says so itself (flush).
+  // A store that does not answer (a write another tab holds, a stalled disk) does not keep
+  // the next drop waiting: past SAVE_AFTER_RUN_WAIT_MS the run ends and the save goes on.
+  const SAVE_AFTER_RUN_WAIT_MS = 5000;
   async function saveAfterRun() {
-    if (state.ready && state.dirty) await flush();
+    if (!(state.ready && state.dirty)) return;
+    let timer = null;
+    try {
+      await Promise.race([flush(), new Promise((r) => { timer = setTimeout(r, SAVE_AFTER_RUN_WAIT_MS); })]);
+    } catch (e) {
+      console.error("ragweb: the save at a run's end failed", e);  // (flush reports its own failures)
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   // A drop, pick or sample that failed part way: the banner says why, and the progress and
