@@ -101,6 +101,19 @@ def test_a_term_whose_text_starts_on_the_line_below_its_tag_is_a_section_too():
     assert "###### \nstash.showIncludeUntracked\n" in visible("\n".join(shown))  # (as a heading's: "# " / "Title")
 
 
+def test_a_term_tag_with_no_text_on_the_next_line_leaves_no_empty_mark():
+    # marked on its tag's line, a <dt class="hdlist1"> followed by a blank line, by its end
+    # tag (an empty term) or by the end of the page made no section, but left a bare
+    # "###### " line in the snippets and packs of the text around it
+    for after in ("\n\n--soft zebra\n</dt>\n<dd><p>x</p></dd>\n", "\n</dt>\n<dd><p>zebra x</p></dd>\n", "\n"):
+        page = f'<h2>OPTIONS</h2>\n<p>zebra intro</p>\n<dl>\n<dt class="hdlist1">{after}'
+        assert "#" not in visible(show_html(page)).replace("## OPTIONS", ""), after
+        eng = Engine.memory()
+        eng.add_document("git-reset.html", page)
+        eng.flush()
+        assert "######" not in eng.pack("zebra", 200)["snippets"][0]["text"], after
+
+
 def test_controls_are_not_text_unless_left_open():
     page = ('<pre><code>x = 1\n</code><button class="copy-button">copy</button></pre>\n'
             '<p>Pick <select><option>Search Changelog</option></select> a page.</p>\n'

@@ -159,9 +159,10 @@ def _shown(m: re.Match) -> str:
             if n - cut >= (3 if m.group("dt") else 2 + int(m.group("level") or 1)):
                 return _blank(s[:cut]) + _mark(m, n - cut)
             # no room there: marked on the tag's line (`chunking.outline` joins them); a term
-            # only where its six marks fit, as AsciiDoc's <dt class="hdlist1"> (git's options)
+            # only where its six marks fit, as AsciiDoc's <dt class="hdlist1"> (git's options),
+            # and its text follows (not a blank line, its end tag or the page's end: a bare mark)
             cut = s.index("\n")
-            if cut >= (7 if m.group("dt") else 2):
+            if (cut >= 2 and not m.group("dt")) or (cut >= 7 and m.string[m.end():m.end() + 1] not in ("", "\n", "<")):
                 return _mark(m, cut) + _blank(s[cut:])
         return _blank(s)
     return _mark(m, n)  # a heading, a term or a list item
