@@ -1996,6 +1996,33 @@ def test_an_immutable_index_log_names_chattr_not_a_rebuild_that_would_fail_too(i
     assert rag("index", indexed).returncode == 0
 
 
+@pytest.mark.parametrize("frozen", ["index.db", "index.db-shm"])
+def test_a_rebuild_that_cannot_replace_an_immutable_index_keeps_its_log(indexed, frozen):
+    """With index.db (or its -shm file) immutable, a rebuild deleted the index's log before
+    it failed to replace the index (or delete that file), and said "the index is as it was":
+    the writes in that log (a run killed before they were merged into the file) were lost."""
+    rag_dir = indexed / ".rag"
+    db, wal = rag_dir / "index.db", rag_dir / "index.db-wal"
+    writer = ("import os, sqlite3, sys\nc = sqlite3.connect(sys.argv[1])\nc.execute('PRAGMA wal_autocheckpoint=0')\n"
+              "with c:\n    c.execute('CREATE TABLE kept_in_the_log(x)')\nos._exit(0)\n")  # (never merged)
+    subprocess.run([sys.executable, "-c", writer, db], check=True)
+    assert wal.stat().st_size > 0
+    if subprocess.run(["chattr", "+i", rag_dir / frozen], capture_output=True).returncode:
+        pytest.skip("chattr +i is refused here (no CAP_LINUX_IMMUTABLE)")
+    try:
+        r = rag("index", "--rebuild", indexed)
+        assert r.returncode == 1 and r.stderr.startswith(f"Error: cannot replace {db} with the rebuilt index: "), r.stderr
+        assert r.stderr.endswith("; the index is as it was before this command\n"), r.stderr
+    finally:
+        subprocess.run(["chattr", "-i", rag_dir / frozen])
+    assert wal.stat().st_size > 0
+    assert sorted(p.name for p in rag_dir.iterdir() if "rebuild" in p.name) == []
+    import sqlite3
+    conn = sqlite3.connect(db)
+    assert conn.execute("SELECT name FROM sqlite_master WHERE name = 'kept_in_the_log'").fetchall() != []
+    conn.close()
+
+
 def test_no_color_and_a_dumb_terminal_turn_highlighting_off(indexed):
     args = ["query", "-q", "parse headers", "-d", indexed, "-k", "1"]
     assert "\x1b[1;33m" in run_on_terminal(args, "", env={"NO_COLOR": ""})  # (https://no-color.org: empty is unset)

@@ -8,6 +8,7 @@ interrupted run leaves the previous index as it was.
 from __future__ import annotations
 
 import bisect
+import errno
 import gc
 import hashlib
 import logging
@@ -443,8 +444,11 @@ def index_root(root: str | Path, config: dict, rebuild: bool = False,
         # The new file holds all it has (its WAL is folded in). Drop the old file's WAL
         # first so it can never be paired with the new file, then swap atomically.
         try:
-            for suffix in ("-wal", "-shm"):
-                Path(str(db) + suffix).unlink(missing_ok=True)
+            # (known before its log is deleted: that may hold writes not yet in the index)
+            if frozen := next((f for f in (db, *store.log_files(db)) if store.immutable(f)), None):
+                raise PermissionError(errno.EPERM, os.strerror(errno.EPERM), str(frozen))
+            for log in store.log_files(db):
+                log.unlink(missing_ok=True)
             os.replace(target, db)
         except OSError as e:  # (the index or its log made immutable: "[Errno 1] Operation not permitted")
             try:

@@ -268,8 +268,7 @@ def permission_problem(path: Path, write: bool) -> str | None:
     them), by their permissions, else None. (SQLite says only that it cannot open the file,
     that the database is read-only, or that the disk could not be read or written.)"""
     # (read as it is, an index is read without its log files: `read_as_it_is`)
-    logs = () if not write and read_as_it_is(path) else (path.with_name(path.name + "-wal"),
-                                                         path.with_name(path.name + "-shm"))
+    logs = () if not write and read_as_it_is(path) else log_files(path)
     for file in (path, *logs):
         if not file.is_file():
             continue
@@ -301,6 +300,17 @@ def _by_mode(path: Path, owner_bit: int) -> bool:
     except OSError:
         return True
     return not (st.st_uid == os.geteuid() and st.st_mode & owner_bit)
+
+
+def log_files(path: Path) -> tuple[Path, Path]:
+    """The files SQLite keeps beside the index file at ``path`` in WAL mode: its log and the log's index."""
+    return path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")
+
+
+def immutable(path: Path) -> bool:
+    """Whether the file at ``path`` cannot be written though it is this user's and its mode
+    lets its owner write it (`chattr +i`, a read-only mount): then it cannot be replaced either."""
+    return path.is_file() and not os.access(path, os.W_OK) and not _by_mode(path, 0o200)
 
 
 def _denied_by(path: Path, owner_bit: int) -> str:
