@@ -117,6 +117,17 @@ def test_an_asciidoc_titles_inline_anchor_is_not_part_of_its_title():
         "Slots [[Prototype]]"]  # (Markdown's ATX titles are not AsciiDoc's: kept as written)
 
 
+def test_an_underlined_title_of_long_blank_runs_stays_linear():
+    # the anchor pattern, tried from each blank of an underlined title's run of them, took
+    # 9 s on a title of 80,000 (an HTML page's view blanks its tags to spaces)
+    import time
+    blank = " " * 200_000
+    lines = ["Title" + blank + "x[[T]]", "-" * 12, "", "body"]
+    started = time.perf_counter()
+    assert outline(lines, True).heads[0][1] == "Title x"
+    assert time.perf_counter() - started < 5  # (quadratic: about a minute)
+
+
 def test_atx_titles_lose_only_a_closing_sequence_and_long_blank_runs_stay_linear():
     # an HTML page's view has heading lines that are mostly masked markup (spaces): a title
     # pattern that backtracks over them made a page of API entries quadratic

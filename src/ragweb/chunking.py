@@ -259,7 +259,7 @@ def outline(lines: list[str], markdown: bool, page: PageLines | None = None) -> 
         if style is not None:
             level = styles.setdefault(style, len(styles) + 1)
             first = i - 1 if style[1] else i
-            out.heads[i] = (level, _one_line(_without_anchor(lines[i])), first, i + 1)
+            out.heads[i] = (level, _without_anchor(_one_line(lines[i])), first, i + 1)  # (one line first: bounded)
             out.adorn[i + 1] = i
             if style[1]:
                 out.adorn[i - 1] = i
