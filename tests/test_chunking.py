@@ -1,6 +1,6 @@
 from hypothesis import given, settings, strategies as st
 
-from ragweb.chunking import chunk_lines, code_outline, line_headings, outline, split_lines
+from ragweb.chunking import chunk_lines, code_outline, is_asciidoc, line_headings, outline, split_lines
 from ragweb.tokens import count_tokens
 
 
@@ -115,6 +115,69 @@ def test_an_asciidoc_titles_inline_anchor_is_not_part_of_its_title():
     assert [title for _, title, _, _ in heads.values()] == [
         "git-push(1)", "OPTIONS", "Configured remote-tracking branches", "Setup", "A [[x]] in the middle",
         "Slots [[Prototype]]"]  # (Markdown's ATX titles are not AsciiDoc's: kept as written)
+
+
+# git-stash.txt's EXAMPLES, gittutorial.txt, rev-list-description.txt and git-config.txt, cut short
+GIT_DOC = ("git-stash(1)\n============\n\nEXAMPLES\n--------\n\nPulling into a dirty tree::\n\n"
+           "----------------------------------------------------------------\n$ git pull\n # ...\n"
+           "# ... hack hack hack ...\n$ git stash\n"
+           "----------------------------------------------------------------\n\n"
+           "Record it:\n\n------------------------------------------------\n$ git commit\n"
+           "------------------------------------------------\n\nThus, the following command:\n\n"
+           "ifdef::git-rev-list[]\n-----------------------------------------------------------------------\n"
+           "$ git rev-list foo bar ^baz\n-----------------------------------------------------------------------\n"
+           "endif::git-rev-list[]\n\nA literal block:\n\n....\n# Core variables\n[core]\n....\n\n"
+           "[[OPTIONS]]\nOPTIONS\n-------\n\nSelecting patches\n~~~~~~~~~~~~~~~~~\nSee linkgit:git-log[1].\n")
+
+
+def test_asciidoc_listing_and_literal_blocks_are_code():
+    # a shell or ini comment in git's examples read as a level-1 heading ("... hack hack
+    # hack ..." cut git-stash.txt's EXAMPLES into sections), a one-line "----" block as an
+    # overlined title ("$ git commit"), "ifdef::git-rev-list[]" above a "----" as a title
+    lines = split_lines(GIT_DOC)
+    ol = outline(lines, True, asciidoc=True)
+    assert [(lines[i], level) for i, (level, *_rest) in sorted(ol.heads.items())] == [
+        ("git-stash(1)", 1), ("EXAMPLES", 2), ("OPTIONS", 2), ("Selecting patches", 3)]
+    for code in ("# ... hack hack hack ...", " # ...", "$ git commit", "$ git rev-list foo bar ^baz", "# Core variables"):
+        assert lines.index(code) in ol.code, code
+    opened = [i for i, opens in ol.fence.items() if opens]
+    assert [lines[i + 1] for i in opened] == ["$ git pull", "$ git commit", "$ git rev-list foo bar ^baz", "# Core variables"]
+    assert len(ol.fence) == 8
+    headings = line_headings(lines, True, asciidoc=True)[0]
+    assert headings[lines.index("# ... hack hack hack ...")] == "EXAMPLES"
+
+
+def test_text_that_is_not_asciidoc_keeps_reading_rules_and_setext_titles():
+    # in Markdown "----" under text underlines a title and one after a blank is a rule: the
+    # text between two rules is not a listing block
+    text = "Intro\n\n----\n\n# Usage\n\nrun it\n\n----\n\nEnd\n----\n\nbody\n"
+    heads = outline(split_lines(text), True).heads
+    assert [h[1] for h in heads.values()] == ["Usage", "End"]
+    heads = outline(split_lines(text), True, asciidoc=True).heads  # (what AsciiDoc reads: a block)
+    assert [h[1] for h in heads.values()] == ["End"]
+    assert not is_asciidoc("notes.txt", text) and not is_asciidoc("README.md", GIT_DOC)
+    assert is_asciidoc("guide.adoc", text) and is_asciidoc("docs/guide.asciidoc.gz", text)
+    assert is_asciidoc("git-stash.txt", GIT_DOC)
+    for sign in ("ifdef::git-log[]", "include::fetch-options.txt[]", "[[OPTIONS]]", "[source,sh]", "[NOTE]",
+                 "see linkgit:git-log[1]", "Content-type: text/asciidoc"):
+        assert is_asciidoc("a.txt", f"Title\n=====\n\n{sign}\n"), sign
+    for plain in ("Example::", ":Author: me", "= Title", "[1] a footnote", "[[Wiki Page]]", "a::b"):
+        assert not is_asciidoc("a.txt", f"Title\n=====\n\n{plain}\n"), plain
+    # (an AsciiDoc "----" with no closing line is as before: not code)
+    lines = split_lines("Intro\n\n----\n# Usage\n")
+    assert outline(lines, True, asciidoc=True).heads == outline(lines, True).heads
+
+
+def test_an_asciidoc_file_is_indexed_and_packed_as_asciidoc():
+    from ragweb.engine import Engine
+    eng = Engine.memory()
+    eng.add_document("git-stash.txt", GIT_DOC)
+    eng.flush()
+    rows = eng.conn.execute("SELECT heading FROM chunks").fetchall()
+    assert {r[0] for r in rows} <= {"git-stash(1)", "EXAMPLES", "OPTIONS", "Selecting patches"}
+    lines = split_lines(GIT_DOC)
+    ol = eng.file_outline(1, lines, True, "git-stash.txt")
+    assert lines.index("# ... hack hack hack ...") in ol.code
 
 
 def test_an_underlined_title_of_long_blank_runs_stays_linear():

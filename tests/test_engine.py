@@ -859,10 +859,13 @@ FINGERPRINT_DOCS = {
                        "stash.showIncludeUntracked\n</dt>\n<dd>\n<p>Shows untracked files.</p>\n</dd>\n</dl></div>"
                        + "<p>Words.</p>\n" * 400 + "</body></html>\n",
     "logs/app.log.1": ".TH not a title\n.SH started\nGET /index.html 200\n" + "Words. " * 400 + "\n",
+    "git-stash.txt": "git-stash(1)\n============\n\nEXAMPLES\n--------\n\nSee linkgit:git-pull[1].\n\n"
+                     "------------------------\n$ git pull\n# ... hack hack hack ...\n$ git stash\n"
+                     "------------------------\n\n" + "Words. " * 400 + "\n\n[[OPTIONS]]\nOPTIONS\n-------\n\nbody\n",
 }
 
 FINGERPRINTS = {  # (MARKUP_VERSION, WORD_FORM, UNICODE_FORM, FOLD_FORM) -> the chunks' and terms' sha256
-    (22, "marks", "nfkc", "fold2"): "8d376057b8cb53a483509c6587d88755410b346a56f736a4cf2f66610158cf4e",
+    (22, "marks", "nfkc", "fold2"): "59e3acb91981d1a8bd17b5f594bb006efdb97090e499208a988c13f6ae65c075",
 }
 
 

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from ragweb.files import PROSE_SUFFIXES, plain_name
-from ragweb.markup import FILL, title_end, visible
+from ragweb.markup import FILL, is_directive, title_end, visible
 from ragweb.tokens import CHARS_PER_TOKEN, count_tokens
 
 # (greedy to the line end, then `_title`: a lazy title before optional closing marks would
@@ -48,6 +48,26 @@ _TITLE_ANCHOR_RE = re.compile(r"[ \t]*\[\[[A-Za-z_:][\w:.-]*(?:,[^\[\]\n]*)?\]\]
 # (`markup._MARKUP_RE`'s "head"): <h1>-<h6>, <title> (1) or a definition term <dt> (6)
 _HEAD_TAG_END_RE = re.compile(r"<(?:h([1-6])\b|title\b|(dt)\b)[^<>\n]*>[ \t]*$", re.I)  # ... ending its line
 _HEAD_TAG_RE = re.compile(r"(?:[ \t]*</?[A-Za-z][^<>\n]*>)*?[ \t]*<(?:h([1-6])\b|title\b|(dt)\b)", re.I)
+ADOC_SUFFIXES = (".adoc", ".asciidoc")
+# What a ".txt" file is known to be AsciiDoc by (git's docs): syntax only AsciiDoc writes, a
+# preprocessor line ("ifdef::git-log[]", "include::a.txt[]"), a block macro ("image::a.png[]"),
+# an anchor line ("[[OPTIONS]]"), a block style line ("[source,sh]", "[NOTE]", "[verse]"),
+# git's "linkgit:git-log[1]" or its howtos' mail header "Content-type: text/asciidoc". Not
+# what other text writes too: "::" closing a line (a definition term, and reStructuredText's
+# "Example::"), ":name: value" (a reST field), a line of "----" (a Markdown rule or setext
+# underline), a "= Title" line. A plain text file is read as Markdown, where a "----" line
+# under text is a title's underline and one after a blank a rule: reading its "----" lines as
+# AsciiDoc's listing blocks would make the text between two rules code, its headings gone.
+# One search of the text: cheap.
+_ADOC_SIGN_RE = re.compile(
+    r"^(?:(?:ifn?def|ifeval|endif|include|image)::[^\s\[]*\[[^\n]*\]|\[\[[A-Za-z_:][\w:.-]*(?:,[^\]\n]*)?\]\]"
+    r"|\[(?:source|listing|literal|verse|quote|horizontal|NOTE|TIP|IMPORTANT|WARNING|CAUTION)\b[^\]\n]*\])[ \t]*$"
+    r"|^Content-type: text/asciidoc\b|\blinkgit:[\w.-]+\[", re.M)
+# an AsciiDoc delimited block whose lines are not AsciiDoc (their "# comment" no heading, their
+# "$ git commit" between two "----" no title): listing "----", literal "....", passthrough "++++",
+# comment "////" (4 or more, closed by the same line)
+_ADOC_BLOCK_RE = re.compile(r"(?:-{4,}|\.{4,}|\+{4,}|/{4,})[ \t]*$")
+_ADOC_UNDERLINE = "=-~^+"  # AsciiDoc's two-line titles' underline characters (levels 0-4)
 
 
 @dataclass(frozen=True)
@@ -72,6 +92,17 @@ class Chunk:
 def is_markdown(path: str) -> bool:
     """True for a Markdown file's path (or a gzip-compressed one's: ``README.md.gz``)."""
     return plain_name(path).lower().endswith(PROSE_SUFFIXES)
+
+
+def is_asciidoc(path: str, text: str | list[str]) -> bool:
+    """True for an AsciiDoc file: ``path`` names one (``.adoc``, ``.asciidoc``), or a ``.txt``
+    file whose ``text`` (or lines) writes syntax only AsciiDoc writes (`_ADOC_SIGN_RE`: git's docs)."""
+    name = plain_name(path).lower()
+    if name.endswith(ADOC_SUFFIXES):
+        return True
+    if not name.endswith(".txt"):
+        return False
+    return _ADOC_SIGN_RE.search(text if isinstance(text, str) else "\n".join(text)) is not None
 
 
 def split_lines(text: str) -> list[str]:
@@ -115,8 +146,12 @@ class Outline:
         return self._prose_lines
 
 
-def _underline(lines: list[str], i: int) -> tuple[str, bool] | None:
-    """(adornment style, overlined?) when line ``i`` is the title of an underlined heading."""
+def _underline(lines: list[str], i: int, asciidoc: bool = False) -> tuple[str, bool] | None:
+    """(adornment style, overlined?) when line ``i`` is the title of an underlined heading.
+    In AsciiDoc (``asciidoc``) a two-line title's underline is one of `_ADOC_UNDERLINE`, as
+    long as the title give or take two characters (asciidoc's rule: a "----" line under a
+    longer or shorter line opens a listing block), never overlined, and the title may follow
+    its anchor or attribute line ("[[OPTIONS]]" / "OPTIONS" / "-------") or a preprocessor line."""
     if i + 1 >= len(lines) or lines[i + 1][:4].lstrip(" ")[:1] not in _ADORN_CHARS:
         return None
     title = lines[i]
@@ -127,6 +162,13 @@ def _underline(lines: list[str], i: int) -> tuple[str, bool] | None:
     if not m or _ADORN_RE.match(title) or ITEM_RE.match(title) or _HEADING_RE.match(title):
         return None
     ch, width = m.group(1), len(lines[i + 1].strip())
+    if asciidoc:
+        if ch not in _ADOC_UNDERLINE or abs(width - len(st)) > 2 or st[0] == "." or lines[i + 1][:1] == " ":
+            return None
+        before = lines[i - 1].strip() if i else ""  # (a preprocessor line is blank in the terms' view)
+        if not before or (before[0] == "[" and before[-1] == "]") or is_directive(before):
+            return ch, False
+        return None
     if ch not in "=-" and width < len(st):  # reStructuredText: at least as long as the title
         return None
     if ch == "~" and i + 2 < len(lines) and lines[i + 2].strip():
@@ -221,12 +263,28 @@ def front_matter_title(lines: list[str]) -> tuple[int, int, str] | None:
     return None
 
 
-def outline(lines: list[str], markdown: bool, page: PageLines | None = None) -> Outline:
+def _adoc_blocks(lines: list[str]) -> dict[int, int]:
+    """Opening line -> closing line of each AsciiDoc delimited block of ``lines`` whose lines
+    are not AsciiDoc (`_ADOC_BLOCK_RE`), for every such line that the same line closes further
+    down; what lies inside or is a title's underline is `outline`'s to say."""
+    seen: dict[str, list[int]] = {}
+    for i, line in enumerate(lines):
+        if line[:1] in "-.+/" and _ADOC_BLOCK_RE.match(line):
+            seen.setdefault(line.rstrip(" \t"), []).append(i)
+    return {a: b for at in seen.values() for a, b in zip(at, at[1:])}
+
+
+def outline(lines: list[str], markdown: bool, page: PageLines | None = None,
+            asciidoc: bool = False) -> Outline:
     """The `Outline` of ``lines``; empty for a file that is not Markdown-like (code). For an
-    HTML page ``lines`` are its view, and ``page`` the rest that is read (`PageLines`)."""
+    HTML page ``lines`` are its view, and ``page`` the rest that is read (`PageLines`). An
+    AsciiDoc file's (``asciidoc``, `is_asciidoc`) listing, literal, passthrough and comment
+    blocks are code, as a Markdown fence's lines, and its titles AsciiDoc's (`_underline`)."""
     out = Outline()
     if not markdown:
         return out
+    blocks = _adoc_blocks(lines) if asciidoc and page is None else {}
+    close = -1
     pre = frozenset() if page is None else page.pre
     out.code |= pre
     styles: dict[tuple[str, bool], int] = {}
@@ -241,6 +299,12 @@ def outline(lines: list[str], markdown: bool, page: PageLines | None = None) -> 
     for i, line in enumerate(lines):
         if i <= skip:
             continue  # front matter: data, not text (no setext titles nor fences in it)
+        if close >= i:
+            if close == i:
+                out.fence[i] = False
+            else:
+                out.code.add(i)
+            continue
         if in_fence:
             if _FENCE_RE.match(line):
                 out.fence[i] = False
@@ -250,12 +314,16 @@ def outline(lines: list[str], markdown: bool, page: PageLines | None = None) -> 
             continue
         if adorn and i in adorn or i in pre:
             continue
+        if blocks and i in blocks:
+            out.fence[i] = True
+            close = blocks[i]
+            continue
         # cheap test first: only a line followed by a punctuation line can be a title
         style = None
         if i < last and lines[i + 1][:1] in _ADORN_START and i + 1 not in pre:
             nxt = lines[i + 1].lstrip(" ")
             if nxt[1:3] == nxt[:1] * 2:
-                style = _underline(lines, i)
+                style = _underline(lines, i, asciidoc)
         if style is not None:
             level = styles.setdefault(style, len(styles) + 1)
             first = i - 1 if style[1] else i
@@ -370,12 +438,12 @@ def code_outline(lines: list[str]) -> Outline:
     return out
 
 
-def line_headings(lines: list[str], markdown: bool, page: PageLines | None = None
+def line_headings(lines: list[str], markdown: bool, page: PageLines | None = None, asciidoc: bool = False
                   ) -> tuple[list[str], set[int], list[int]]:
     """For each line: the nearest heading at or above it ('' if none); the 0-based indices
     of the lines where headings start (an overline, or the title); and for each line the
-    index of that nearest heading's start line (-1 if none). (``page``: `outline`'s.)"""
-    heads = outline(lines, markdown, page).heads
+    index of that nearest heading's start line (-1 if none). (``page``, ``asciidoc``: `outline`'s.)"""
+    heads = outline(lines, markdown, page, asciidoc).heads
     # (an overline, or a front matter's opening mark, starts the heading of a later line)
     title_at = {h[2]: h[1] for h in heads.values()}
     starts = set(title_at)
@@ -391,18 +459,18 @@ def line_headings(lines: list[str], markdown: bool, page: PageLines | None = Non
 
 
 def chunk_lines(text: str, chunk_tokens: int = 512, chunk_overlap: int = 50,
-                markdown: bool = False, page: PageLines | None = None) -> list[Chunk]:
+                markdown: bool = False, page: PageLines | None = None, asciidoc: bool = False) -> list[Chunk]:
     """Cut ``text`` into chunks of whole lines; see the module docstring. (An HTML page's
-    ``text`` is its view, and ``page`` the rest `outline` reads.)"""
+    ``text`` is its view, and ``page`` the rest `outline` reads; ``asciidoc``: `outline`'s.)"""
     lines = split_lines(text)
     if not text.strip():
         return []
     if len(text) // CHARS_PER_TOKEN + 2 * len(lines) <= chunk_tokens // 4:
         # a small text (the bound exceeds its summed line costs) is one chunk: no heading
         # can split it, as a heading starts a new chunk only once a quarter is full
-        title = line_headings(lines, markdown, page)[0][0] if markdown else ""
+        title = line_headings(lines, markdown, page, asciidoc)[0][0] if markdown else ""
         return [Chunk(1, len(lines), title)]
-    headings, heading_starts, heading_at = line_headings(lines, markdown, page)
+    headings, heading_starts, heading_at = line_headings(lines, markdown, page, asciidoc)
 
     def context(i: int) -> str:
         return headings[i] if 0 <= heading_at[i] < i else ""

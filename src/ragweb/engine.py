@@ -27,7 +27,7 @@ from ragweb import accel, analysis, ingest, store
 from collections import _count_elements  # C helper behind Counter.update
 
 from ragweb.analysis import Analyzer
-from ragweb.chunking import Outline, PageLines, code_outline, outline, split_lines
+from ragweb.chunking import Outline, PageLines, code_outline, is_asciidoc, outline, split_lines
 from ragweb.markup import FILL, code_lines, readable, show_page, visible
 from ragweb.config import SHOWN_CHARS, default_config
 from ragweb.files import DECODER_VERSION, GlobSet, glob_problem
@@ -76,7 +76,10 @@ MARKUP_VERSION = 22        # how pages are read: HTML through `ragweb.markup` (2
                            # exponent shown (21: "2<sup>31</sup>" reads "2^31", not "231"), an
                            # AsciiDoc title's inline anchor, "OPTIONS[[OPTIONS]]", not its title,
                            # a <dt> whose text is on the next line marked on its own line, a
-                           # rotated log ("app.log.1") not read as a man page (22); an
+                           # rotated log ("app.log.1") not read as a man page, AsciiDoc's
+                           # listing and literal blocks code and its two-line titles its own
+                           # (`chunking.is_asciidoc`: git's "# comment" in a "----" block no
+                           # heading) (22); an
                            # index built before (no "markup" setting) reads HTML as plain text,
                            # one of another version chunked some pages otherwise: rebuilt by
                            # `rag index`, re-read from its texts by the browser
@@ -1435,7 +1438,8 @@ class Engine:
 
     def file_outline(self, file_id: int, lines: list[str], markdown: bool, path: str = "") -> Outline:
         """The `chunking.outline` of a file's ``lines`` (`chunking.code_outline` of a program;
-        for an HTML page its view's, with the lines of its ``<pre>`` elements as code),
+        for an HTML page its view's, with the lines of its ``<pre>`` elements as code; an
+        AsciiDoc file's as AsciiDoc, `chunking.is_asciidoc`),
         cached per file until the file is replaced or removed."""
         ol = self._outlines.get(file_id)
         if ol is None:
@@ -1446,7 +1450,8 @@ class Engine:
                 stored = self.file_lines([file_id])[file_id]
                 page = PageLines(stored, self._html_lines(file_id, path, stored, 1),
                                  self._html_lines(file_id, path, stored, 3))
-            ol = outline(lines, markdown, page) if markdown else code_outline(lines)
+            asciidoc = markdown and page is None and is_asciidoc(path, lines)
+            ol = outline(lines, markdown, page, asciidoc) if markdown else code_outline(lines)
             if page is not None and not markdown:
                 ol.code |= page.pre
             self._outlines[file_id] = ol

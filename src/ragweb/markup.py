@@ -445,6 +445,11 @@ def readable(text: str) -> str:
 _DIRECTIVE_RE = re.compile(r"^[ \t]*(?:ifdef|ifndef|ifeval|endif|include)::[^\n]*\[[^\n]*\][ \t]*$", re.M)
 
 
+def is_directive(line: str) -> bool:
+    """True for a line that is one of AsciiDoc's preprocessor lines (`mask_directives`)."""
+    return "::" in line and _DIRECTIVE_RE.match(line) is not None
+
+
 def mask_directives(text: str) -> str:
     """``text`` with AsciiDoc's preprocessor lines blanked, same length (``ifdef::git-pull[]``,
     ``endif::[]``, ``include::fetch-options.txt[]``): they tell the build what to take, and
