@@ -147,6 +147,17 @@ def test_asciidoc_listing_and_literal_blocks_are_code():
     assert headings[lines.index("# ... hack hack hack ...")] == "EXAMPLES"
 
 
+def test_an_asciidoc_preprocessor_line_is_never_a_title():
+    # "ifdef::git-log[]" over a "----" line as long as it read as a title (the view the
+    # chunks come from blanks it, `markup.mask_directives`: there the "----" opened a block)
+    from ragweb.markup import mask_directives
+    text = "Intro\n\nifdef::git-log[]\n----------------\n$ git log\n----------------\nendif::git-log[]\n"
+    for view in (text, mask_directives(text)):
+        lines = split_lines(view)
+        ol = outline(lines, True, asciidoc=True)
+        assert ol.heads == {} and ol.code == {4}, view
+
+
 def test_text_that_is_not_asciidoc_keeps_reading_rules_and_setext_titles():
     # in Markdown "----" under text underlines a title and one after a blank is a rule: the
     # text between two rules is not a listing block

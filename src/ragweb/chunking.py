@@ -150,8 +150,9 @@ def _underline(lines: list[str], i: int, asciidoc: bool = False) -> tuple[str, b
     """(adornment style, overlined?) when line ``i`` is the title of an underlined heading.
     In AsciiDoc (``asciidoc``) a two-line title's underline is one of `_ADOC_UNDERLINE`, as
     long as the title give or take two characters (asciidoc's rule: a "----" line under a
-    longer or shorter line opens a listing block), never overlined, and the title may follow
-    its anchor or attribute line ("[[OPTIONS]]" / "OPTIONS" / "-------") or a preprocessor line."""
+    longer or shorter line opens a listing block), never overlined, never a preprocessor line
+    ("ifdef::git-log[]"), and the title may follow its anchor or attribute line
+    ("[[OPTIONS]]" / "OPTIONS" / "-------") or a preprocessor line."""
     if i + 1 >= len(lines) or lines[i + 1][:4].lstrip(" ")[:1] not in _ADORN_CHARS:
         return None
     title = lines[i]
@@ -163,7 +164,8 @@ def _underline(lines: list[str], i: int, asciidoc: bool = False) -> tuple[str, b
         return None
     ch, width = m.group(1), len(lines[i + 1].strip())
     if asciidoc:
-        if ch not in _ADOC_UNDERLINE or abs(width - len(st)) > 2 or st[0] == "." or lines[i + 1][:1] == " ":
+        if (ch not in _ADOC_UNDERLINE or abs(width - len(st)) > 2 or st[0] == "." or lines[i + 1][:1] == " "
+                or is_directive(title)):  # (an instruction to the build, blank in the terms' view)
             return None
         before = lines[i - 1].strip() if i else ""  # (a preprocessor line is blank in the terms' view)
         if not before or (before[0] == "[" and before[-1] == "]") or is_directive(before):
