@@ -158,6 +158,18 @@ def test_an_asciidoc_preprocessor_line_is_never_a_title():
         assert ol.heads == {} and ol.code == {4}, view
 
 
+def test_an_asciidoc_literal_paragraphs_comment_is_no_heading():
+    # an indented line starts a literal paragraph in AsciiDoc (gitsubmodules.txt's
+    # "  # Add a submodule" / "  git submodule add <URL> <path>"): it read as a level-1 heading
+    text = ("Workflow for a third party library\n----------------------------------\n\n"
+            "  # Add a submodule\n  git submodule add <URL> <path>\n\n# A title\n\nbody\n")
+    lines = split_lines(text)
+    assert [h[1] for h in outline(lines, True, asciidoc=True).heads.values()] == [
+        "Workflow for a third party library", "A title"]
+    assert [h[1] for h in outline(lines, True).heads.values()] == [  # (Markdown: as it was)
+        "Workflow for a third party library", "Add a submodule", "A title"]
+
+
 def test_text_that_is_not_asciidoc_keeps_reading_rules_and_setext_titles():
     # in Markdown "----" under text underlines a title and one after a blank is a rule: the
     # text between two rules is not a listing block

@@ -281,7 +281,8 @@ def outline(lines: list[str], markdown: bool, page: PageLines | None = None,
     """The `Outline` of ``lines``; empty for a file that is not Markdown-like (code). For an
     HTML page ``lines`` are its view, and ``page`` the rest that is read (`PageLines`). An
     AsciiDoc file's (``asciidoc``, `is_asciidoc`) listing, literal, passthrough and comment
-    blocks are code, as a Markdown fence's lines, and its titles AsciiDoc's (`_underline`)."""
+    blocks are code, as a Markdown fence's lines, its titles AsciiDoc's (`_underline`), and
+    an indented line is none (a literal paragraph's "  # comment")."""
     out = Outline()
     if not markdown:
         return out
@@ -340,7 +341,8 @@ def outline(lines: list[str], markdown: bool, page: PageLines | None = None,
         if (c == "`" or c == "~") and page is None and _FENCE_RE.match(line):
             out.fence[i] = True
             in_fence = True
-        elif c == "#" or c == "=":
+        elif (c == "#" and not (asciidoc and line[:1] == " ")) or c == "=":
+            # (AsciiDoc: an indented line is a literal paragraph, "  # Add a submodule" no title)
             m = (_HEADING_RE if c == "#" else _ADOC_HEADING_RE).match(line)
             if m:
                 title = _title(m.group(2), c) if page is None else page.title(i, m.start(2))
