@@ -1,6 +1,8 @@
 """What the browser tests of the stored index share: reading and writing the record in
 IndexedDB, and pages of new profiles whose stored index is set up."""
 
+import base64
+
 from conftest import wait_js
 
 # The stored record's version, size and savedAt; called with true, the whole record (bytes as an array).
@@ -17,17 +19,26 @@ READ_RECORD_JS = """(whole) => new Promise((ok, ko) => {
     };
 })"""
 
+# Writes ``record`` as the stored one; its bytes are a list of numbers, or (much faster to
+# send for a big index: a list goes over the wire as one object per byte) `packed` ones.
 WRITE_RECORD_JS = """(record) => new Promise((ok, ko) => {
     const rq = indexedDB.open('ragweb', 1);
     rq.onupgradeneeded = () => rq.result.createObjectStore('index');
     rq.onerror = () => ko(rq.error);
     rq.onsuccess = () => {
         const tx = rq.result.transaction('index', 'readwrite');
-        tx.objectStore('index').put({...record, bytes: new Uint8Array(record.bytes)}, 'current');
+        const bytes = typeof record.bytes === 'string'
+            ? Uint8Array.from(atob(record.bytes), (c) => c.charCodeAt(0)) : new Uint8Array(record.bytes);
+        tx.objectStore('index').put({...record, bytes}, 'current');
         tx.oncomplete = () => { rq.result.close(); ok(true); };
         tx.onabort = () => ko(tx.error);
     };
 })"""
+
+
+def packed(data: bytes) -> str:
+    """``data`` for WRITE_RECORD_JS's bytes, as base64."""
+    return base64.b64encode(data).decode("ascii")
 
 
 def restored(launch_persistent, boot_page, engine):
@@ -35,7 +46,7 @@ def restored(launch_persistent, boot_page, engine):
     (the page, what ragReady resolved to)."""
     page = launch_persistent().pages[0]
     boot_page(page)
-    page.evaluate(WRITE_RECORD_JS, {"version": 1, "bytes": list(engine.to_bytes()), "savedAt": 0})
+    page.evaluate(WRITE_RECORD_JS, {"version": 1, "bytes": packed(engine.to_bytes()), "savedAt": 0})
     page.reload()
     return page, page.evaluate("window.ragReady")
 

@@ -7,7 +7,7 @@ import pytest
 
 from playwright.sync_api import expect
 
-from idb import READ_KEYS_JS, READ_RECORD_JS, WRITE_RECORD_JS, restored, saved_tab
+from idb import READ_KEYS_JS, READ_RECORD_JS, WRITE_RECORD_JS, packed, restored, saved_tab
 
 QUERIES = ["how are headers parsed", "retry backoff jitter", "rate limit burst", "proxy environment variable"]
 
@@ -550,7 +550,7 @@ def test_an_index_saved_by_an_older_version_is_read_again_and_saved(launch_persi
     ctx = launch_persistent()
     page = ctx.pages[0]
     boot_page(page)
-    page.evaluate(WRITE_RECORD_JS, {"version": 1, "bytes": list(eng.to_bytes()), "savedAt": 0})
+    page.evaluate(WRITE_RECORD_JS, {"version": 1, "bytes": packed(eng.to_bytes()), "savedAt": 0})
     page.add_init_script(PROGRESS_LOG_JS)
     page.reload()
     info = page.evaluate("window.ragReady")
@@ -697,7 +697,7 @@ def test_a_stored_database_of_another_program_is_refused_with_the_pages_remedy(
     ctx = launch_persistent()
     page = ctx.pages[0]
     boot_page(page)
-    page.evaluate(WRITE_RECORD_JS, {"version": 1, "bytes": list(db.read_bytes()), "savedAt": 0})
+    page.evaluate(WRITE_RECORD_JS, {"version": 1, "bytes": packed(db.read_bytes()), "savedAt": 0})
     page.reload()
     assert page.evaluate("window.ragReady")["restored"] is False
     text = page.locator("#banner-text").inner_text()

@@ -8,7 +8,7 @@ import time
 
 from playwright.sync_api import expect
 
-from idb import READ_KEYS_JS, STORE_READ_FLAG_JS, WRITE_RECORD_JS, saved_tab
+from idb import READ_KEYS_JS, STORE_READ_FLAG_JS, WRITE_RECORD_JS, packed, saved_tab
 
 
 def test_two_tabs_share_the_index_and_never_overwrite_each_other(launch_persistent, boot_page, make_app,
@@ -330,7 +330,7 @@ def test_two_tabs_reading_an_older_index_again_are_no_conflict(launch_persistent
     ctx = launch_persistent()
     page_a = ctx.pages[0]
     boot_page(page_a)
-    page_a.evaluate(WRITE_RECORD_JS, {"version": 1, "bytes": list(eng.to_bytes()), "savedAt": 0})
+    page_a.evaluate(WRITE_RECORD_JS, {"version": 1, "bytes": packed(eng.to_bytes()), "savedAt": 0})
     page_b = ctx.new_page()
     page_a.evaluate("location.reload()")
     page_b.goto("./")
