@@ -461,13 +461,6 @@ def test_an_identifier_of_known_parts_is_not_an_unknown_name():
     idf = {"decod": 2.0, "complet": 2.0, "return": 1.0}
     w = cp.evidence_weights(q, qterms, idf, 50, an, known=set(idf))
     assert w["decodecomplet"] == w["quick"] < w["return"]
-    # a product's name is not said by its parts: git's docs say "git" and "lab", never GitLab
-    # (a question about GitLab's upload limit was called answered by git's pack sizes)
-    q = "what is the maximum upload size GitLab allows"
-    qterms = an.query_terms(q)
-    idf = {"git": 0.3, "lab": 8.0, "upload": 3.0, "size": 3.0}
-    w = cp.evidence_weights(q, qterms, idf, 50, an, known=set(idf))
-    assert w["gitlab"] > 10 * w["allow"]
 
 
 def test_the_askers_own_values_are_blanked_for_the_evidence():

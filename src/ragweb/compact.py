@@ -964,17 +964,6 @@ def _in_code(text: str, a: int, b: int, word: str) -> bool:
     return before in "({$=<[/" or after in ")}=>(]/" or text[max(0, a - 2):a] == "-D"
 
 
-_PRODUCT_NAME_RE = re.compile(r"[A-Z][a-z]+(?:[A-Z][a-z]*)+")
-
-
-def _product_name(word: str) -> bool:
-    """Whether ``word`` is written as a product's name, capitalised words run together
-    ("GitLab", "PowerShell", "JavaScript"), which its parts do not name: the docs of git say
-    "git" and "lab" apart, and not a word of GitLab. An identifier in lower camel case
-    ("decodeComplete") or with a digit is the asker's name for what the parts say."""
-    return _PRODUCT_NAME_RE.fullmatch(word) is not None
-
-
 def evidence_weights(question: str, qterms: list[str], idf: dict[str, float], n_chunks: int,
                      analyzer, known: set | None = None) -> dict[str, float]:
     """Weight of each question term for the evidence signal: its IDF in ``idf``; a term
@@ -986,8 +975,7 @@ def evidence_weights(question: str, qterms: list[str], idf: dict[str, float], n_
     carry incidental names ("on node 16", "in our Docker build"). An identifier made of
     known parts ("HAVE_ZLIB", "WITH_TESTS": the user's own names, in a question about how
     a tool treats them) is not an unknown name either, though its whole form is new; its
-    parts count one by one. One with a part the index does not know ("Argon2id") is, and so is
-    a product's name (`_product_name`: "GitLab") the index does not hold whole."""
+    parts count one by one. One with a part the index does not know ("Argon2id") is."""
     unseen = bm25_idf(max(n_chunks, 1), 0)  # the IDF of a term no chunk contains
     ent = set()
     for w in entity_words(question):
@@ -1000,7 +988,7 @@ def evidence_weights(question: str, qterms: list[str], idf: dict[str, float], n_
         if not ts:
             continue
         ent.update(ts[1:])
-        if len(ts) == 1 or known is None or not all(p in known for p in ts[1:]) or _product_name(w):
+        if len(ts) == 1 or known is None or not all(p in known for p in ts[1:]):
             ent.add(ts[0])
     out = {}
     for t in qterms:
