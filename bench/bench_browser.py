@@ -37,7 +37,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(REPO / "src"))
+
+import ragweb_path  # noqa: E402
+
+SRC = ragweb_path.use_src()
 
 import corpus  # noqa: E402
 
@@ -153,7 +156,7 @@ def native_index_time(files: list[Path], reps: int, workers: int = 1) -> dict:
                 shutil.copyfile(p, dest)
             config = Path(tmp) / "rag.yaml"  # (outside the tree: not indexed)
             config.write_text(f"index:\n  workers: {workers}\n")
-            env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+            env = {**os.environ, "PYTHONPATH": str(SRC)}
             t = time.perf_counter()
             proc = subprocess.run([sys.executable, "-m", "ragweb", "index", str(Path(tmp) / "tree"),
                                    "--config", str(config)], env=env, capture_output=True, text=True)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
@@ -34,7 +35,10 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent / "src"))
+
+import ragweb_path  # noqa: E402
+
+SRC = ragweb_path.use_src()
 
 import corpus  # noqa: E402
 import eval_docs_qa as ed  # noqa: E402
@@ -178,7 +182,8 @@ def cli_index(docs_dir: Path) -> dict:
         for key, extra in (("workers_s", []), ("one_process_s", ["--config", str(single)])):
             shutil.rmtree(root / ".rag", ignore_errors=True)
             t = time.perf_counter()
-            r = subprocess.run(cmd + ["index", str(root)] + extra, capture_output=True, text=True)
+            r = subprocess.run(cmd + ["index", str(root)] + extra, capture_output=True, text=True,
+                               env={**os.environ, "PYTHONPATH": str(SRC)})  # (the code measured in-process)
             out[key] = time.perf_counter() - t
             if r.returncode != 0:
                 raise SystemExit(f"rag index failed: {r.stderr[-2000:]}")

@@ -27,7 +27,10 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent / "src"))
+
+import ragweb_path  # noqa: E402
+
+ragweb_path.use_src()
 
 import eval_docs_qa as ed  # noqa: E402
 import tune_dev as td  # noqa: E402
