@@ -564,8 +564,10 @@ def test_a_plain_index_run_on_a_damaged_index_fails_as_a_query_does(indexed, dam
     for args in (("index", indexed), ("query", "-q", "retry", "-d", indexed)):
         r = rag(*args)
         assert r.returncode == 1 and r.stdout == "", (args, r.stdout)
-        assert re.fullmatch(r"Error: (\S*index\.db|the index) is damaged \(.+\); rebuild it with `rag index --rebuild`\n",
-                            r.stderr), (args, r.stderr)
+        # (the index and the rebuild name the folder: `rag index --rebuild` alone, run where the
+        # query was, rebuilt the current folder's index, not this one)
+        assert re.fullmatch(rf"Error: (the index )?{re.escape(str(indexed))}/\.rag/index\.db is damaged \(.+\); "
+                            rf"rebuild it with `rag index --rebuild {re.escape(str(indexed))}`\n", r.stderr), (args, r.stderr)
     assert rag("index", "--rebuild", indexed).returncode == 0
     assert rag("query", "-q", "retry", "-d", indexed).returncode == 0
 
@@ -1853,7 +1855,7 @@ def test_an_index_folder_or_file_this_user_may_not_read_or_write_is_named(indexe
     db = indexed / ".rag" / "index.db"
     batch = indexed.parent / "questions.txt"
     batch.write_text("retry backoff\n")
-    remedy = "(its permissions); fix them (chmod, chown), or replace the index with `rag index --rebuild`\n"
+    remedy = f"(its permissions); fix them (chmod, chown), or replace the index with `rag index --rebuild {indexed}`\n"
     cases = [(indexed, 0o000, ["index", "query -q retry"],
               f"Error: cannot read folder {indexed} (permission denied): fix its permissions (chmod), "
               "or ask its owner\n"),

@@ -41,6 +41,7 @@ EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 _HIDDEN_AT = {"note:": ("warning", "error"), "warning:": ("error",)}  # levels that hide a kind of line
 _level: str | None = None  # logging.level of this run; None until the config is read
 _held: list[str] = []  # lines said before that: written when it is known
+_index_root: Path | None = None  # the folder whose index the command uses (its remedy names it)
 
 
 def _say(line: str) -> None:
@@ -570,6 +571,8 @@ def _embedding_state(engine, embedder) -> str:
 
 def _open_for_reading(args, root: Path, cfg: dict):
     """The engine for ROOT, after checking it exists and is up to date (offering to re-index)."""
+    global _index_root
+    _index_root = root
     from ragweb import store
     from ragweb.engine import NEWER_VERSION, OLDER_VERSION, OTHER_STEMMER, Engine
     from ragweb.errors import IndexBusyError
@@ -855,8 +858,12 @@ def _highlighter(terms: list[str], analyzer):
 
 
 # --- commands ---------------------------------------------------------------------------
+REBUILD = "`rag index --rebuild`"  # the remedy a damaged index's message names (with its folder, `_main`)
+
+
 def cmd_index(args) -> int:
-    root = _root(args)
+    global _index_root
+    root = _index_root = _root(args)
     cfg = _config(args, root)
     _run_index(root, cfg, rebuild=args.rebuild, use_gitignore=args.gitignore, quiet=args.quiet)
     return EXIT_OK
@@ -1338,8 +1345,8 @@ def _unknown_flags(command_parser: argparse.ArgumentParser, command: str, extra:
 def _main(argv: list[str] | None) -> int:
     if sys.stderr is None:  # started with its standard error closed (`2>&-`): warnings nobody can read
         sys.stderr = open(os.devnull, "w", errors="ragweb.escape")
-    global _level
-    _level, _held[:] = None, []  # (a run's notes wait for its config's logging.level)
+    global _level, _index_root
+    _level, _held[:], _index_root = None, [], None  # (a run's notes wait for its config's logging.level)
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if extra:  # (`rag query retry -k 1 backoff`: words after an option are the question's too)
@@ -1369,8 +1376,15 @@ def _main(argv: list[str] | None) -> int:
             from ragweb.store import storage_problem
             if why := storage_problem(e):  # (a write that failed is rolled back whole)
                 e = RagError(f"{why} ({e}); the index is as it was before this command")
+            elif _index_root is not None:
+                from ragweb.indexer import index_path
+                e = RagError(f"the index {index_path(_index_root)} is damaged ({e}); rebuild it with "
+                             "`rag index --rebuild`")
             else:
                 e = RagError(f"the index is damaged ({e}); rebuild it with `rag index --rebuild`")
+        if _index_root is not None and _index_root != Path(".") and REBUILD in str(e):
+            # (`rag query -d docs`: a rebuild in the current folder would build another index)
+            e = type(e)(str(e).replace(REBUILD, f"{REBUILD[:-1]} {shlex.quote(str(_index_root))}`"))
         print(f"Error: {e}", file=sys.stderr)
         return EXIT_USAGE if isinstance(e, UsageError) else EXIT_ERROR
     except KeyboardInterrupt as e:
