@@ -85,6 +85,32 @@ def test_a_dotted_number_and_a_one_letter_option_are_terms_of_their_own():
     assert "0.2.5" not in Analyzer(short_terms=False).query_terms("^0.2.5")
 
 
+def test_a_special_parameter_is_a_term_of_its_own():
+    # ("What is the difference between $* and $@?" had one term, "differ": search found any
+    # page that differs, and bash's "Special Parameters" was not packed)
+    a = Analyzer()
+    assert a.query_terms("What is the difference between $* and $@?") == ["$*", "$@", "differ"]
+    assert {"$?", "$#", "$$", "$!", "$1", "$<", "$^"} <= set(a.query_terms(
+        "$? after it, $# counts, $$ is the pid, $! the job, $1 the first; make's $< and $^"))
+    # a variable's name is a word, not a parameter; nor is a "$" inside a word
+    assert not [t for t in a.query_terms("$HOME, $$VAR, $10x, a$b, US$5") if "$" in t]
+    assert a.term_counts('"$@" and "$@" again')["$@"] == 2
+    assert "$*" in a.span_terms("($*) Expands to the positional parameters")[0]
+    # an index built before them analyses its questions as it was (`SHORT_TERMS` 1)
+    old = Analyzer.of({"stemming": True, "language": "english", "short_terms": True})
+    assert old.query_terms("the difference between $* and $@ in -e") == ["-e", "differ"]
+
+
+def test_a_special_parameter_finds_the_section_that_names_it():
+    from ragweb.engine import Engine
+    eng = Engine.memory()
+    eng.add_document("params.md", "# Special Parameters\n\n($*) Expands to the positional parameters.\n"
+                     "\n($@) Expands to the positional parameters, each a word.\n")
+    eng.add_document("diff.md", "# Differences\n\nThe shells differ. Each difference is listed.\n")
+    eng.flush()
+    assert eng.search("What is the difference between $* and $@?")[0].path == "params.md"
+
+
 def test_versions_are_told_apart_by_search():
     from ragweb.engine import Engine
     eng = Engine.memory()

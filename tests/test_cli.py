@@ -823,7 +823,7 @@ def _decoded_by(indexed, version):
     eng.close()
 
 
-@pytest.mark.parametrize("newer", ["markup", "decoder"])
+@pytest.mark.parametrize("newer", ["markup", "decoder", "short_terms"])
 def test_an_index_built_by_a_newer_version_is_named_so_and_kept_until_rebuild(indexed, newer):
     """An index a newer ragweb built was called "built by an older version", and `rag index`
     read it again the older way, saying only "rebuilt the index". One whose files a newer
@@ -831,8 +831,11 @@ def test_an_index_built_by_a_newer_version_is_named_so_and_kept_until_rebuild(in
     all, and `rag index` read its changed files the older way and recorded the older decoder."""
     from ragweb.engine import MARKUP_VERSION
     from ragweb.files import DECODER_VERSION
+    from ragweb.analysis import SHORT_TERMS
     if newer == "markup":
         _stored_settings(indexed, markup=MARKUP_VERSION + 1)
+    elif newer == "short_terms":
+        _stored_settings(indexed, short_terms=SHORT_TERMS + 1)
     else:
         _decoded_by(indexed, DECODER_VERSION + 1)
     r = rag("query", "-q", "retry backoff", "-d", indexed, "--no-auto-index")
@@ -866,6 +869,23 @@ def test_an_index_stemmed_by_another_snowballstemmer_is_named_so_and_rebuilt(ind
     _stored_settings(indexed, stemmer=...)
     r = rag("index", indexed)
     assert r.returncode == 0 and "rebuilt the index (built by an older version)" in r.stderr, r.stderr
+
+
+def test_an_index_without_special_parameter_terms_is_an_older_version_and_rebuilt(indexed):
+    # (short terms 1: no "$@" in its terms; its questions are analysed as it was built, and
+    # `rag index` rebuilds it, after which the question finds the page that names them)
+    (indexed / "params.md").write_text("# Special Parameters\n\n($*) All the positional parameters.\n"
+                                       "\n($@) All the positional parameters, each one word.\n")
+    assert rag("index", indexed).returncode == 0
+    _stored_settings(indexed, short_terms=True)
+    r = rag("query", "-q", "$* or $@", "-d", indexed, "--no-auto-index")
+    assert r.returncode == 2 and "built by an older version of ragweb" in r.stderr, r.stderr
+    assert "has no indexable words" in r.stderr
+    r = rag("index", indexed)
+    assert r.returncode == 0 and "rebuilt the index (built by an older version)" in r.stderr, r.stderr
+    r = rag("query", "-q", "$* or $@", "-d", indexed, "--no-auto-index", "--json")
+    assert r.returncode == 0 and "note:" not in r.stderr, r.stderr
+    assert [h["path"] for h in json.loads(r.stdout)["results"]] == ["params.md"]
 
 
 def test_an_index_with_an_early_versions_setting_names_is_an_older_version(indexed):

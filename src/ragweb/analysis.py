@@ -166,12 +166,21 @@ def _latin_folded(text: str) -> str:
 # (each pattern starts with a literal, which the regex engine scans for fast)
 _DOTTED_RE = re.compile(r"(?<!\d)\d+(?:\.\d+)+")
 _HAS_DOTTED_RE = re.compile(r"\.(?<=\d\.)\d")
+# A shell's, make's or Perl's special parameter: "$@", "$*", "$?", "$#", "$$", "$!", "$1", make's
+# "$<" and "$^" (a "$" and one sign or digit, no word after it: "$HOME" and "$$VAR" are words).
+# Words they are not, so "what is the difference between $* and $@?" had one term, "differ".
+_PARAMETER_RE = re.compile(r"(?<![\w$])\$[*@#?$!0-9<^+](?![\w$])")
+SHORT_TERMS = 2  # the short terms of this version, as an index's settings record them: 1 (True)
+                 # a dotted number and a one-letter option, 2 also a special parameter
 _OPTION_RE = re.compile(r"-(?<![\w-]-)[A-Za-z](?![\w-])")
 
 
-def number_and_option_terms(text: str) -> list[str]:
-    """The dotted numbers and one-letter options of ``text``, in order of kind, repeated."""
+def number_and_option_terms(text: str, parameters: bool = True) -> list[str]:
+    """The dotted numbers and one-letter options of ``text`` and, with ``parameters``, its
+    special parameters (`_PARAMETER_RE`), in order of kind, repeated."""
     out = _OPTION_RE.findall(text) if "-" in text else []
+    if parameters and "$" in text:
+        out += _PARAMETER_RE.findall(text)
     if _HAS_DOTTED_RE.search(text):
         out += _DOTTED_RE.findall(text)
     return out
@@ -281,7 +290,7 @@ class Analyzer:
     """Turns text into search terms. Settings: stemming (bool or "porter"), language, and
     ``short_terms``: whether a dotted number and a one-letter option are terms of their own
     (`number_and_option_terms`; an index built before they were has none, and its questions are
-    analysed as it was); ``unicode_forms``: whether text is read in its `nfkc` form (an index
+    analysed as it was), and, from `SHORT_TERMS` 2, a special parameter ("$@": likewise); ``unicode_forms``: whether text is read in its `nfkc` form (an index
     built before it was is read as it was built); ``word_marks``: whether a word holds its
     combining marks (`MARKED_WORD_RE`; likewise); ``folds``: whether a word's letters are
     folded (likewise): case-folded, not lowercased ("Straße" is "strasse", Turkish "İndirme"
@@ -299,7 +308,7 @@ class Analyzer:
     `normal` is the form a text's words are read in: a caller that finds words itself (the
     engine's own counting) reads them in it too."""
 
-    def __init__(self, stemming: bool | str = True, language: str = "english", short_terms: bool = True,
+    def __init__(self, stemming: bool | str = True, language: str = "english", short_terms: bool | int = SHORT_TERMS,
                  unicode_forms: bool = True, word_marks: bool = True, folds: bool = True, latin: bool | str = True):
         self.stemming = stemming
         self.folds = folds
@@ -308,6 +317,7 @@ class Analyzer:
         self.latin = latin = folds and latin
         self.language = language
         self.short_terms = short_terms
+        self.parameters = short_terms >= 2  # (True, an index's 1, is below 2)
         self.unicode_forms = unicode_forms
         self.normal = nfkc if unicode_forms else _same
         self.word_marks = word_marks
@@ -481,7 +491,7 @@ class Analyzer:
             except KeyError:
                 terms = set(chain.from_iterable(map(self.word_terms, distinct)))
             if self.short_terms:
-                terms.update(number_and_option_terms(text))
+                terms.update(number_and_option_terms(text, self.parameters))
             if len(self._spans) >= SPAN_MEMO:
                 self._spans.clear()
             hit = self._spans[key] = (frozenset(terms), sum(map(len, words)))
@@ -502,7 +512,7 @@ class Analyzer:
             for t in terms:
                 counts[t] = get(t, 0) + n
         if self.short_terms:
-            for t in number_and_option_terms(text):
+            for t in number_and_option_terms(text, self.parameters):
                 counts[t] = get(t, 0) + 1
         return counts
 
@@ -513,7 +523,7 @@ class Analyzer:
         for raw in self.words(text):
             out.extend(self.word_terms(raw))
         if self.short_terms:
-            out.extend(number_and_option_terms(text))
+            out.extend(number_and_option_terms(text, self.parameters))
         return out
 
     def query_terms(self, text: str) -> list[str]:

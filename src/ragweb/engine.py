@@ -131,18 +131,19 @@ def analysis_settings(config: dict) -> dict:
     ix = config["index"]
     return {"stemming": ix["stemming"], "language": ix["language"],
             "chunk_tokens": ix["chunk_tokens"], "chunk_overlap": ix["chunk_overlap"],
-            "markup": MARKUP_VERSION, "short_terms": True, "unicode": analysis.UNICODE_FORM,
+            "markup": MARKUP_VERSION, "short_terms": analysis.SHORT_TERMS, "unicode": analysis.UNICODE_FORM,
             "words": analysis.WORD_FORM, "folds": analysis.fold_form(ix["stemming"], ix["language"]),
             "stemmer": analysis.STEMMER_VERSION if ix["stemming"] is not False else None}
 
 
 def by_newer_version(stored: dict, decoder: object = 1) -> bool:
     """Whether analysis settings an index records were written by a newer ragweb: a reading
-    of pages after this one's (`MARKUP_VERSION`), or a form of words or folds this version
+    of pages after this one's (`MARKUP_VERSION`), short terms after its (`SHORT_TERMS`), or a form of words or folds this version
     does not know (an older one recorded none, or this one's); or whether a newer decoder
     read its files (``decoder``, `Engine.decoded_by`, after `files.DECODER_VERSION`)."""
-    markup = stored.get("markup")
+    markup, short = stored.get("markup"), stored.get("short_terms")
     return (isinstance(markup, int) and markup > MARKUP_VERSION
+            or isinstance(short, int) and short > analysis.SHORT_TERMS
             or isinstance(decoder, int) and decoder > DECODER_VERSION
             or stored.get("unicode") not in (None, analysis.UNICODE_FORM)
             or stored.get("words") not in (None, analysis.WORD_FORM)
@@ -667,7 +668,7 @@ class Engine:
             counts.clear()
             _count_elements(counts, chain.from_iterable(map(memo.__getitem__, words)))
         if self.analyzer.short_terms:
-            for t in analysis.number_and_option_terms(text):
+            for t in analysis.number_and_option_terms(text, self.analyzer.parameters):
                 tid = self._term_id(t)
                 counts[tid] = counts.get(tid, 0) + 1
         return counts
