@@ -353,6 +353,13 @@ def test_search_ui_marks_match_words(sample_docs):
         assert {"path", "startLine", "endLine", "score", "text", "heading", "marks"} == set(r)
 
 
+def test_search_ui_marks_the_terms_that_are_no_words():
+    # (a hit for "$*", "-g" or "0.2.5" showed no mark on them: only words were marked)
+    call(facade.index_text, "p.md", "# Params\n\n($*) all of them; install -g; pin 0.2.5 or 127.0.0.1 (not 0.2.6)\n")
+    r = call(facade.search_ui, "$* with -g at 0.2.5 params")["results"][0]
+    assert [r["text"][s:e] for s, e in r["marks"]] == ["Params", "$*", "-g", "0.2.5"]
+
+
 def test_search_ui_marks_are_utf16_offsets():
     text = "\U0001F600 smile, then parseHeaders and \U0001D4B3 headers"
     call(facade.index_text, "e.md", text)

@@ -175,6 +175,13 @@ SHORT_TERMS = 2  # the short terms of this version, as an index's settings recor
 _OPTION_RE = re.compile(r"-(?<![\w-]-)[A-Za-z](?![\w-])")
 
 
+def short_term_spans(text: str, parameters: bool = True):
+    """(start, end) of each dotted number, one-letter option and, with ``parameters``,
+    special parameter of ``text`` (`number_and_option_terms`' terms, where they stand)."""
+    for pattern in (_OPTION_RE, _DOTTED_RE, _PARAMETER_RE)[:3 if parameters else 2]:
+        yield from (m.span() for m in pattern.finditer(text))
+
+
 def number_and_option_terms(text: str, parameters: bool = True) -> list[str]:
     """The dotted numbers and one-letter options of ``text`` and, with ``parameters``, its
     special parameters (`_PARAMETER_RE`), in order of kind, repeated."""

@@ -986,12 +986,17 @@ def _marks(analyzer, text: str, terms: set[str]) -> list[list[int]]:
     units (JavaScript string offsets: a character beyond U+FFFF counts twice)."""
     if not terms:
         return []
-    from ragweb.analysis import SHOWN_WORD_RE
+    from ragweb.analysis import SHOWN_WORD_RE, short_term_spans
 
     marks = []
     for m in SHOWN_WORD_RE.finditer(text):
         if terms.intersection(analyzer.word_terms(m.group())):
             marks.append([m.start(), m.end()])
+    if analyzer.short_terms:  # ("-g", "0.2.5", "$@": terms that are no word)
+        spans = [[s, e] for s, e in short_term_spans(text, analyzer.parameters) if text[s:e] in terms]
+        if spans:
+            marks = sorted(m for m in marks + spans if not any(s <= m[0] and m[1] <= e and m != [s, e]
+                                                                for s, e in spans))
     astral = [m.start() for m in _ASTRAL_RE.finditer(text)]
     if astral and marks:
         marks = [[s + bisect.bisect_left(astral, s), e + bisect.bisect_left(astral, e)] for s, e in marks]
