@@ -2018,6 +2018,31 @@ def test_an_immutable_index_log_names_chattr_not_a_rebuild_that_would_fail_too(i
     assert rag("index", indexed).returncode == 0
 
 
+@pytest.mark.parametrize("frozen", ["index.db", "index.db-wal"])
+def test_a_rebuild_onto_an_immutable_index_fails_before_it_builds(indexed, frozen):
+    """`rag index --rebuild` with index.db (or its log) immutable built the whole new index
+    first (minutes, on a large folder) and only then failed to swap it in. Now it says so
+    before building, with the same message, and the .rag folder is as it was."""
+    rag_dir = indexed / ".rag"
+    db, part = rag_dir / "index.db", rag_dir / frozen
+    part.touch()
+    before = {p.name: p.read_bytes() for p in rag_dir.iterdir()}
+    if subprocess.run(["chattr", "+i", part], capture_output=True).returncode:
+        pytest.skip("chattr +i is refused here (no CAP_LINUX_IMMUTABLE)")
+    built = indexed.parent / "built"
+    try:
+        r = _rag_changed_in_call("_index_into", f"touch '{built}'", "index", "--rebuild", indexed)
+        assert (r.returncode, r.stderr) == (1, f"Error: cannot replace {db} with the rebuilt index: this user may "
+                                               f"not write {'it' if frozen == 'index.db' else f'{frozen} beside it'} "
+                                               "(not by its permissions: it is immutable, see `lsattr`, or on a "
+                                               f"read-only mount); undo that: `chattr -i {part}` (as root), or mount "
+                                               "it read-write; the index is as it was before this command\n")
+    finally:
+        subprocess.run(["chattr", "-i", part])
+    assert not built.exists()  # (no index was built)
+    assert {p.name: p.read_bytes() for p in rag_dir.iterdir()} == before
+
+
 @pytest.mark.parametrize("frozen", ["index.db", "index.db-shm"])
 def test_a_rebuild_that_cannot_replace_an_immutable_index_keeps_its_log(indexed, frozen):
     """With index.db (or its -shm file) immutable, a rebuild deleted the index's log before

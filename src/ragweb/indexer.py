@@ -397,6 +397,8 @@ def index_root(root: str | Path, config: dict, rebuild: bool = False,
     report = IndexReport()
     db = index_path(root)
     check_index_place(db)
+    if rebuild and (why := _unreplaceable(db)):  # (known before a whole index is built, not after)
+        raise RagError(_not_replaced(db, why))
     target = db
     _remove_stale_rebuilds(db)
     first = report.first = not db.exists()
@@ -444,8 +446,9 @@ def index_root(root: str | Path, config: dict, rebuild: bool = False,
         # The new file holds all it has (its WAL is folded in). Drop the old file's WAL
         # first so it can never be paired with the new file, then swap atomically.
         try:
-            # (known before its log is deleted: that may hold writes not yet in the index)
-            if frozen := next((f for f in (db, *store.log_files(db)) if store.immutable(f)), None):
+            # (known before its log is deleted: that may hold writes not yet in the index; checked
+            # again here, the index or its log made immutable while the new one was built)
+            if frozen := _immutable_part(db):
                 raise PermissionError(errno.EPERM, os.strerror(errno.EPERM), str(frozen))
             for log in store.log_files(db):
                 log.unlink(missing_ok=True)
@@ -456,10 +459,28 @@ def index_root(root: str | Path, config: dict, rebuild: bool = False,
             except OSError:  # (its folder made read-only meanwhile: the next run removes it; the error is e's)
                 pass
             why = store.permission_problem(db, write=True) or e.strerror or str(e)
-            raise RagError(f"cannot replace {db} with the rebuilt index: {why}; the index is as it was "
-                           "before this command") from None
+            raise RagError(_not_replaced(db, why)) from None
     report.seconds = time.perf_counter() - t0
     return report
+
+
+def _immutable_part(db: Path) -> Path | None:
+    """The index file ``db``, or a log file beside it, that is immutable (`store.immutable`):
+    a rebuild could neither delete that log nor replace the index. None if there is none."""
+    return next((f for f in (db, *store.log_files(db)) if store.immutable(f)), None)
+
+
+def _unreplaceable(db: Path) -> str | None:
+    """Why a rebuild could not replace the index file ``db`` (`_immutable_part`), with what to
+    do (`chattr -i PATH`), else None."""
+    if (frozen := _immutable_part(db)) is None:
+        return None
+    return store.permission_problem(db, write=True) or f"{frozen} is immutable"
+
+
+def _not_replaced(db: Path, why: str) -> str:
+    """The error of a rebuild that cannot replace ``db``: ``why``, and that nothing changed."""
+    return f"cannot replace {db} with the rebuilt index: {why}; the index is as it was before this command"
 
 
 def _index_into(engine: Engine, root: Path, config: dict, use_gitignore: bool | None,
