@@ -111,10 +111,22 @@ def test_an_asciidoc_titles_inline_anchor_is_not_part_of_its_title():
             "Configured remote-tracking branches[[CRTB]]\n-------------------------------------------\n\n"
             "== Setup [[setup,Set-up]]\n\nbody\n\nA [[x]] in the middle\n---------------------\n\n"
             "## Slots [[Prototype]]\n\nbody\n")
-    heads = outline(split_lines(text), True).heads
+    heads = outline(split_lines(text), True, asciidoc=True).heads
     assert [title for _, title, _, _ in heads.values()] == [
         "git-push(1)", "OPTIONS", "Configured remote-tracking branches", "Setup", "A [[x]] in the middle",
         "Slots [[Prototype]]"]  # (Markdown's ATX titles are not AsciiDoc's: kept as written)
+
+
+def test_a_markdown_titles_closing_wiki_link_stays_in_its_title():
+    # AsciiDoc's rule for a title's closing anchor ("OPTIONS[[OPTIONS]]") was applied to
+    # Markdown too: "See also [[Home]]" / "---" was titled "See also", the link lost
+    text = ("Notes [[Index]]\n===============\n\nbody\n\nSee also [[Home]]\n-----------------\n\nbody\n\n"
+            "## Links [[Home]]\n\nbody\n\n= Doc [[Home]]\n\nbody\n")
+    lines = split_lines(text)
+    heads = outline(lines, True, asciidoc=is_asciidoc("notes.md", lines)).heads
+    assert [title for _, title, _, _ in heads.values()] == [
+        "Notes [[Index]]", "See also [[Home]]", "Links [[Home]]", "Doc [[Home]]"]
+    assert "See also [[Home]]" in {c.heading for c in chunk_lines(text, 16, 0, markdown=True)}
 
 
 # git-stash.txt's EXAMPLES, gittutorial.txt, rev-list-description.txt and git-config.txt, cut short
@@ -208,9 +220,10 @@ def test_an_underlined_title_of_long_blank_runs_stays_linear():
     # 9 s on a title of 80,000 (an HTML page's view blanks its tags to spaces)
     import time
     blank = " " * 200_000
-    lines = ["Title" + blank + "x[[T]]", "-" * 12, "", "body"]
+    title = "Title" + blank + "x[[T]]"
+    lines = [title, "-" * len(title), "", "body"]  # (AsciiDoc's: as long as its title)
     started = time.perf_counter()
-    assert outline(lines, True).heads[0][1] == "Title x"
+    assert outline(lines, True, asciidoc=True).heads[0][1] == "Title x"
     assert time.perf_counter() - started < 5  # (quadratic: about a minute)
 
 

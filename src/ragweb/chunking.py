@@ -195,7 +195,8 @@ def _title(text: str, mark: str) -> str:
 
 def _without_anchor(title: str) -> str:
     """An AsciiDoc title without the inline anchor that closes it (`_TITLE_ANCHOR_RE`), unless
-    the anchor is all it holds."""
+    the anchor is all it holds. Only AsciiDoc's (`is_asciidoc`): elsewhere "[[...]]" is text,
+    a Markdown wiki link ("See also [[Home]]")."""
     bare = _TITLE_ANCHOR_RE.sub("", title)
     return bare if bare.strip() else title
 
@@ -330,7 +331,8 @@ def outline(lines: list[str], markdown: bool, page: PageLines | None = None,
         if style is not None:
             level = styles.setdefault(style, len(styles) + 1)
             first = i - 1 if style[1] else i
-            out.heads[i] = (level, _without_anchor(_one_line(lines[i])), first, i + 1)  # (one line first: bounded)
+            title = _one_line(lines[i])  # (one line first: bounded)
+            out.heads[i] = (level, _without_anchor(title) if asciidoc else title, first, i + 1)
             out.adorn[i + 1] = i
             if style[1]:
                 out.adorn[i - 1] = i
@@ -346,7 +348,7 @@ def outline(lines: list[str], markdown: bool, page: PageLines | None = None,
             m = (_HEADING_RE if c == "#" else _ADOC_HEADING_RE).match(line)
             if m:
                 title = _title(m.group(2), c) if page is None else page.title(i, m.start(2))
-                if c == "=":
+                if c == "=" and asciidoc:  # (Markdown's "[[wiki link]]" is text: kept)
                     title = _without_anchor(title)
                 if (c == "#" and i < last and _BARE_TITLE_RE.match(title) and lines[i + 1].strip()
                         and (i + 1 == last or not lines[i + 2].strip()) and i + 1 not in pre

@@ -47,7 +47,7 @@ TIES_KEPT = 4  # chunks tied at a search's pool cut are all kept up to this many
 FILE_CACHE = 256           # files whose lines (and an HTML page's views) packing keeps in memory ...
 FILE_CACHE_CHARS = 8_000_000  # ... and at most this many characters of them
 OUTLINE_CACHE = 1024       # outlines kept (of files whose lines were dropped too: small, slow to make)
-MARKUP_VERSION = 22        # how pages are read: HTML through `ragweb.markup` (2: <dt> terms are
+MARKUP_VERSION = 23        # how pages are read: HTML through `ragweb.markup` (2: <dt> terms are
                            # headings), reST entries (3: ".. function::" heads a section), front
                            # matter (4: its "title" is the page's title heading), headings on
                            # one line (5: an HTML heading's blanked tags are one space), the
@@ -79,7 +79,8 @@ MARKUP_VERSION = 22        # how pages are read: HTML through `ragweb.markup` (2
                            # rotated log ("app.log.1") not read as a man page, AsciiDoc's
                            # listing and literal blocks code and its two-line titles its own
                            # (`chunking.is_asciidoc`: git's "# comment" in a "----" block no
-                           # heading) (22); an
+                           # heading) (22), a Markdown title's closing "[[wiki link]]"
+                           # kept in it, only AsciiDoc's inline anchor left out (23); an
                            # index built before (no "markup" setting) reads HTML as plain text,
                            # one of another version chunked some pages otherwise: rebuilt by
                            # `rag index`, re-read from its texts by the browser
