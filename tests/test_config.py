@@ -475,6 +475,25 @@ def test_an_api_key_written_where_its_variables_name_goes_is_an_error_that_never
         assert parse_config(f"embedding:\n  api_key_env: {value}\n")["embedding"]["api_key_env"] == value.strip("'")
 
 
+def test_a_key_of_only_letters_digits_and_underscores_is_refused_as_api_key_env_without_being_shown():
+    """`api_key_env: sk_live_4eC39HqLyjWDarjtT1zdp7dc` (a key of the characters a variable's
+    name is written in) was taken as a variable's name; none was set, no key was sent, and a
+    401 answer's hint printed it: "(is the API key in $sk_live_...?)". A run of 20 or more
+    letters and digits with digits or both cases in it is a key's, not a name's."""
+    for value in ("sk_live_4eC39HqLyjWDarjtT1zdp7dc", "da39a3ee5e6b4b0d3255bfef95601890afd80709",
+                  "ghp_16C7e42F292c6912E7710c838347Ae178B4a", "hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh",
+                  "$sk_live_4eC39HqLyjWDarjtT1zdp7dc", "'${xoxb0123456789ABCDEFabcdef}'", "a1234567890123456789"):
+        msg = error_of(f"embedding:\n  provider: openai\n  api_key_env: {value}\n")
+        assert msg == ("rag.yaml line 3: embedding.api_key_env must be the name of the environment variable that "
+                       "holds the API key (such as OPENAI_API_KEY), not the key, which this looks like: it has 20 or "
+                       "more letters and digits in a row, with digits or both cases among them, as a variable's "
+                       "name does not: put the key in that variable (export OPENAI_API_KEY=...) and its name here "
+                       "(the value is not shown, being maybe the key)"), msg
+    for value in ("OPENAI_API_KEY", "MY_KEY_2", "api_key", "openai_key", "HUGGINGFACEHUB_API_TOKEN", "$MY_KEY_2",
+                  "AZURE_OPENAI_API_KEY_20240501", "GOOGLEAPPLICATIONCREDENTIALS", "a123456789012345678"):
+        assert parse_config(f"embedding:\n  api_key_env: {value}\n")["embedding"]["api_key_env"] == value.lstrip("$")
+
+
 @pytest.mark.parametrize("enabled", ["false", "true"])
 def test_an_api_key_env_written_as_a_shell_variable_names_that_variable(enabled):
     """`api_key_env: $OPENAI_API_KEY` (a shell habit) was a config error, even with
@@ -613,8 +632,8 @@ def valid_configs(draw):
                                   .map(lambda path: "/" + path if path else "")))
     else:
         cfg["retrieve"]["hybrid_enabled"] = False
-    # (a variable's name, or none: `api_key_env_problem`)
-    emb["api_key_env"] = draw(st.from_regex(r"\A(?:[A-Za-z_][A-Za-z0-9_]{0,19})?\Z"))
+    # (a variable's name, or none: `api_key_env_problem`; under 20 characters, never like a key)
+    emb["api_key_env"] = draw(st.from_regex(r"\A(?:[A-Za-z_][A-Za-z0-9_]{0,18})?\Z"))
     # (a group is two or more words as the index reads them: not stopwords, not one stem)
     analyzer = Analyzer.of(analysis_settings(cfg))
     cfg["pack"]["synonyms"] = [group for group in cfg["pack"]["synonyms"] if synonym_groups(

@@ -99,7 +99,7 @@ SCHEMA: dict[str, dict[str, tuple]] = {
         "provider": ("ollama", str, ("ollama", "openai"), "embedding provider"),
         "model": ("nomic-embed-text", str, None, "embedding model name"),
         "base_url": ("http://localhost:11434", str, None, "provider endpoint"),
-        "api_key_env": ("OPENAI_API_KEY", str, None, "the name of the environment variable holding the API key, not the key ($OPENAI_API_KEY or ${OPENAI_API_KEY}, as a shell writes it, is read as OPENAI_API_KEY)"),
+        "api_key_env": ("OPENAI_API_KEY", str, None, "the name of the environment variable holding the API key, not the key ($OPENAI_API_KEY or ${OPENAI_API_KEY}, as a shell writes it, is read as OPENAI_API_KEY; 20 or more letters and digits in a row with digits or both cases among them, sk_live_4eC39HqLyjWDarjtT1zdp7dc, is taken for a key and refused)"),
         "dimension": (768, int, (1, 65_536), "embedding dimension"),
         "batch_size": (50, int, (1, 10_000), "texts per embedding request"),
         "document_prefix": ("", str, None, "put before each chunk's text when it is embedded (nomic-embed-text wants 'search_document: ')"),
@@ -518,17 +518,37 @@ def variable_name(name: str) -> str:
     return (m.group(1) or m.group(2)) if m else name
 
 
+_KEY_RUN_CHARS = 20  # a run of letters and digits this long, with digits or both cases in it, is a key's
+
+
+def looks_like_a_key(name: str) -> bool:
+    """Whether ``name``, a variable's name in form (letters, digits and ``_``), has a run of
+    `_KEY_RUN_CHARS` or more letters and digits between its ``_``s that holds a digit or both
+    lower- and uppercase letters: a key's random part ("sk_live_4eC39HqLyjWDarjtT1zdp7dc", a
+    40-character hex token), which a variable's name does not have (its words are short, or one
+    long word in one case: HUGGINGFACEHUB_API_TOKEN)."""
+    return any(len(run) >= _KEY_RUN_CHARS and (any(c.isdigit() for c in run) or not (run.islower() or run.isupper()))
+               for run in name.split("_"))
+
+
 def api_key_env_problem(name: str) -> str | None:
     """What is wrong with ``embedding.api_key_env``, as a message that follows
     "embedding.api_key_env ", or None: it names the variable that holds the key, so it is a
     variable's name, also written ``$NAME`` or ``${NAME}`` (`variable_name`), or empty (no
-    key). Anything else is likely the key itself, which the message never quotes (a 401
-    answer's hint printed it as "$sk-proj-...")."""
-    if not name or _VARIABLE_NAME_RE.fullmatch(variable_name(name)):
+    key). Anything else is likely the key itself, and so is a name that `looks_like_a_key`:
+    the message never quotes it (a 401 answer's hint printed it as "$sk-proj-...")."""
+    name = variable_name(name)
+    if not name:
         return None
-    return ("must be the name of the environment variable that holds the API key (letters, digits and _, such "
-            "as OPENAI_API_KEY), not the key: put the key in that variable (export OPENAI_API_KEY=...) and "
-            "its name here (the value is not shown, being maybe the key)")
+    if not _VARIABLE_NAME_RE.fullmatch(name):
+        why = "(letters, digits and _, such as OPENAI_API_KEY), not the key"
+    elif looks_like_a_key(name):
+        why = (f"(such as OPENAI_API_KEY), not the key, which this looks like: it has {_KEY_RUN_CHARS} or more "
+               "letters and digits in a row, with digits or both cases among them, as a variable's name does not")
+    else:
+        return None
+    return (f"must be the name of the environment variable that holds the API key {why}: put the key in that "
+            "variable (export OPENAI_API_KEY=...) and its name here (the value is not shown, being maybe the key)")
 
 
 def base_url_problem(url: str) -> str | None:
