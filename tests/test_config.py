@@ -139,6 +139,19 @@ def test_tab_indentation_gets_a_hint():
         assert error_of(text).endswith("; write spaces, not tabs, between a key, its value and a comment")
 
 
+def test_an_unquoted_glob_that_starts_with_a_star_gets_a_hint():
+    """`includes: [*.md]` (a glob as a shell writes it) was "invalid YAML: expected alphabetic or
+    numeric character, but found '.' (while scanning an alias)": YAML reads a value that starts
+    with "*" as an alias. The message says to quote it."""
+    hint = "; a value that starts with * names a YAML alias: quote a glob that starts with *, as '*.md'"
+    for text, line in (("index:\n  includes: [*.md]\n", 2), ("index:\n  includes:\n    - **/*.md\n", 3),
+                       ("index:\n  excludes: [docs/*, *.log]\n", 2), ("index:\n  excludes:\n    - *\n", 3),
+                       ("index:\n  excludes:\n    - *build\n", 3)):
+        msg = error_of(text)
+        assert msg.startswith(f"rag.yaml line {line}: invalid YAML: ") and msg.endswith(hint), msg
+    assert parse_config("index:\n  includes: ['*.md']\n")["index"]["includes"] == ["*.md"]
+
+
 def test_top_level_must_be_a_mapping():
     msg = error_of("\n- index\n- retrieve\n")
     assert msg.startswith("rag.yaml line 2: the top level must be a mapping of sections")

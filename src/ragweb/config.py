@@ -311,6 +311,9 @@ def _syntax_error(e: yaml.MarkedYAMLError, name: str) -> ConfigError:
         before = buffer[buffer.rfind("\n", 0, mark.pointer) + 1:mark.pointer] if mark and buffer else ""
         problem += ("; write spaces, not tabs, between a key, its value and a comment" if before.strip()
                     else "; indent with spaces, not tabs")
+    elif e.context == "while scanning an alias" or problem.startswith("found undefined alias"):
+        # (`includes: [*.md]`, `- **/*.md`: YAML reads a "*" that starts a value as an alias's)
+        problem += "; a value that starts with * names a YAML alias: quote a glob that starts with *, as '*.md'"
     where = f" line {mark.line + 1}" if mark else ""
     return ConfigError(f"{name}{where}: invalid YAML: {problem}")
 
