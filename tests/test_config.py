@@ -139,6 +139,36 @@ def test_tab_indentation_gets_a_hint():
         assert error_of(text).endswith("; write spaces, not tabs, between a key, its value and a comment")
 
 
+def test_a_key_without_a_space_after_its_colon_is_named_and_an_embedding_value_never_shown():
+    """`top_k:3` (no space after the colon) is one string to YAML: under `retrieve:` alone it
+    was "section 'retrieve' must be a mapping of keys, got the value 'top_k:3'", with other
+    keys "mapping values are not allowed here" on the next line, or, last, "could not find
+    expected ':'" on the line after it; none said why. And `api_key_env:sk_live_...` showed
+    the key in the message."""
+    space = "; write a space after the key's colon (top_k: ...)"
+    assert error_of("retrieve:\n  top_k:3\n") == ("rag.yaml line 2: section 'retrieve' must be a mapping of keys, "
+                                                  "got the value 'top_k:3'" + space)
+    assert error_of("retrieve:\n  mmr: true\n  top_k:3\n\n# the end\n") == (
+        "rag.yaml line 3: invalid YAML: could not find expected ':' (while scanning a simple key)" + space)
+    assert error_of("retrieve:\n  top_k:3\n  mmr: true\n") == (
+        "rag.yaml line 3: invalid YAML: mapping values are not allowed here; the line above it has no space after its "
+        "key's colon (top_k: ...)")
+    assert error_of("index:chunk_tokens: 200\n") == (
+        "rag.yaml line 1: unknown section 'index:...': a section's name ends its line (index:), its keys go on the "
+        "lines below it, indented")
+    for text in ("embedding:\n  api_key_env:sk_live_SECRET39HqLyjWDarjtT1zdp7dc\n", "embedding:\n  sk-SECRET\n",
+                 "api_key_env:sk-SECRET\n", "embedding:\n  provider: openai\n  api_key_env:sk-SECRET: x\n"):
+        msg = error_of(text)
+        assert "SECRET" not in msg, msg
+        assert "not shown, being maybe the API key" in msg or "'api_key_env:...'" in msg, msg
+    assert error_of("embedding:\n  api_key_env:sk_live_SECRET\n").endswith("; write a space after the key's colon "
+                                                                           "(api_key_env: ...)")
+    assert error_of("index:\n  chunks:200\n") == ("rag.yaml line 2: section 'index' must be a mapping of keys, got "
+                                                  "the value 'chunks:200'")  # (no key of index: nothing to say)
+    assert error_of("embedding:\n  base_url: x\n  http://x\n").endswith(  # ("http" is no key)
+        "; write each line of a section as key: value, with a space after the colon")
+
+
 def test_an_unquoted_glob_that_starts_with_a_star_gets_a_hint():
     """`includes: [*.md]` (a glob as a shell writes it) was "invalid YAML: expected alphabetic or
     numeric character, but found '.' (while scanning an alias)": YAML reads a value that starts

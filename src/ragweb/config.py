@@ -303,6 +303,8 @@ def _utf32_without_bom(data: bytes) -> bool:
 
 def _syntax_error(e: yaml.MarkedYAMLError, name: str) -> ConfigError:
     mark = e.problem_mark or e.context_mark
+    if e.problem == "could not find expected ':'" and e.context_mark:
+        mark = e.context_mark  # (the key that lacks it, not the line after: the next key, or the end)
     problem = e.problem or e.context or "syntax error"
     if e.context and e.problem:
         problem = f"{problem} ({e.context})"
@@ -314,8 +316,31 @@ def _syntax_error(e: yaml.MarkedYAMLError, name: str) -> ConfigError:
     elif e.context == "while scanning an alias" or problem.startswith("found undefined alias"):
         # (`includes: [*.md]`, `- **/*.md`: YAML reads a "*" that starts a value as an alias's)
         problem += "; a value that starts with * names a YAML alias: quote a glob that starts with *, as '*.md'"
+    elif mark and getattr(mark, "buffer", None):
+        problem += _layout_hint(e.problem or "", mark)
     where = f" line {mark.line + 1}" if mark else ""
     return ConfigError(f"{name}{where}: invalid YAML: {problem}")
+
+
+def _layout_hint(problem: str, mark) -> str:
+    """What to do about a YAML error that a key written with no space after its colon
+    ("top_k:3", one string to YAML) causes; YAML names only what it expected ("mapping values
+    are not allowed here"). "" when it is not one of those. Keys are named, never values (an
+    API key may be one)."""
+    buffer, at = mark.buffer, mark.pointer
+    start = buffer.rfind("\n", 0, at) + 1
+    end = buffer.find("\n", at)
+    line = buffer[start:end if end >= 0 else len(buffer)].rstrip("\0\r")
+    above = next((x.rstrip("\r") for x in reversed(buffer[:start].split("\n"))
+                  if x.strip() and not x.lstrip().startswith("#")), "")
+    if problem == "could not find expected ':'":
+        glued = _glued_key(line)
+        return (f"; write a space after the key's colon ({glued}: ...)" if glued
+                else "; write each line of a section as key: value, with a space after the colon")
+    if problem == "mapping values are not allowed here":
+        if glued := _glued_key(above):  # (its value runs on into this line)
+            return f"; the line above it has no space after its key's colon ({glued}: ...)"
+    return ""
 
 
 def _validate(doc: yaml.Node | None, loader: yaml.SafeLoader, name: str) -> dict:
@@ -328,7 +353,7 @@ def _validate(doc: yaml.Node | None, loader: yaml.SafeLoader, name: str) -> dict
 
     if not isinstance(doc, yaml.MappingNode):
         raise fail(doc, "the top level must be a mapping of sections "
-                        f"({', '.join(SCHEMA)}), got {_node_kind(doc)}")
+                        f"({', '.join(SCHEMA)}), got {_not_a_mapping(None, doc)}")
     nodes: dict[str, yaml.Node] = {}  # "section.key" -> value node, for later checks
     porter = False
     for sec_node, body in _pairs(doc, loader):
@@ -342,8 +367,7 @@ def _validate(doc: yaml.Node | None, loader: yaml.SafeLoader, name: str) -> dict
         if _is_null(body):  # "index:" with everything commented out
             continue
         if not isinstance(body, yaml.MappingNode):
-            raise fail(body, f"section '{section}' must be a mapping of keys, "
-                             f"got {_node_kind(body)}")
+            raise fail(body, f"section '{section}' must be a mapping of keys, got {_not_a_mapping(section, body)}")
         for key_node, value_node in _pairs(body, loader):
             key = _key_name(key_node, fail)
             full = f"{section}.{key}"
@@ -760,6 +784,8 @@ def snowball_languages() -> tuple[str, ...]:
 
 
 def _unknown_section(name: str) -> str:
+    if (glued := _GLUED_KEY_RE.match(name)) and glued.group(1) in SCHEMA:  # ("index:chunk_tokens: 200")
+        return f"unknown section '{glued.group(1)}:...': {_SECTION_LINE}"
     owners = [s for s, keys in SCHEMA.items() if name in keys]
     if owners:
         hint = f" ({_show(name)} is a key of section '{owners[0]}'; put it under {owners[0]}:)"
@@ -770,6 +796,9 @@ def _unknown_section(name: str) -> str:
 
 def _unknown_key(section: str, key: str) -> str:
     keys = SCHEMA[section]
+    if (glued := _GLUED_KEY_RE.match(key)) and glued.group(1) in keys:  # (its value not shown: an API key, maybe)
+        return (f"unknown key '{glued.group(1)}:...' in section '{section}': write a space after the key's colon "
+                f"({glued.group(1)}: ...)")
     owners = [s for s, other in SCHEMA.items() if key in other]
     hint = (f" (it belongs in section '{owners[0]}')" if owners else _did_you_mean(key, keys))
     return f"unknown key {_show(key)} in section '{section}'{hint}; valid keys: {', '.join(keys)}"
@@ -812,6 +841,37 @@ def _key_name(node: yaml.Node, fail) -> str:
 
 def _is_null(node: yaml.Node) -> bool:
     return isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:null"
+
+
+_GLUED_KEY_RE = re.compile(r"([A-Za-z_]\w*):\S")  # "top_k:3": a key and its value with no space between
+
+
+def _glued_key(line: str) -> str | None:
+    """The key of rag.yaml (a section's or a section's name) that ``line`` starts with, followed
+    by its value with no space after the colon ("top_k:3"), else None ("http://x" is no key)."""
+    glued = _GLUED_KEY_RE.match(line.strip())
+    if glued and (glued.group(1) in SCHEMA or any(glued.group(1) in keys for keys in SCHEMA.values())):
+        return glued.group(1)
+    return None
+
+
+def _not_a_mapping(section: str | None, node: yaml.Node) -> str:
+    """What a section (or, with ``section`` None, the file) holds that is no mapping
+    (`_node_kind`), and what to do when it is a key and its value without a space after the
+    colon ("top_k:3", which YAML reads as one string). The embedding section's value is not
+    shown, nor one of api_key_env: "api_key_env:sk-..." would show the API key."""
+    glued = _GLUED_KEY_RE.match(node.value) if isinstance(node, yaml.ScalarNode) else None
+    kind = _node_kind(node)
+    if isinstance(node, yaml.ScalarNode) and (section == "embedding" or (glued and glued.group(1) == "api_key_env")):
+        kind = "a value (not shown, being maybe the API key)"
+    if glued and section and glued.group(1) in SCHEMA[section]:
+        kind += f"; write a space after the key's colon ({glued.group(1)}: ...)"
+    elif glued and not section and glued.group(1) in SCHEMA:
+        kind += f"; {_SECTION_LINE}"
+    return kind
+
+
+_SECTION_LINE = "a section's name ends its line (index:), its keys go on the lines below it, indented"
 
 
 def _node_kind(node: yaml.Node) -> str:
