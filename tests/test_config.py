@@ -169,6 +169,27 @@ def test_a_key_without_a_space_after_its_colon_is_named_and_an_embedding_value_n
         "; write each line of a section as key: value, with a space after the colon")
 
 
+def test_a_line_indented_unlike_its_neighbours_gets_a_hint():
+    """A key or section name indented one space off ("index:" / "  chunk_tokens: 200" / " pack:")
+    was "invalid YAML: expected <block end>, but found '<block mapping start>'", and a key
+    indented deeper than the one above "mapping values are not allowed here": YAML's words,
+    which do not say what is wrong with the line."""
+    alike = ("; indent alike: a section's name at the start of its line, its keys (and a list's items) each by the "
+             "same number of spaces")
+    for text, line in (("index:\n  chunk_tokens: 200\n pack:\n  token_budget: 10\n", 3),
+                       ("index:\n    chunk_tokens: 200\n  chunk_overlap: 10\n", 3),
+                       ("index:\n  includes:\n    - '*.md'\n  - '*.txt'\n", 4),
+                       (" index:\n  chunk_tokens: 200\nretrieve:\n  top_k: 3\n", 3)):
+        msg = error_of(text)
+        assert msg.startswith(f"rag.yaml line {line}: invalid YAML: ") and msg.endswith(alike), msg
+    assert error_of("index:\n  chunk_tokens: 200\n   chunk_overlap: 10\n") == (
+        "rag.yaml line 3: invalid YAML: mapping values are not allowed here; this line is indented more than the "
+        "line above it: indent it as that line")
+    for text in ("embedding:\n  base_url: http://localhost: 11434\n", "index: chunk_tokens: 200\n"):
+        assert error_of(text).endswith("mapping values are not allowed here; quote a value that holds ': ' "
+                                       "('a: b'), and write each key on a line of its own")
+
+
 def test_an_unquoted_glob_that_starts_with_a_star_gets_a_hint():
     """`includes: [*.md]` (a glob as a shell writes it) was "invalid YAML: expected alphabetic or
     numeric character, but found '.' (while scanning an alias)": YAML reads a value that starts

@@ -324,15 +324,19 @@ def _syntax_error(e: yaml.MarkedYAMLError, name: str) -> ConfigError:
 
 def _layout_hint(problem: str, mark) -> str:
     """What to do about a YAML error that a key written with no space after its colon
-    ("top_k:3", one string to YAML) causes; YAML names only what it expected ("mapping values
-    are not allowed here"). "" when it is not one of those. Keys are named, never values (an
-    API key may be one)."""
+    ("top_k:3", one string to YAML), a line indented unlike its neighbours, or a value holding
+    ": " causes; YAML names only what it expected ("mapping values are not allowed here").
+    "" when it is none of those. Keys are named, never values (an API key may be one)."""
     buffer, at = mark.buffer, mark.pointer
     start = buffer.rfind("\n", 0, at) + 1
     end = buffer.find("\n", at)
     line = buffer[start:end if end >= 0 else len(buffer)].rstrip("\0\r")
     above = next((x.rstrip("\r") for x in reversed(buffer[:start].split("\n"))
                   if x.strip() and not x.lstrip().startswith("#")), "")
+    indent = len(line) - len(line.lstrip(" "))
+    if problem.startswith(("expected <block end>", "expected '<document start>'")):
+        return ("; indent alike: a section's name at the start of its line, its keys (and a list's items) each by "
+                "the same number of spaces")
     if problem == "could not find expected ':'":
         glued = _glued_key(line)
         return (f"; write a space after the key's colon ({glued}: ...)" if glued
@@ -340,6 +344,9 @@ def _layout_hint(problem: str, mark) -> str:
     if problem == "mapping values are not allowed here":
         if glued := _glued_key(above):  # (its value runs on into this line)
             return f"; the line above it has no space after its key's colon ({glued}: ...)"
+        if above and indent > len(above) - len(above.lstrip(" ")) and not above.rstrip().endswith(":"):
+            return "; this line is indented more than the line above it: indent it as that line"
+        return "; quote a value that holds ': ' ('a: b'), and write each key on a line of its own"
     return ""
 
 
