@@ -638,9 +638,20 @@ def test_a_folder_that_is_not_there_is_named_so(tmp_path):
                  ("config", "-d", tmp_path / "dosc")):
         r = rag(*args)
         assert r.returncode == 2 and r.stderr == f"Error: no such folder: {tmp_path / 'dosc'}\n", (args, r.stderr)
+
+
+def test_a_file_given_as_the_folder_names_its_folder_and_path(tmp_path):
+    """`rag index notes.md` (to index one file) said only "not a directory: notes.md"."""
     (tmp_path / "notes.md").write_text("# Notes\n")
+    for args in (("index", "notes.md"), ("query", "-q", "notes", "-d", "notes.md"), ("pack", "notes", "-d", "notes.md")):
+        r = rag(*args, cwd=tmp_path)
+        assert r.returncode == 2 and r.stderr == ("Error: not a directory: notes.md (a file; rag indexes folders: the "
+                                                  "one it is in is ., and with that folder --path notes.md asks `rag "
+                                                  "query` or `rag pack` about this file alone)\n"), r.stderr
     r = rag("index", tmp_path / "notes.md")
-    assert r.returncode == 2 and r.stderr == f"Error: not a directory: {tmp_path / 'notes.md'}\n", r.stderr
+    assert r.returncode == 2 and f"the one it is in is {tmp_path}, " in r.stderr, r.stderr
+    os.mkfifo(tmp_path / "pipe")
+    assert rag("index", tmp_path / "pipe").stderr == f"Error: not a directory: {tmp_path / 'pipe'}\n"
 
 
 def test_every_command_and_flag_has_help_and_is_in_the_readme():

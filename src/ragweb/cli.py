@@ -256,6 +256,10 @@ def _root(args) -> Path:
                        "cd to a folder that does, or name one with -d") from None
     try:
         if not root.is_dir():
+            if root.is_file():  # (`rag index README.md`: the user meant to index that one file)
+                raise UsageError(f"not a directory: {root} (a file; rag indexes folders: the one it is in is "
+                                 f"{quoted(str(root.parent))}, and with that folder --path {quoted(root.name)} "
+                                 "asks `rag query` or `rag pack` about this file alone)")
             raise UsageError(f"not a directory: {root}" if os.path.lexists(root) else f"no such folder: {root}")
     except PermissionError as e:
         raise RagError(f"cannot read {root if given else f'the current folder {here}'}: {e.strerror}") from None
