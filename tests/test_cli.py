@@ -640,6 +640,22 @@ def test_a_folder_that_is_not_there_is_named_so(tmp_path):
         assert r.returncode == 2 and r.stderr == f"Error: no such folder: {tmp_path / 'dosc'}\n", (args, r.stderr)
 
 
+def test_an_index_folder_given_as_the_folder_names_the_folder_it_indexes(indexed):
+    """`rag index .rag` indexed rag's own folder, making .rag/.rag/index.db, and `rag query -d
+    docs/.rag` said "no index at docs/.rag/.rag/index.db; run `rag index docs/.rag` first"."""
+    for args, flag in ((("index", ".rag"), "rag index"), (("index", ".rag/"), "rag index"),
+                       (("query", "-q", "retry", "-d", ".rag"), "-d"), (("pack", "retry", "-d", ".rag"), "-d")):
+        r = rag(*args, cwd=indexed)
+        assert (r.returncode, r.stderr) == (2, f"Error: .rag is where rag keeps the index of ., not a folder of "
+                                               f"documents: name . ({flag} .)\n"), r.stderr
+    r = rag("index", cwd=indexed / ".rag")
+    assert r.stderr == (f"Error: {indexed / '.rag'} is where rag keeps the index of {indexed}, not a folder of "
+                        f"documents: name {indexed} (rag index {indexed})\n"), r.stderr
+    assert not (indexed / ".rag" / ".rag").exists()
+    r = rag("query", "-q", "retry", "-k", "1", cwd=indexed / ".rag")  # (the index above is used, as from any folder)
+    assert r.returncode == 0 and r.stderr == f"note: using the index of {indexed}\n", r.stderr
+
+
 def test_a_file_given_as_the_folder_names_its_folder_and_path(tmp_path):
     """`rag index notes.md` (to index one file) said only "not a directory: notes.md"."""
     (tmp_path / "notes.md").write_text("# Notes\n")

@@ -263,6 +263,14 @@ def _root(args) -> Path:
             raise UsageError(f"not a directory: {root}" if os.path.lexists(root) else f"no such folder: {root}")
     except PermissionError as e:
         raise RagError(f"cannot read {root if given else f'the current folder {here}'}: {e.strerror}") from None
+    from ragweb.indexer import INDEX_DIR
+    if (given or hasattr(args, "root")) and os.path.basename(os.path.abspath(root)) == INDEX_DIR:
+        # (`rag index .rag` made .rag/.rag/index.db; `rag query -d docs/.rag` said to run that)
+        folder = quoted(os.path.dirname(os.path.abspath(root)) if not given or root.parent == root
+                        else str(root.parent))
+        command = "rag index" if hasattr(args, "root") else "-d"
+        raise UsageError(f"{root if given else here} is where rag keeps the index of {folder}, not a folder of "
+                         f"documents: name {folder} ({command} {folder})")
     return root
 
 
@@ -271,8 +279,10 @@ def _reading_root(args) -> Path:
     folder above it that has one is the root (as git finds a repository from a subfolder)."""
     root = _root(args)
     if (folder := _index_above(args, root)) is not None:
-        _say(f"note: using the index of {folder} (run `rag index` here for "
-             f"an index of this folder alone)")
+        from ragweb.indexer import INDEX_DIR
+        alone = os.path.basename(os.path.abspath(root)) != INDEX_DIR  # (in .rag: nothing to index there)
+        _say(f"note: using the index of {folder}" + (" (run `rag index` here for an index of this folder alone)"
+                                                     if alone else ""))
         return folder
     return root
 
