@@ -190,6 +190,26 @@ def test_a_line_indented_unlike_its_neighbours_gets_a_hint():
                                        "('a: b'), and write each key on a line of its own")
 
 
+def test_a_name_without_its_colon_or_a_list_item_without_its_dash_gets_a_hint():
+    """A section's name or a key written without its colon, or a list's item without "- ",
+    was YAML's "could not find expected ':'" or "mapping values are not allowed here", or
+    "got the value 'chunk_tokens 200'", none of which says what is missing."""
+    assert error_of("index\n  chunk_tokens: 200\n") == ("rag.yaml line 2: invalid YAML: mapping values are not "
+                                                        "allowed here; the line above it has no colon after index "
+                                                        "(index:)")
+    assert error_of("index:\n  chunk_tokens: 200\nretrieve\n  top_k: 3\n") == (
+        "rag.yaml line 3: invalid YAML: could not find expected ':' (while scanning a simple key); write a colon "
+        "after retrieve (retrieve:)")
+    assert error_of("index:\n  chunk_tokens 200\n") == ("rag.yaml line 2: section 'index' must be a mapping of keys, "
+                                                        "got the value 'chunk_tokens 200'; write a colon after the key "
+                                                        "(chunk_tokens: ...)")
+    msg = error_of("embedding:\n  api_key_env sk-SECRET\n")
+    assert msg.endswith("; write a colon after the key (api_key_env: ...)") and "SECRET" not in msg, msg
+    assert error_of("pack:\n  synonyms:\n    - k8s kubernetes\n    docs documentation\n") == (
+        "rag.yaml line 4: invalid YAML: could not find expected ':' (while scanning a simple key); start each item "
+        "of a list with '- ', as the one above it")
+
+
 def test_an_unquoted_glob_that_starts_with_a_star_gets_a_hint():
     """`includes: [*.md]` (a glob as a shell writes it) was "invalid YAML: expected alphabetic or
     numeric character, but found '.' (while scanning an alias)": YAML reads a value that starts

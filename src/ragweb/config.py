@@ -338,12 +338,18 @@ def _layout_hint(problem: str, mark) -> str:
         return ("; indent alike: a section's name at the start of its line, its keys (and a list's items) each by "
                 "the same number of spaces")
     if problem == "could not find expected ':'":
-        glued = _glued_key(line)
-        return (f"; write a space after the key's colon ({glued}: ...)" if glued
-                else "; write each line of a section as key: value, with a space after the colon")
+        if glued := _glued_key(line):
+            return f"; write a space after the key's colon ({glued}: ...)"
+        if _known_name(line.strip()):  # ("retrieve" on its line)
+            return f"; write a colon after {line.strip()} ({line.strip()}:)"
+        if above.lstrip().startswith("- "):  # ("    docs documentation" under "    - k8s kubernetes")
+            return "; start each item of a list with '- ', as the one above it"
+        return "; write each line of a section as key: value, with a space after the colon"
     if problem == "mapping values are not allowed here":
         if glued := _glued_key(above):  # (its value runs on into this line)
             return f"; the line above it has no space after its key's colon ({glued}: ...)"
+        if _known_name(above.strip()):  # ("index" / "  chunk_tokens: 200")
+            return f"; the line above it has no colon after {above.strip()} ({above.strip()}:)"
         if above and indent > len(above) - len(above.lstrip(" ")) and not above.rstrip().endswith(":"):
             return "; this line is indented more than the line above it: indent it as that line"
         return "; quote a value that holds ': ' ('a: b'), and write each key on a line of its own"
@@ -857,9 +863,13 @@ def _glued_key(line: str) -> str | None:
     """The key of rag.yaml (a section's or a section's name) that ``line`` starts with, followed
     by its value with no space after the colon ("top_k:3"), else None ("http://x" is no key)."""
     glued = _GLUED_KEY_RE.match(line.strip())
-    if glued and (glued.group(1) in SCHEMA or any(glued.group(1) in keys for keys in SCHEMA.values())):
-        return glued.group(1)
-    return None
+    return glued.group(1) if glued and _known_name(glued.group(1)) else None
+
+
+def _known_name(name: str) -> bool:
+    """Whether ``name`` is a section's name or a key of one (a user's own word, which may be a
+    value pasted there, is never shown in a hint)."""
+    return name in SCHEMA or any(name in keys for keys in SCHEMA.values())
 
 
 def _not_a_mapping(section: str | None, node: yaml.Node) -> str:
@@ -871,8 +881,11 @@ def _not_a_mapping(section: str | None, node: yaml.Node) -> str:
     kind = _node_kind(node)
     if isinstance(node, yaml.ScalarNode) and (section == "embedding" or (glued and glued.group(1) == "api_key_env")):
         kind = "a value (not shown, being maybe the API key)"
+    spaced = re.match(r"([A-Za-z_]\w*)[ \t]+\S", node.value) if isinstance(node, yaml.ScalarNode) else None
     if glued and section and glued.group(1) in SCHEMA[section]:
         kind += f"; write a space after the key's colon ({glued.group(1)}: ...)"
+    elif spaced and section and spaced.group(1) in SCHEMA[section]:  # ("chunk_tokens 200")
+        kind += f"; write a colon after the key ({spaced.group(1)}: ...)"
     elif glued and not section and glued.group(1) in SCHEMA:
         kind += f"; {_SECTION_LINE}"
     return kind
