@@ -640,6 +640,21 @@ def test_a_folder_that_is_not_there_is_named_so(tmp_path):
         assert r.returncode == 2 and r.stderr == f"Error: no such folder: {tmp_path / 'dosc'}\n", (args, r.stderr)
 
 
+def test_a_folder_or_file_not_there_whose_name_the_shell_did_not_expand_says_so(tmp_path):
+    """`rag index "~/docs"` (a ~ in quotes, which the shell leaves as written) said only "no
+    such folder: ~/docs", as did '$HOME/docs' and "docs " (a blank at its end, unseen)."""
+    for args, said in ((("index", "~/docs"), "no such folder: ~/docs (a ~ is the home folder only where the shell "
+                                             "expands it, not in quotes: write $HOME instead)"),
+                       (("query", "-q", "retry", "-d", "$HOME/docs"), "no such folder: $HOME/docs (the shell did not "
+                                                                       "expand $HOME: in single quotes it stays as written)"),
+                       (("index", "docs "), "no such folder: 'docs ' (it begins or ends with a blank)"),
+                       (("query", "--batch", "${QS}.txt"), "--batch ${QS}.txt: no such file (the shell did not expand "
+                                                           "${QS}: in single quotes it stays as written); name a file of "
+                                                           "questions, one a line, or - for standard input")):
+        r = rag(*args, cwd=tmp_path)
+        assert (r.returncode, r.stderr) == (2, f"Error: {said}\n"), r.stderr
+
+
 def test_an_index_folder_given_as_the_folder_names_the_folder_it_indexes(indexed):
     """`rag index .rag` indexed rag's own folder, making .rag/.rag/index.db, and `rag query -d
     docs/.rag` said "no index at docs/.rag/.rag/index.db; run `rag index docs/.rag` first"."""

@@ -221,6 +221,19 @@ def _refuse_empty_names(args) -> None:
 
 
 _INPUT_FILES = ("config", "batch", "ctx")  # the flags that name a file `rag` reads
+_VARIABLE_RE = re.compile(r"\$(?:\{\w+\}|[A-Za-z_]\w*)")  # $HOME, ${DOCS}
+
+
+def _not_expanded(name: str) -> str:
+    """Why a file or folder ``name`` that is not there may be other than the user meant: a
+    "~" or "$VAR" the shell did not expand (in quotes, or from a script), blanks at its ends."""
+    if name.startswith("~"):
+        return " (a ~ is the home folder only where the shell expands it, not in quotes: write $HOME instead)"
+    if m := _VARIABLE_RE.search(name):
+        return f" (the shell did not expand {m.group()}: in single quotes it stays as written)"
+    if name != name.strip():
+        return " (it begins or ends with a blank)"
+    return ""
 
 
 def _refuse_missing_files(args) -> None:
@@ -236,7 +249,7 @@ def _refuse_missing_files(args) -> None:
         try:
             is_dir = stat.S_ISDIR(os.stat(value).st_mode)
         except (FileNotFoundError, NotADirectoryError):
-            raise UsageError(f"{flag} {value}: no such file; {hint}") from None
+            raise UsageError(f"{flag} {quoted(value)}: no such file{_not_expanded(value)}; {hint}") from None
         except (OSError, ValueError):  # (a folder on the way this user may not enter: the command says so)
             continue
         if is_dir:
@@ -260,7 +273,8 @@ def _root(args) -> Path:
                 raise UsageError(f"not a directory: {root} (a file; rag indexes folders: the one it is in is "
                                  f"{quoted(str(root.parent))}, and with that folder --path {quoted(root.name)} "
                                  "asks `rag query` or `rag pack` about this file alone)")
-            raise UsageError(f"not a directory: {root}" if os.path.lexists(root) else f"no such folder: {root}")
+            raise UsageError(f"not a directory: {root}" if os.path.lexists(root)
+                             else f"no such folder: {quoted(given or '.')}{_not_expanded(given or '.')}")
     except PermissionError as e:
         raise RagError(f"cannot read {root if given else f'the current folder {here}'}: {e.strerror}") from None
     from ragweb.indexer import INDEX_DIR
