@@ -862,6 +862,9 @@ FINGERPRINT_DOCS = {
     "git-stash.txt": "git-stash(1)\n============\n\nEXAMPLES\n--------\n\nSee linkgit:git-pull[1].\n\n"
                      "------------------------\n$ git pull\n# ... hack hack hack ...\n$ git stash\n"
                      "------------------------\n\n" + "Words. " * 400 + "\n\n[[OPTIONS]]\nOPTIONS\n-------\n\nbody\n",
+    "user-manual.html": "<html><body><p>Intro.</p><div><h2 class=\"title\"><a name=\"u\"></a>Undoing</h2></div><p>"
+                        "Revert:</p><pre>$ git revert HEAD</pre><p>Done.</p>\n" + "<p>Words.</p>\n" * 400
+                        + "<p>End.</p><div><h3>Rewriting</h3></div><p>Amend it.</p>\n</body></html>\n",
 }
 
 FINGERPRINTS = {  # (MARKUP_VERSION, WORD_FORM, UNICODE_FORM, FOLD_FORM) -> the chunks' and terms' sha256

@@ -386,7 +386,7 @@ def test_block_tags_keep_words_apart_and_inline_tags_do_not():
     assert visible(show_html("use <code>npm pack</code>.\n<p>x</p>\n")) == "use npm pack.\nx\n"
     # a comment, script or style before the first block tag is markup, not a word before it
     page = "<html><head><style>.x{}</style></head><body><h2>Retry policy</h2><p>Retries back off.</p>"
-    assert visible(show_html(page)) == "Retry policy Retries back off."
+    assert visible(show_html(page)) == "## Retry policy Retries back off."  # (its heading: marked)
     assert visible(show_html("<!-- <b>c</b> --><p>Start</p><p>Next</p>")) == "Start Next"
     assert visible(show_html("<SCRIPT>var a = 1</SCRIPT><div>Go</div>")) == "Go"
     assert visible(show_html("Word<script>x</script><p>Next")) == "Word Next"
@@ -605,7 +605,7 @@ def test_a_page_on_one_line_heads_its_chunks_with_the_title_not_the_rest_of_the_
     body = " ".join(f"Sentence {i} explains how the scheduler retries a failed job." for i in range(600))
     page = f"<html><head><title>Jobs</title></head><body><h2>Retries</h2><p>{body}</p></body></html>"
     headings = chunk_headings("min.html", page)
-    assert len(headings) > 10 and set(headings) == {"Jobs"}
+    assert len(headings) > 10 and set(headings) == {"Retries"}  # (the section the line's text is in)
     # and a Markdown heading of a whole page's length is cut, at a word
     md = "# " + body + "\n\nmore text\n"
     (heading,) = set(chunk_headings("a.md", md, 64))
@@ -1053,3 +1053,65 @@ def test_a_bare_heading_or_term_tag_with_no_room_for_its_marks_keeps_its_level()
     assert [(level, title) for level, title, _, _ in heads.values()] == [
         (2, "EXPANSION"), (3, "Parameter Expansion"), (6, "${parameter:-word}"), (4, "Bare four"),
         (5, "roomy()"), (4, "Four below"), (6, "xxdiff")]  # ("<code>" holds "##### " only)
+
+
+def _page_units(page: str, path: str = "manual.html"):
+    """(engine, outline, [(kind, visible text, (start, col, end, col))]) of a page read as a pack reads it."""
+    eng = Engine.memory()
+    eng.add_document(path, page)
+    eng.flush()
+    fid = eng.conn.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()[0]
+    lines = eng.file_lines([fid])[fid]
+    view = eng.file_view(fid, path, lines)
+    shown = eng.file_shown(fid, path, lines)
+    ol = eng.file_outline(fid, view, True, path)
+    units = cp.split_units(view, 1, len(view), True, None, ol)
+    for u in units:  # each unit is its exact span of the view
+        assert u.text == cp.span_text(view, u.start, u.col_start, u.end, u.col_end)
+    for u, v in zip(units, units[1:]):  # in order, never overlapping
+        assert (u.end, u.col_end) <= (v.start, v.col_start)
+    return eng, ol, [(u.kind, " ".join(visible(cp.span_text(shown, u.start, u.col_start, u.end, u.col_end)).split()),
+                      (u.start, u.col_start, u.end, u.col_end)) for u in units]
+
+
+# DocBook's one-page builds (git's user-manual.html) start most sections after the text of the
+# one before, on its line
+DOCBOOK = ('<html><head><title>Git User Manual</title></head><body><div class="book"><div class="titlepage"><div>'
+           '<div><h1 class="title"><a name="id-1"></a>Git User Manual</h1></div></div><hr></div><div class="chapter">'
+           '<div class="titlepage"><div><div><h2 class="title"><a name="undo"></a>Chapter 1. Undoing</h2></div></div>'
+           '</div><div class="section"><div class="titlepage"><div><div><h3 class="title"><a name="revert"></a>Fixing a '
+           'mistake with a new commit</h3></div></div></div><p>Creating a new commit that reverts a change is easy;\n'
+           'just pass the command a reference to the bad\ncommit; for example, to revert the most recent commit:</p><pre '
+           'class="screen">$ git revert HEAD</pre><p>This will create a new commit which undoes the change.  You\n'
+           'will be given a chance to edit the message.</p></div><div class="section"><div class="titlepage"><div><div>'
+           '<h3 class="title"><a name="rewrite"></a>Fixing a mistake by rewriting history</h3></div></div></div><p>If '
+           'the problematic commit is the most recent commit, you may just\ndestroy it using <code class="literal">git '
+           'reset</code>.</p><p>Alternatively, run</p><pre class="screen">$ git commit --amend</pre><p>which replaces '
+           'the old commit.</p></div></div></div></body></html>\n')
+
+
+def test_a_heading_after_text_on_its_line_is_a_section_and_its_title_alone_a_heading_unit():
+    # git's user manual: 116 of its 122 headings followed text on their line and were no
+    # sections ("... resolving a merge. Fixing a mistake by rewriting history If the problematic
+    # commit is ..." one sentence), and a heading that started its line took the rest of the
+    # line, the first words of its section, into its heading unit
+    eng, ol, units = _page_units(DOCBOOK)
+    headings = [text for kind, text, _ in units if kind == "heading"]
+    assert headings == ["# Git User Manual", "# Git User Manual", "## Chapter 1. Undoing",
+                        "### Fixing a mistake with a new commit", "### Fixing a mistake by rewriting history"]
+    assert [h[2:] for i in sorted(ol.heads) for h in ol.inline.get(i, [(0, 0, *ol.heads[i][:2])])] == [
+        (1, "Git User Manual"), (1, "Git User Manual"), (2, "Chapter 1. Undoing"),
+        (3, "Fixing a mistake with a new commit"), (3, "Fixing a mistake by rewriting history")]
+    texts = [text for kind, text, _ in units if kind == "text"]
+    assert "If the problematic commit is the most recent commit, you may just" in texts  # (not in its heading)
+    assert "Creating a new commit that reverts a change is easy; just pass the command a reference to the bad" in texts
+    view = eng.file_view(1, "manual.html", eng.file_lines([1])[1])
+    rewrite = next(u for u in cp.split_units(view, 1, len(view), True, None, ol) if "may just" in u.text)
+    assert rewrite.headings == ("Git User Manual", "Chapter 1. Undoing", "Fixing a mistake by rewriting history")
+    # a chunk is headed by the last heading of the line it starts on (a heading starts a chunk)
+    assert [h for (h,) in eng.conn.execute("SELECT heading FROM chunks ORDER BY id")] == [
+        "Fixing a mistake with a new commit", "Fixing a mistake by rewriting history"]
+    packed = eng.pack("how do I rewrite history to fix a mistake in the most recent commit", 60)
+    check_html_pack(eng, packed, 60)
+    assert "If the problematic commit" in packed["snippets"][0]["text"]
+

@@ -47,6 +47,9 @@ _TITLE_ANCHOR_RE = re.compile(r"[ \t]*\[\[[A-Za-z_:][\w:.-]*(?:,[^\[\]\n]*)?\]\]
 # the tag a page's heading mark stands for, after the tags before it on its line
 # (`markup._MARKUP_RE`'s "head"): <h1>-<h6>, <title> (1) or a definition term <dt> (6)
 _HEAD_TAG_END_RE = re.compile(r"<(?:h([1-6])\b|title\b|(dt)\b)[^<>\n]*>[ \t]*$", re.I)  # ... ending its line
+# a page's heading that does not start its line, marked where its tag starts (`PageLines.inline`)
+_INNER_MARK_RE = re.compile(r"(?<= )#{1,6} ")
+_H_TAG_RE = re.compile(r"<h([1-6])\b", re.I)
 _HEAD_TAG_RE = re.compile(r"(?:[ \t]*</?[A-Za-z][^<>\n]*>)*?[ \t]*<(?:h([1-6])\b|title\b|(dt)\b)", re.I)
 ADOC_SUFFIXES = (".adoc", ".asciidoc")
 # What a ".txt" file is known to be AsciiDoc by (git's docs): syntax only AsciiDoc writes, a
@@ -128,6 +131,10 @@ class Outline:
     of level 0, above every other: the page's title, which such pages do not repeat."""
 
     heads: dict = field(default_factory=dict)   # title line -> (level, text, first line, last line)
+    # an HTML page's line holding a heading after text (DocBook's "...</p><h3>Title</h3><p>Text")
+    # or text after a heading's end tag: line -> [(first column, end column, level, title)] of
+    # its headings, in order (its `heads` entry is its last heading)
+    inline: dict = field(default_factory=dict)
     adorn: dict = field(default_factory=dict)   # an adornment line -> its title line
     fence: dict = field(default_factory=dict)   # a code fence delimiter line -> opens (True) or closes
     code: set = field(default_factory=set)      # lines inside a code fence
@@ -241,6 +248,22 @@ class PageLines:
         if m is None:
             return marks
         return 6 if m.group(2) else int(m.group(1) or 1)
+
+    def inline(self, i: int, view: str) -> list[tuple[int, int, int, str]]:
+        """(first column, end column, level, title) of each heading that does not start line
+        ``i`` (its view ``view``): `markup.show_html` marks one as "## " where its tag starts
+        ("<h2"), or after text as " ## ", the space there; a "#" of the text is no tag's."""
+        raw = self.raw[i]
+        marks = [(m.start(), m.end(), tag) for m in _INNER_MARK_RE.finditer(view)
+                 if (tag := _H_TAG_RE.match(raw, m.start()) or _H_TAG_RE.match(raw, m.start() - 1))]
+        out = []
+        for k, (at, text_at, tag) in enumerate(marks):
+            # (an unclosed one ends where the next starts: a line of many stays linear)
+            end = title_end(raw, text_at, marks[k + 1][0] if k + 1 < len(marks) else None)
+            title = _one_line(visible(self.shown[i][text_at:end]))
+            if title:
+                out.append((at, end, int(tag.group(1)), title))
+        return out
 
     def ends(self, i: int, at: int) -> bool:
         """Whether the heading that starts at column ``at`` of line ``i`` ends on that line
@@ -367,11 +390,33 @@ def outline(lines: list[str], markdown: bool, page: PageLines | None = None,
                     continue  # (a page's heading or term whose text is further down: no title to give)
                 level = len(m.group(1)) if page is None else page.level(i, m.start(1), len(m.group(1)))
                 out.heads[i] = (level, title, i, i)
+                if page is not None:
+                    end = title_end(page.raw[i], m.start(2))
+                    if line[end:].strip():  # text after its end tag: the heading is its part of the line
+                        out.inline[i] = [(0, end, level, title)]
         elif c == ".":
             m = _ENTRY_RE.match(line)
             if m:
                 out.heads[i] = (ENTRY_LEVEL + len(m.group(1).expandtabs()), _one_line(m.group(2)), i, i)
+    if page is not None:
+        _inline_heads(lines, page, out)
     return out
+
+
+def _inline_heads(lines: list[str], page: PageLines, out: Outline) -> None:
+    """Add to ``out`` the headings of a page marked after text on their line (`PageLines.inline`):
+    each line's in `Outline.inline`, its last one its `Outline.heads` entry."""
+    for i, line in enumerate(lines):
+        if " #" not in line or i in out.code or i in out.adorn:
+            continue
+        head = out.heads.get(i)
+        if head is not None and head[3] != i:
+            continue  # (a title joined with the line below: whole lines)
+        inner = page.inline(i, line)
+        if inner:
+            out.inline[i] = out.inline.get(i, []) + inner
+            level, _, _, title = inner[-1]
+            out.heads[i] = (level, title, i if head is None else head[2], i)
 
 
 _NOT_COMMENT = ("#!", "#include", "#define", "#if", "#endif", "#else", "#pragma", "#import")

@@ -14,6 +14,8 @@ ranked chunks do not fit the budget whole, `ragweb.pack` cuts the regions they c
   A Markdown hard break (a line ending in ``\\``) also ends a unit.
 - a sentence that a short display of code interrupts ("set" / ``RemoveIPC=no`` / "in
   logind.conf.", an HTML page's ``<pre>``) is one unit with the code (`_join_interrupted`).
+- a page's line that holds a heading after text, or text after a heading's end tag
+  (`chunking.Outline.inline`: DocBook's one-page manuals), is cut at its columns.
 
 Every unit is an exact span of the stored text: ``(start, col_start) .. (end, col_end)``
 with 1-based lines and 0-based, end-exclusive columns. A unit that starts at the first
@@ -191,10 +193,10 @@ def file_context(lines: list[str], upto: int, markdown: bool,
     i = upto - 1
     stack: list[tuple[int, str]] = []
     for t in sorted(t for t in ol.heads if t < i):
-        level, text = ol.heads[t][:2]
-        while stack and stack[-1][0] >= level:
-            stack.pop()
-        stack.append((level, text))
+        for level, text in [h[2:] for h in ol.inline[t]] if t in ol.inline else [ol.heads[t][:2]]:
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, text))
     return i in ol.code or ol.fence.get(i) is False, tuple(stack)
 
 
@@ -237,12 +239,12 @@ def _sentence_spans(text: str) -> list[tuple[int, int]]:
     return out
 
 
-def _hard_breaks(block: list[tuple[int, str]]) -> list[list[tuple[int, str]]]:
+def _hard_breaks(block: list[tuple[int, str, int]]) -> list[list[tuple[int, str, int]]]:
     """Split a paragraph at Markdown hard line breaks (a line ending in a backslash)."""
     parts, cur = [], []
-    for ln, line in block:
-        cur.append((ln, line))
-        if line.endswith("\\"):
+    for item in block:
+        cur.append(item)
+        if item[1].endswith("\\"):
             parts.append(cur)
             cur = []
     if cur:
@@ -262,7 +264,7 @@ def split_units(lines: list[str], first: int, last: int, markdown: bool,
     _, stack = context if context is not None else file_context(lines, first, markdown, ol)
     stack = list(stack)
     units: list[Unit] = []
-    para: list[tuple[int, str]] = []
+    para: list[tuple[int, str, int]] = []  # (line number, its text in the paragraph, the column it starts at)
 
     def heads() -> tuple:
         return tuple(h for _, h in stack)
@@ -306,7 +308,7 @@ def split_units(lines: list[str], first: int, last: int, markdown: bool,
                 flush_code()
                 if para and prose.get(para[-1][0] - 1) != kind:
                     flush_para()  # a docstring and the comment after it are two paragraphs
-                para.append((i + 1, line))
+                para.append((i + 1, line, 0))
             else:
                 flush_para()
                 code.append((i + 1, line))
@@ -325,6 +327,20 @@ def split_units(lines: list[str], first: int, last: int, markdown: bool,
         flush_code()  # (an HTML <pre> ends without a fence line)
         if not stripped:
             flush_para()
+            continue
+        if i in ol.inline:  # a page's line that holds a heading and text: cut at its columns
+            at = 0
+            for a, b, level, text in ol.inline[i]:
+                if line[at:a].strip():
+                    para.append((i + 1, line[at:a], at))
+                flush_para()
+                while stack and stack[-1][0] >= level:
+                    stack.pop()
+                stack.append((level, text))
+                units.append(Unit(i + 1, a, i + 1, b, line[a:b], "heading", heads()[:-1]))
+                at = b
+            if line[at:].strip():
+                para.append((i + 1, line[at:], at))
             continue
         title = i if i in ol.heads else ol.adorn.get(i, -1)
         if title >= i:  # a heading starts here: one unit with its adornment lines in the region
@@ -351,7 +367,7 @@ def split_units(lines: list[str], first: int, last: int, markdown: bool,
             continue  # a link reference definition (it cannot interrupt a paragraph): not shown
         if ITEM_RE.match(line):
             flush_para()
-        para.append((i + 1, line))
+        para.append((i + 1, line, 0))
     flush_para()
     flush_code()
     return _join_interrupted(lines, units)
@@ -390,23 +406,26 @@ def _join_interrupted(lines: list[str], units: list[Unit]) -> list[Unit]:
     return out
 
 
-def _paragraph_units(block: list[tuple[int, str]], out: list[Unit], heads: tuple):
-    """The units of one paragraph (lines joined with newlines): itself when it is short
-    (`PARAGRAPH_WHOLE_TOKENS`, or `ITEM_WHOLE_TOKENS` for a list item), else its sentences."""
-    flat = "\n".join(line for _, line in block)
+def _paragraph_units(block: list[tuple[int, str, int]], out: list[Unit], heads: tuple):
+    """The units of one paragraph (lines joined with newlines; each (line number, text, the
+    column the text starts at): a part of a line beside a page's heading starts past it): itself
+    when it is short (`PARAGRAPH_WHOLE_TOKENS`, or `ITEM_WHOLE_TOKENS` for a list item), else
+    its sentences."""
+    flat = "\n".join(line for _, line, _ in block)
     # a short list item is one unit: an option's description and its "Default:" sentence
     # (API docs) answer together; so is a paragraph too short to be worth cutting
     size = len(flat) / CHARS_PER_TOKEN
     whole = size <= PARAGRAPH_WHOLE_TOKENS or (size <= ITEM_WHOLE_TOKENS and ITEM_RE.match(block[0][1]))
     starts = []
     pos = 0
-    for _, line in block:
+    for _, line, _ in block:
         starts.append(pos)
         pos += len(line) + 1
     # where each line's text begins and ends (a unit starting in a line's indent starts
-    # the line; one ending in its trailing blanks ends it)
-    lead = [len(line) - len(line.lstrip()) for _, line in block]
-    tail = [len(line.rstrip()) for _, line in block]
+    # the line; one ending in its trailing blanks ends it; a part of a line after a heading
+    # starts at its text)
+    lead = [len(line) - len(line.lstrip()) if not at else -1 for _, line, at in block]
+    tail = [len(line.rstrip()) for _, line, _ in block]
 
     def locate(offset: int) -> tuple[int, int]:
         # the line holding ``offset`` (an offset at a line end stays on that line)
@@ -427,9 +446,9 @@ def _paragraph_units(block: list[tuple[int, str]], out: list[Unit], heads: tuple
             ca = 0
         if cb >= tail[j]:
             cb = len(lb)
-        text = span_text([la] if i == j else [line for _, line in block[i:j + 1]],
+        text = span_text([la] if i == j else [line for _, line, _ in block[i:j + 1]],
                          1, ca, j - i + 1, cb)
-        out.append(Unit(block[i][0], ca, block[j][0], cb, text, "text", heads))
+        out.append(Unit(block[i][0], block[i][2] + ca, block[j][0], block[j][2] + cb, text, "text", heads))
 
 
 def _line_spans(flat: str, a: int, b: int) -> list[tuple[int, int]]:

@@ -19,7 +19,9 @@ for column, so every offset, line and column is the stored file's own:
   starts a line's text becomes ``#`` marks (``<section><h2>`` -> ``## ``), so pages have
   sections (a heading whose text starts on the next line, "<h1>" / "  <span>Title", is marked
   there when that line's indentation and tags leave room, else on the tag's line, and
-  `chunking.outline` takes the line below as its title); a definition list's term (``<dt>``, first on its line or alone on it, as
+  `chunking.outline` takes the line below as its title; one after text on its line, as
+  DocBook writes most, is marked `` ## `` where its tag starts, and
+  `chunking.PageLines.inline` finds it); a definition list's term (``<dt>``, first on its line or alone on it, as
   Sphinx writes an API entry's signature; its text on the next line is marked the same way,
   on the tag's line when the six marks fit there, as AsciiDoc's ``<dt class="hdlist1">``
   that heads each option of git's pages) becomes ``###### ``, so each entry is a section
@@ -58,6 +60,9 @@ _MARKUP_RE = re.compile(
     r"(?:[ \t]*\n[ \t]*)?"                                        # (its text may start on the next line)
     r"(?:<[A-Za-z][^<>\n]*>)*)"                                 # (with the tags opening its text: room for its mark)
     r"|(?P<item>^(?:[ \t]*</?[A-Za-z][^<>\n]*>)*?[ \t]*<li\b[^<>\n]*>)"  # a list item (both first on their line)
+    r"|(?P<inner><h(?P<inlevel>[1-6])\b[^<>\n]*>(?:</?(?!h[1-6]\b)[A-Za-z][^<>\n]*>)*(?=[ \t]*[^\s<]))"  # a heading
+    # that does not start its line, with its text on it: after text (DocBook's "...</p></div><div>
+    # <h3>Title</h3><p>Text", often several on a line), a style element or a doctype
     r"|<!--.*?(?:-->|\Z)"                                       # a comment (an unclosed one runs to the end)
     r"|<(?P<raw>script|style|template)\b.*?(?:</(?P=raw)\s*>|\Z)"  # elements whose content is not text
     r"|<(?P<ui>button|select)\b[^<>]*+>(?:(?!<(?P=ui)\b).){0,2000}?(?:</(?P=ui)\s*>|(?=<(?P=ui)\b))"  # controls:
@@ -165,6 +170,10 @@ def _shown(m: re.Match) -> str:
             if (cut >= 2 and not m.group("dt")) or (cut >= 7 and m.string[m.end():m.end() + 1] not in ("", "\n", "<")):
                 return _mark(m, cut) + _blank(s[cut:])
         return _blank(s)
+    if kind == "inner":  # (after text, a space before its marks parts it from that text)
+        space = 1 if _text_before(m.string, m.start()) else 0
+        marks = min(int(m.group("inlevel")), n - 1 - space)
+        return " " * space + "#" * marks + " " + FILL * (n - marks - 1 - space)
     return _mark(m, n)  # a heading, a term or a list item
 
 
@@ -381,12 +390,13 @@ def term_text(raw: str, shown: str) -> str:
 _TITLE_END_RE = re.compile(r"</(?:h[1-6]|title|dt)\s*>|<dd\b", re.I)
 
 
-def title_end(line: str, at: int) -> int:
+def title_end(line: str, at: int, end: int | None = None) -> int:
     """Where the text of a heading or term that goes on at column ``at`` of a stored line
-    ends: at its end tag (or a ``<dd>``), else at the line's end. (On a page written on one
-    line, the rest of the line is the rest of the page.)"""
-    m = _TITLE_END_RE.search(line, at)
-    return m.start() if m else len(line)
+    ends: at its end tag (or a ``<dd>``), else at the line's end, or at ``end``. (On a page
+    written on one line, the rest of the line is the rest of the page.)"""
+    end = len(line) if end is None else end
+    m = _TITLE_END_RE.search(line, at, end)
+    return m.start() if m else end
 
 
 _INDENT_RE = re.compile(r"^[ \t]+", re.M)
