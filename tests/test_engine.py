@@ -865,6 +865,8 @@ FINGERPRINT_DOCS = {
     "user-manual.html": "<html><body><p>Intro.</p><div><h2 class=\"title\"><a name=\"u\"></a>Undoing</h2></div><p>"
                         "Revert:</p><pre>$ git revert HEAD</pre><p>Done.</p>\n" + "<p>Words.</p>\n" * 400
                         + "<p>End.</p><div><h3>Rewriting</h3></div><p>Amend it.</p>\n</body></html>\n",
+    "sql-select.html": "<pre>\nSELECT 1;\n</pre><div><h2>Description</h2><p>\nIt selects.\n</p>\n"
+                       + "<p>Words.</p>\n" * 400,
 }
 
 FINGERPRINTS = {  # (MARKUP_VERSION, WORD_FORM, UNICODE_FORM, FOLD_FORM) -> the chunks' and terms' sha256

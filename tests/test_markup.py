@@ -1103,8 +1103,8 @@ def test_a_heading_after_text_on_its_line_is_a_section_and_its_title_alone_a_hea
         (1, "Git User Manual"), (1, "Git User Manual"), (2, "Chapter 1. Undoing"),
         (3, "Fixing a mistake with a new commit"), (3, "Fixing a mistake by rewriting history")]
     texts = [text for kind, text, _ in units if kind == "text"]
-    assert "If the problematic commit is the most recent commit, you may just" in texts  # (not in its heading)
-    assert "Creating a new commit that reverts a change is easy; just pass the command a reference to the bad" in texts
+    assert "If the problematic commit is the most recent commit, you may just destroy it using git reset." in texts
+    assert "This will create a new commit which undoes the change." in texts
     view = eng.file_view(1, "manual.html", eng.file_lines([1])[1])
     rewrite = next(u for u in cp.split_units(view, 1, len(view), True, None, ol) if "may just" in u.text)
     assert rewrite.headings == ("Git User Manual", "Chapter 1. Undoing", "Fixing a mistake by rewriting history")
@@ -1114,4 +1114,24 @@ def test_a_heading_after_text_on_its_line_is_a_section_and_its_title_alone_a_hea
     packed = eng.pack("how do I rewrite history to fix a mistake in the most recent commit", 60)
     check_html_pack(eng, packed, 60)
     assert "If the problematic commit" in packed["snippets"][0]["text"]
+
+
+def test_code_inside_a_line_of_text_is_a_code_unit_between_its_sentences():
+    # DocBook writes "...commit:</p><pre>$ git revert HEAD</pre><p>This will ..." on one line:
+    # the line was one code unit, code and the sentences around it together
+    _, ol, units = _page_units(DOCBOOK)
+    assert ("code", "$ git revert HEAD") in [(kind, text) for kind, text, _ in units]
+    assert ("text", "Creating a new commit that reverts a change is easy; just pass the command a reference to the "
+                    "bad commit; for example, to revert the most recent commit:") in [(k, t) for k, t, _ in units]
+    # a sentence the code interrupts ("run" / "$ git commit --amend" / "which ...") is one unit
+    assert ("text", "Alternatively, run $ git commit --amend which replaces the old commit.") in \
+        [(k, t) for k, t, _ in units]
+    # a line where a <pre> ends or starts and shows nothing is no code line: its heading is one
+    page = ("<p>Run:</p>\n<pre>\nmake\n</pre><div><h2>Description</h2><p>\nIt builds the widget.\n</p>\n"
+            "<p>Then:</p><pre>\nmake install\n</pre>\n")
+    _, ol, units = _page_units(page, "b.html")
+    assert [(k, t) for k, t, _ in units] == [("text", "Run:"), ("code", "make"), ("heading", "## Description"),
+                                             ("text", "It builds the widget."), ("text", "Then:"),
+                                             ("code", "make install")]
+    assert not ol.mixed
 

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from ragweb.files import PROSE_SUFFIXES, plain_name
-from ragweb.markup import FILL, is_directive, title_end, visible
+from ragweb.markup import FILL, is_directive, pre_cols, title_end, visible
 from ragweb.tokens import CHARS_PER_TOKEN, count_tokens
 
 # (greedy to the line end, then `_title`: a lazy title before optional closing marks would
@@ -138,6 +138,9 @@ class Outline:
     adorn: dict = field(default_factory=dict)   # an adornment line -> its title line
     fence: dict = field(default_factory=dict)   # a code fence delimiter line -> opens (True) or closes
     code: set = field(default_factory=set)      # lines inside a code fence
+    # a page's code line that holds text too ("commit:</p><pre>$ git revert HEAD</pre><p>This"):
+    # line -> the [start, end) columns its <pre> elements cover
+    mixed: dict = field(default_factory=dict)
     prose: list = field(default_factory=list)   # in a program: (first, last, "#" or '"') spans of comments and docstrings
     _prose_lines: dict | None = field(default=None, repr=False, compare=False)
 
@@ -313,6 +316,8 @@ def outline(lines: list[str], markdown: bool, page: PageLines | None = None,
     blocks = _adoc_blocks(lines) if asciidoc and page is None else {}
     close = -1
     pre = frozenset() if page is None else page.pre
+    if pre:
+        pre = _pre_text(lines, page, out)
     out.code |= pre
     styles: dict[tuple[str, bool], int] = {}
     in_fence = False
@@ -401,6 +406,32 @@ def outline(lines: list[str], markdown: bool, page: PageLines | None = None,
     if page is not None:
         _inline_heads(lines, page, out)
     return out
+
+
+def _pre_text(lines: list[str], page: PageLines, out: Outline) -> frozenset:
+    """A page's code lines without those where a ``<pre>`` element that shows nothing there
+    starts or ends ("</pre></div><h2>Description</h2>", "<p>Run:</p><pre>"); a line that
+    shows both text and code goes in `Outline.mixed`."""
+    drop = set()
+    for i, spans in pre_cols("\n".join(page.raw)).items():
+        view = lines[i] if i < len(lines) else ""
+        if i not in page.pre:
+            continue
+        raw, a, b = page.raw[i], *spans[0]
+        tag = a if raw[a + 1:a + 4].lower() == "pre" else raw.rfind("</", a, b)
+        if page.shown[i][tag + 1:tag + 2] == raw[tag + 1:tag + 2]:
+            continue  # (a tag shown as written: a man page's or POD document's text "<pre>")
+        at, outside = 0, False
+        for a, b in spans:
+            outside = outside or bool(view[at:a].strip())
+            at = b
+        if not (outside or view[at:].strip()):
+            continue  # code only
+        if any(view[a:b].strip(" #") for a, b in spans):  # (a heading's marks may sit in "</pre>")
+            out.mixed[i] = spans
+        else:
+            drop.add(i)
+    return page.pre - drop if drop else page.pre
 
 
 def _inline_heads(lines: list[str], page: PageLines, out: Outline) -> None:

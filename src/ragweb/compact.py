@@ -15,7 +15,8 @@ ranked chunks do not fit the budget whole, `ragweb.pack` cuts the regions they c
 - a sentence that a short display of code interrupts ("set" / ``RemoveIPC=no`` / "in
   logind.conf.", an HTML page's ``<pre>``) is one unit with the code (`_join_interrupted`).
 - a page's line that holds a heading after text, or text after a heading's end tag
-  (`chunking.Outline.inline`: DocBook's one-page manuals), is cut at its columns.
+  (`chunking.Outline.inline`: DocBook's one-page manuals), or a ``<pre>`` between text
+  (`Outline.mixed`) is cut at their columns.
 
 Every unit is an exact span of the stored text: ``(start, col_start) .. (end, col_end)``
 with 1-based lines and 0-based, end-exclusive columns. A unit that starts at the first
@@ -269,7 +270,7 @@ def split_units(lines: list[str], first: int, last: int, markdown: bool,
     def heads() -> tuple:
         return tuple(h for _, h in stack)
 
-    code: list[tuple[int, str]] = []
+    code: list[tuple[int, str, int]] = []  # (line number, its code, the column it starts at)
 
     def flush_para():
         nonlocal para
@@ -286,11 +287,11 @@ def split_units(lines: list[str], first: int, last: int, markdown: bool,
         if not code:
             return
         h = heads()
-        if len(code) > 1 and sum(len(t) + 1 for _, t in code) - 1 <= CODE_GROUP_TOKENS * CHARS_PER_TOKEN:
-            (s, _), (e, last_line) = code[0], code[-1]
-            units.append(Unit(s, 0, e, len(last_line), "\n".join(t for _, t in code), "code", h))
+        if len(code) > 1 and sum(len(t) + 1 for _, t, _ in code) - 1 <= CODE_GROUP_TOKENS * CHARS_PER_TOKEN:
+            (s, _, a), (e, last_line, b) = code[0], code[-1]
+            units.append(Unit(s, a, e, b + len(last_line), "\n".join(t for _, t, _ in code), "code", h))
         else:
-            units.extend(Unit(ln, 0, ln, len(t), t, "code", h) for ln, t in code)
+            units.extend(Unit(ln, a, ln, a + len(t), t, "code", h) for ln, t, a in code)
         code = []
 
     prose = ol.prose_lines() if not markdown and CODE_PROSE else {}
@@ -311,16 +312,27 @@ def split_units(lines: list[str], first: int, last: int, markdown: bool,
                 para.append((i + 1, line, 0))
             else:
                 flush_para()
-                code.append((i + 1, line))
+                code.append((i + 1, line, 0))
             continue
         if i in ol.fence:
             flush_para()
             flush_code()
             continue
+        if i in ol.mixed:  # a page's line of text and code: its <pre> elements' columns are code
+            at = 0
+            for a, b in ol.mixed[i] + [(len(line), len(line))]:
+                if line[at:a].strip():
+                    flush_code()
+                    para.append((i + 1, line[at:a], at))
+                if line[a:b].strip():
+                    flush_para()
+                    code.append((i + 1, line[a:b], a))
+                at = b
+            continue
         if i in ol.code:
             flush_para()  # (in Markdown a fence line did already; an HTML <pre> has none)
             if stripped:
-                code.append((i + 1, line))
+                code.append((i + 1, line, 0))
             else:
                 flush_code()
             continue

@@ -365,6 +365,29 @@ def pre_lines(text: str) -> frozenset[int]:
     return frozenset(out)
 
 
+def pre_cols(text: str) -> dict[int, list[tuple[int, int]]]:
+    """For each 0-based line of ``text`` that a ``<pre>`` element starts or ends on: the
+    [start, end) columns of it that ``<pre>`` elements cover, in order (DocBook writes
+    "commit:</p><pre>$ git revert HEAD</pre><p>This will" on one line: code between text)."""
+    out: dict[int, list[tuple[int, int]]] = {}
+    line, at, first = 0, 0, 0  # the line of offset `at`, and the offset that line starts at
+    for m in _PRE_RE.finditer(text):  # (in order: each newline is looked at once)
+        s, e = m.span()
+        if text.count("\n", at, s):
+            line += text.count("\n", at, s)
+            first = text.rfind("\n", at, s) + 1
+        last = text.rfind("\n", s, e)
+        if last < 0:
+            out.setdefault(line, []).append((s - first, e - first))
+        else:
+            out.setdefault(line, []).append((s - first, text.find("\n", s) - first))
+            line += text.count("\n", s, e)
+            first = last + 1
+            out.setdefault(line, []).append((0, e - first))
+        at = e
+    return out
+
+
 # markup that does not part the words on either side of it, as a browser shows them: a
 # character reference ("Ger&auml;t") and an inline formatting tag ("<b>Kuber</b>netes");
 # any other tag (<label>, <img>, <input>, <legend>) or hidden element does
