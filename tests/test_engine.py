@@ -867,6 +867,7 @@ FINGERPRINT_DOCS = {
                         + "<p>End.</p><div><h3>Rewriting</h3></div><p>Amend it.</p>\n</body></html>\n",
     "sql-select.html": "<pre>\nSELECT 1;\n</pre><div><h2>Description</h2><p>\nIt selects.\n</p>\n"
                        + "<p>Words.</p>\n" * 400,
+    "bash.html": "<DL>\n<DT>${x:-word}<DD>\nIf\n<I>parameter</I>\n\nis unset.\n</DL>\n" + "<P>Words.\n" * 400,
 }
 
 FINGERPRINTS = {  # (MARKUP_VERSION, WORD_FORM, UNICODE_FORM, FOLD_FORM) -> the chunks' and terms' sha256

@@ -1135,3 +1135,20 @@ def test_code_inside_a_line_of_text_is_a_code_unit_between_its_sentences():
                                              ("code", "make install")]
     assert not ol.mixed
 
+
+def test_a_blank_line_of_the_source_inside_a_sentence_does_not_cut_it():
+    # man2html (Debian's bash.html) writes an empty line after each ".I" / ".B" line, inside
+    # sentences: "If parameter | is unset or null, the expansion of word | is substituted."
+    # were three units, none of them saying anything alone
+    page = ("<DL COMPACT>\n<DT>${<I>parameter</I><B>:-</B><I>word</I>}<DD>\n<B>Use Default Values</B>.  If\n"
+            "<I>parameter</I>\n\nis unset or null, the expansion of\n<I>word</I>\n\nis substituted.  Otherwise, the "
+            "value of\n<I>parameter</I>\n\nis substituted.\n<P>\n\nA new paragraph.\n<P>\n<B>Bold</B>\n\n"
+            "<P>Blocks apart.  See\n<FONT SIZE=-1><B>HISTORY EXPANSION</B>\n\n</FONT>\nbelow, then quote it.\n</DL>\n")
+    _, ol, units = _page_units(page, "bash.html")
+    assert [(k, t) for k, t, _ in units] == [
+        ("heading", "### ${parameter:-word}"), ("text", "Use Default Values."),
+        ("text", "If parameter is unset or null, the expansion of word is substituted."),
+        ("text", "Otherwise, the value of parameter is substituted."), ("text", "A new paragraph."),
+        ("text", "Bold"), ("text", "Blocks apart."), ("text", "See HISTORY EXPANSION below, then quote it.")]
+    assert ol.soft == {4, 7, 10, 20, 21}  # (not the blank lines after a <P>, nor before one)
+

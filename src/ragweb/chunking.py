@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from ragweb.files import PROSE_SUFFIXES, plain_name
-from ragweb.markup import FILL, is_directive, pre_cols, title_end, visible
+from ragweb.markup import FILL, INLINE_TAGS, is_directive, pre_cols, title_end, visible
 from ragweb.tokens import CHARS_PER_TOKEN, count_tokens
 
 # (greedy to the line end, then `_title`: a lazy title before optional closing marks would
@@ -141,6 +141,9 @@ class Outline:
     # a page's code line that holds text too ("commit:</p><pre>$ git revert HEAD</pre><p>This"):
     # line -> the [start, end) columns its <pre> elements cover
     mixed: dict = field(default_factory=dict)
+    # a page's blank lines that end no paragraph: whitespace inside a sentence (man2html writes
+    # "If" / "<I>parameter</I>" / "" / "is unset or null")
+    soft: set = field(default_factory=set)
     prose: list = field(default_factory=list)   # in a program: (first, last, "#" or '"') spans of comments and docstrings
     _prose_lines: dict | None = field(default=None, repr=False, compare=False)
 
@@ -405,7 +408,35 @@ def outline(lines: list[str], markdown: bool, page: PageLines | None = None,
                 out.heads[i] = (ENTRY_LEVEL + len(m.group(1).expandtabs()), _one_line(m.group(2)), i, i)
     if page is not None:
         _inline_heads(lines, page, out)
+        _soft_blanks(lines, page, out)
     return out
+
+
+# a page's line that a blank line inside a sentence follows: it ends with text or an inline
+# tag; the line after such a blank starts with text or an inline tag
+_INLINE_END_RE = re.compile(rf"(?:[^\s>]|</?(?:{INLINE_TAGS})\b[^<>]*>)\s*$", re.I)
+_INLINE_START_RE = re.compile(rf"\s*(?:[^\s<]|</?(?:{INLINE_TAGS})\b)", re.I)
+_INLINE_TAGS_LINE_RE = re.compile(rf"[ \t]*(?:</?(?:{INLINE_TAGS})\b[^<>\n]*>[ \t]*)+$", re.I)
+SOFT_LINES = 3  # lines of inline tags at most after a blank line inside a sentence
+
+
+def _soft_blanks(lines: list[str], page: PageLines, out: Outline) -> None:
+    """Add to ``out.soft`` the blank lines of a page's view that end no paragraph: an empty
+    line of the source between two lines of one sentence (`_INLINE_END_RE`, `_INLINE_START_RE`),
+    with up to `SOFT_LINES` lines of inline tags after it."""
+    raw, n = page.raw, len(lines)
+    for i in range(1, n - 1):
+        line = lines[i]
+        if line and not line.isspace():
+            continue
+        if raw[i].strip() or not lines[i - 1].strip() or i - 1 in out.code:
+            continue
+        j = i + 1  # (over lines of inline tags only: man2html's "</FONT>" closing a ".SM" word)
+        while j < n and j - i <= SOFT_LINES and not lines[j].strip() and _INLINE_TAGS_LINE_RE.match(raw[j]):
+            j += 1
+        if (j < n and lines[j].strip() and j not in out.code and j not in out.heads and not ITEM_RE.match(lines[j])
+                and _INLINE_END_RE.search(raw[i - 1][-200:]) and _INLINE_START_RE.match(raw[i + 1])):
+            out.soft.update(range(i, j))
 
 
 def _pre_text(lines: list[str], page: PageLines, out: Outline) -> frozenset:

@@ -391,9 +391,9 @@ def pre_cols(text: str) -> dict[int, list[tuple[int, int]]]:
 # markup that does not part the words on either side of it, as a browser shows them: a
 # character reference ("Ger&auml;t") and an inline formatting tag ("<b>Kuber</b>netes");
 # any other tag (<label>, <img>, <input>, <legend>) or hidden element does
-_INLINE_TAGS = ("a|abbr|b|bdi|bdo|cite|code|data|del|dfn|em|font|i|ins|kbd|mark|q|s|samp|small|span|"
+INLINE_TAGS = ("a|abbr|b|bdi|bdo|cite|code|data|del|dfn|em|font|i|ins|kbd|mark|q|s|samp|small|span|"
                 "strong|sub|sup|time|tt|u|var|wbr")
-_JOINING_RE = re.compile(rf"(?:&#?[0-9A-Za-z]+;?|</?(?:{_INLINE_TAGS})\b[^<>]*>)+", re.I)
+_JOINING_RE = re.compile(rf"(?:&#?[0-9A-Za-z]+;?|</?(?:{INLINE_TAGS})\b[^<>]*>)+", re.I)
 _FILL_RUN_RE = re.compile(FILL + "+")
 
 
