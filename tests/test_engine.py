@@ -868,6 +868,7 @@ FINGERPRINT_DOCS = {
     "sql-select.html": "<pre>\nSELECT 1;\n</pre><div><h2>Description</h2><p>\nIt selects.\n</p>\n"
                        + "<p>Words.</p>\n" * 400,
     "bash.html": "<DL>\n<DT>${x:-word}<DD>\nIf\n<I>parameter</I>\n\nis unset.\n</DL>\n" + "<P>Words.\n" * 400,
+    "git-branch.html": "<ol>\n<li>\n<p>\nDelete the branch.\n</p>\n</li>\n</ol>\n" + "<p>Words.</p>\n" * 400,
 }
 
 FINGERPRINTS = {  # (MARKUP_VERSION, WORD_FORM, UNICODE_FORM, FOLD_FORM) -> the chunks' and terms' sha256

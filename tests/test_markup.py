@@ -1152,3 +1152,15 @@ def test_a_blank_line_of_the_source_inside_a_sentence_does_not_cut_it():
         ("text", "Bold"), ("text", "Blocks apart."), ("text", "See HISTORY EXPANSION below, then quote it.")]
     assert ol.soft == {4, 7, 10, 20, 21}  # (not the blank lines after a <P>, nor before one)
 
+
+def test_a_list_items_text_below_its_mark_and_a_line_of_tags_is_the_item():
+    # AsciiDoc's HTML writes "<li>" and "<p>" on lines of their own: the item read as "- "
+    # alone, an empty line, then its text as a paragraph of its own
+    page = ('<div class="colist arabic"><ol>\n<li>\n<p>\nDelete the remote-tracking branches "todo" and "html".\n'
+            "</p>\n</li>\n<li>\n<p>\nDelete the \"test\" branch\n    even if it is not merged.\n</p>\n</li>\n</ol></div>\n"
+            "<ul>\n<li>\n</li>\n</ul>\n<h2>Next</h2>\n")
+    _, ol, units = _page_units(page, "git-branch.html")
+    assert [(k, t) for k, t, _ in units] == [
+        ("text", '- Delete the remote-tracking branches "todo" and "html".'),
+        ("text", '- Delete the "test" branch even if it is not merged.'), ("text", "-"), ("heading", "## Next")]
+    assert ol.soft == {2, 7}

@@ -142,7 +142,8 @@ class Outline:
     # line -> the [start, end) columns its <pre> elements cover
     mixed: dict = field(default_factory=dict)
     # a page's blank lines that end no paragraph: whitespace inside a sentence (man2html writes
-    # "If" / "<I>parameter</I>" / "" / "is unset or null")
+    # "If" / "<I>parameter</I>" / "" / "is unset or null"), and the lines of tags between a list
+    # item's mark and its text (AsciiDoc's "<li>" / "<p>" / "Text")
     soft: set = field(default_factory=set)
     prose: list = field(default_factory=list)   # in a program: (first, last, "#" or '"') spans of comments and docstrings
     _prose_lines: dict | None = field(default=None, repr=False, compare=False)
@@ -417,17 +418,28 @@ def outline(lines: list[str], markdown: bool, page: PageLines | None = None,
 _INLINE_END_RE = re.compile(rf"(?:[^\s>]|</?(?:{INLINE_TAGS})\b[^<>]*>)\s*$", re.I)
 _INLINE_START_RE = re.compile(rf"\s*(?:[^\s<]|</?(?:{INLINE_TAGS})\b)", re.I)
 _INLINE_TAGS_LINE_RE = re.compile(rf"[ \t]*(?:</?(?:{INLINE_TAGS})\b[^<>\n]*>[ \t]*)+$", re.I)
-SOFT_LINES = 3  # lines of inline tags at most after a blank line inside a sentence
+SOFT_LINES = 3  # lines of inline tags at most after a blank line inside a sentence; of tags, between an item's mark and its text
 
 
 def _soft_blanks(lines: list[str], page: PageLines, out: Outline) -> None:
     """Add to ``out.soft`` the blank lines of a page's view that end no paragraph: an empty
     line of the source between two lines of one sentence (`_INLINE_END_RE`, `_INLINE_START_RE`),
-    with up to `SOFT_LINES` lines of inline tags after it."""
+    with up to `SOFT_LINES` lines of inline tags after it; and up to `SOFT_LINES` lines of tags
+    between a list item's mark, alone on its line, and the text it marks."""
     raw, n = page.raw, len(lines)
-    for i in range(1, n - 1):
+    # (the few lines it can be: blank in the source, or a lone item mark)
+    for i in [i for i, (v, r) in enumerate(zip(lines, raw)) if not r or r.isspace() or v[:1] == "-"]:
+        if not 0 < i < n - 1:
+            continue
         line = lines[i]
         if line and not line.isspace():
+            if line[:1] == "-" and not line[1:].strip() and i not in out.code:  # an item's mark, its text below
+                j = i + 1
+                while j < n and j - i <= SOFT_LINES and not lines[j].strip():
+                    j += 1
+                if (i + 1 < j < n and j - i <= SOFT_LINES and j not in out.code and j not in out.heads
+                        and not ITEM_RE.match(lines[j])):
+                    out.soft.update(range(i + 1, j))
             continue
         if raw[i].strip() or not lines[i - 1].strip() or i - 1 in out.code:
             continue

@@ -16,8 +16,8 @@ ranked chunks do not fit the budget whole, `ragweb.pack` cuts the regions they c
   logind.conf.", an HTML page's ``<pre>``) is one unit with the code (`_join_interrupted`).
 - a page's line that holds a heading after text, or text after a heading's end tag
   (`chunking.Outline.inline`: DocBook's one-page manuals), or a ``<pre>`` between text
-  (`Outline.mixed`) is cut at their columns; a page's blank line inside a sentence
-  (`Outline.soft`) ends no paragraph.
+  (`Outline.mixed`) is cut at their columns; a page's blank line inside a sentence or
+  between a list item's mark and its text (`Outline.soft`) ends no paragraph.
 
 Every unit is an exact span of the stored text: ``(start, col_start) .. (end, col_end)``
 with 1-based lines and 0-based, end-exclusive columns. A unit that starts at the first
@@ -339,7 +339,7 @@ def split_units(lines: list[str], first: int, last: int, markdown: bool,
             continue
         flush_code()  # (an HTML <pre> ends without a fence line)
         if not stripped:
-            if i in ol.soft and para:  # (a page's blank line inside a sentence)
+            if i in ol.soft and para:  # (a page's blank line inside a sentence or list item)
                 para.append((i + 1, line, 0))
             else:
                 flush_para()
