@@ -869,10 +869,11 @@ FINGERPRINT_DOCS = {
                        + "<p>Words.</p>\n" * 400,
     "bash.html": "<DL>\n<DT>${x:-word}<DD>\nIf\n<I>parameter</I>\n\nis unset.\n</DL>\n" + "<P>Words.\n" * 400,
     "git-branch.html": "<ol>\n<li>\n<p>\nDelete the branch.\n</p>\n</li>\n</ol>\n" + "<p>Words.</p>\n" * 400,
+    "params.md": "# Special Parameters\n\n($*) and ($@) expand to the parameters; $? and $# and $1, not $HOME.\n",
 }
 
-FINGERPRINTS = {  # (MARKUP_VERSION, WORD_FORM, UNICODE_FORM, FOLD_FORM) -> the chunks' and terms' sha256
-    (23, "marks", "nfkc", "fold2"): "0bc1a986af8813667831582900bce792b735360d3778884e53f66b89e577e526",
+FINGERPRINTS = {  # (MARKUP_VERSION, WORD_FORM, UNICODE_FORM, FOLD_FORM, SHORT_TERMS) -> the chunks' and terms' sha256
+    (23, "marks", "nfkc", "fold2", 2): "3facb16ea81ea02d6d027badddbe4a17218cc83cbf0927b681c50b9d55dfe053",
 }
 
 
@@ -897,7 +898,7 @@ def test_a_change_to_chunks_or_terms_comes_with_a_new_version():
     A change to reading, chunking or analysis without a new version left the indexes built
     before it in the old shape for good (a line over the budget only by its newline kept its
     columns): raise the version the change belongs to (`engine.MARKUP_VERSION`, or the
-    analysis's `WORD_FORM`, `UNICODE_FORM`, `FOLD_FORM`) and record the new fingerprint."""
-    key = (MARKUP_VERSION, analysis.WORD_FORM, analysis.UNICODE_FORM, analysis.FOLD_FORM)
+    analysis's `WORD_FORM`, `UNICODE_FORM`, `FOLD_FORM`, `SHORT_TERMS`) and record the new fingerprint."""
+    key = (MARKUP_VERSION, analysis.WORD_FORM, analysis.UNICODE_FORM, analysis.FOLD_FORM, analysis.SHORT_TERMS)
     assert key in FINGERPRINTS, f"new versions {key}: add their fingerprint {_chunks_fingerprint()}"
     assert _chunks_fingerprint() == FINGERPRINTS[key], "chunks or terms changed: raise a version (see the docstring)"

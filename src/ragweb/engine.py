@@ -80,8 +80,9 @@ MARKUP_VERSION = 23        # how pages are read: HTML through `ragweb.markup` (2
                            # listing and literal blocks code and its two-line titles its own
                            # (`chunking.is_asciidoc`: git's "# comment" in a "----" block no
                            # heading) (22), a Markdown title's closing "[[wiki link]]"
-                           # kept in it, only AsciiDoc's inline anchor left out, a heading after text on its line marked and a
-                           # section (DocBook's one-page manuals: git's user-manual.html), a line
+                           # kept in it, only AsciiDoc's inline anchor left out, a heading
+                           # after text on its line marked and a section (DocBook's one-page
+                           # manuals: git's user-manual.html), a line
                            # where a <pre> ends or starts and shows nothing no code line
                            # ("</pre><h2>Description", PostgreSQL's pages) (23); an
                            # index built before (no "markup" setting) reads HTML as plain text,
