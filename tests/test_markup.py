@@ -1,5 +1,7 @@
 """HTML pages: read through their view (markup blanked, offsets kept), cited from the stored text."""
 
+import re
+
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -597,6 +599,24 @@ def chunk_headings(path: str, page: str, chunk_tokens: int = 512) -> list[str]:
     eng = Engine.memory(cfg)
     eng.add_document(path, page)
     return [h for (h,) in eng.conn.execute("SELECT heading FROM chunks ORDER BY id")]
+
+
+def test_each_piece_of_a_page_on_one_line_is_headed_by_its_own_section():
+    # (a minified page of many sections: once headings after text were sections, every piece
+    # was headed by the line's last heading, "Logging", the install steps too)
+    def section(title, word):
+        return f"<h2>{title}</h2><p>" + f"The {word} step is explained here with care. " * 120 + "</p>"
+    page = ("<html><head><title>Guide</title></head><body><h1>Guide</h1><p>Intro.</p>"
+            + section("Install", "install") + section("Retry", "retry") + section("Logging", "logging") + "</body></html>")
+    eng = Engine.memory()
+    eng.add_document("guide.html", page)
+    rows = eng.conn.execute("SELECT heading, col_start, col_end FROM chunks ORDER BY id").fetchall()
+    assert len(rows) > 6 and [h for h, _, _ in rows] == sorted((h for h, _, _ in rows), key=["Guide", "Install",
+                                                                                                 "Retry", "Logging"].index)
+    starts = [(m.start(), m.group(1)) for m in re.finditer(r"<h[1-6]>([^<]*)<", page)]
+    for heading, a, b in rows:  # (a piece is headed by the last section that starts before its end)
+        assert heading == [title for at, title in starts if at < b][-1]
+    assert {h for h, _, _ in rows} >= {"Install", "Retry", "Logging"}
 
 
 def test_a_page_on_one_line_heads_its_chunks_with_the_title_not_the_rest_of_the_line():

@@ -10,7 +10,7 @@ character span it covers within its line (``col_start``/``col_end``).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ragweb.files import PROSE_SUFFIXES, plain_name
 from ragweb.markup import FILL, INLINE_TAGS, is_directive, pre_cols, title_end, visible
@@ -568,14 +568,18 @@ def line_headings(lines: list[str], markdown: bool, page: PageLines | None = Non
     """For each line: the nearest heading at or above it ('' if none); the 0-based indices
     of the lines where headings start (an overline, or the title); and for each line the
     index of that nearest heading's start line (-1 if none). (``page``, ``asciidoc``: `outline`'s.)"""
-    heads = outline(lines, markdown, page, asciidoc).heads
+    return _line_headings(outline(lines, markdown, page, asciidoc).heads, len(lines))
+
+
+def _line_headings(heads: dict, n: int) -> tuple[list[str], set[int], list[int]]:
+    """`line_headings` of an outline's ``heads``, for ``n`` lines."""
     # (an overline, or a front matter's opening mark, starts the heading of a later line)
     title_at = {h[2]: h[1] for h in heads.values()}
     starts = set(title_at)
     out: list[str] = []
     where: list[int] = []
     current, at = "", -1
-    for i in range(len(lines)):
+    for i in range(n):
         if i in starts:
             current, at = title_at[i], i
         out.append(current)
@@ -595,7 +599,8 @@ def chunk_lines(text: str, chunk_tokens: int = 512, chunk_overlap: int = 50,
         # can split it, as a heading starts a new chunk only once a quarter is full
         title = line_headings(lines, markdown, page, asciidoc)[0][0] if markdown else ""
         return [Chunk(1, len(lines), title)]
-    headings, heading_starts, heading_at = line_headings(lines, markdown, page, asciidoc)
+    ol = outline(lines, markdown, page, asciidoc)
+    headings, heading_starts, heading_at = _line_headings(ol.heads, len(lines))
 
     def context(i: int) -> str:
         return headings[i] if 0 <= heading_at[i] < i else ""
@@ -609,8 +614,14 @@ def chunk_lines(text: str, chunk_tokens: int = 512, chunk_overlap: int = 50,
         if costs[i] > chunk_tokens:
             # (a page's line is cut at a space it shows: a space of the view may be a
             # character reference's or a tag's, and the cited columns would cut the file there)
-            chunks.extend(_split_long_line(lines[i], i, headings[i], chunk_tokens, context(i),
-                                           None if page is None else page.shown[i]))
+            pieces = _split_long_line(lines[i], i, headings[i], chunk_tokens, context(i),
+                                      None if page is None else page.shown[i])
+            if i in ol.inline:  # (a page on one line: each piece headed by its own section, not the line's last)
+                above = headings[i - 1] if i > 0 else ""
+                for k, piece in enumerate(pieces):
+                    titles = [title for a, _, _, title in ol.inline[i] if a < (piece.col_end or len(lines[i]))]
+                    pieces[k] = replace(piece, heading=titles[-1] if titles else above)
+            chunks.extend(pieces)
             i += 1
             continue
         j = i
