@@ -350,7 +350,8 @@ def test_the_same_sentence_is_not_packed_twice():
     chosen = cp.select_units(units, 1000, pages, 0.0)
     texts = [u.text for u in chosen]
     assert texts.count(repeated) == 1 and "Retries wait between attempts." in texts
-    # the repeat is still taken where it joins a passage that is taken already
+    # where it joins a passage that is taken already, a repeat this long is still not taken
+    # (`DEDUP_JOIN_CHARS`; a short one is, below)
     for u in units:
         u.score = 0.0
     by = {(u.file, u.text): u for u in units}
@@ -358,8 +359,7 @@ def test_the_same_sentence_is_not_packed_twice():
     by[0, repeated].score = 2.0
     by[1, repeated].score = 1.0
     chosen = cp.select_units(units, 1000, pages, 0.0)
-    assert sorted((u.file, u.text) for u in chosen) == sorted([
-        (0, repeated), (1, repeated), (1, "Retries wait between attempts.")])
+    assert sorted((u.file, u.text) for u in chosen) == sorted([(0, repeated), (1, "Retries wait between attempts.")])
 
 
 def test_a_sentence_of_a_paragraph_packed_from_a_twin_page_is_not_packed_again():
@@ -384,6 +384,59 @@ def test_a_sentence_of_a_paragraph_packed_from_a_twin_page_is_not_packed_again()
     finally:
         cp.DEDUP_CONTAINED = old
     assert (1, "Prune entries older than the time.") in chosen
+
+
+def test_a_unit_made_of_sentences_packed_from_a_twin_page_is_not_packed_again():
+    # the other way round: the HTML build's sentences are packed first, then its source's
+    # list item holding both (git's docs: the .txt keeps an item whole, the .html cuts it)
+    item = "- Prune entries older than the time. Skip the reachable `ones`."
+    pages = {0: ["# a", "", "Prune entries older than the time.", "", "Skip the reachable ones.", "",
+                 "Other words."],
+             1: ["# b", "", item, "", "Entries older than the time are pruned by gc."]}
+    units = _pages_units(pages, "prune old reachable entries time")
+    scores = {"Prune entries older than the time.": 3.0, "Skip the reachable ones.": 2.5, item: 2.0}
+    for u in units:
+        u.score = scores.get(u.text, min(u.score, 1.0))
+    chosen = {(u.file, u.text) for u in cp.select_units(units, 1000, pages, 0.0)}
+    assert (0, "Prune entries older than the time.") in chosen and (0, "Skip the reachable ones.") in chosen
+    assert (1, item) not in chosen and (1, "Entries older than the time are pruned by gc.") in chosen
+    # an item that says more than the packed sentences is packed
+    longer = item + " Then count the loose objects that are left."
+    pages[1][2] = longer
+    units = _pages_units(pages, "prune old reachable entries time")
+    for u in units:
+        u.score = scores.get(u.text, 2.0 if u.text == longer else min(u.score, 1.0))
+    assert (1, longer) in {(u.file, u.text) for u in cp.select_units(units, 1000, pages, 0.0)}
+
+
+def test_a_twin_pages_passage_is_not_packed_again_next_to_its_own_taken_sentence():
+    # a page's HTML build and its source say the same paragraph; the source's second
+    # sentence is taken first, then the build's first: the source's first sentence, a
+    # long repeat next to a taken unit of its page, is not taken again to complete it
+    one = "Rebasing interactively means that you have a chance to edit the commits which are rebased."
+    two = "You can reorder the commits, and you can remove them (weeding out bad patches)."
+    pages = {0: ["# a", "", one, "", "Unrelated text here."], 1: ["# b", "", one, two]}
+    units = _pages_units(pages, "rebase commits interactively reorder")
+    scores = {(1, two): 3.0, (0, one): 2.0, (1, one): 1.0}
+    for u in units:
+        u.score = scores.get((u.file, u.text), 0.0)
+    chosen = {(u.file, u.text) for u in cp.select_units(units, 1000, pages, 0.0)}
+    assert chosen == {(0, one), (1, two)}
+
+
+def test_a_short_repeat_completes_a_passage_unless_that_passage_is_a_repeat_too():
+    # "Defaults to 30 seconds." closes two options' pages: next to the other page's own
+    # sentence it is taken again; next to a sentence that a twin page packed, it is not
+    read, other, short = ("The read timeout is how long a reply may take to arrive here.",
+                          "The connect timeout is how long a connection may take to open.", "Defaults to 30 seconds.")
+    pages = {0: ["# a", "", read, short], 1: ["# b", "", read, short], 2: ["# c", "", other, short]}
+    units = _pages_units(pages, "read connect timeout default seconds")
+    scores = {(0, read): 3.0, (1, short): 2.9, (0, short): 2.8, (2, other): 2.7, (1, read): 2.0, (2, short): 1.0}
+    for u in units:
+        u.score = scores.get((u.file, u.text), 0.0)
+    assert len(units) == 9 and all(u.score for u in units if u.kind == "text")
+    chosen = {(u.file, u.text) for u in cp.select_units(units, 1000, pages, 0.0)}
+    assert chosen == {(0, read), (0, short), (1, short), (2, other), (2, short)}
 
 
 def test_same_text_key_reads_rest_roles_as_sphinx_shows_them():

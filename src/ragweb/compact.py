@@ -59,9 +59,12 @@ for "maximum"). Its score is
 Selection (`select_units`): units in order of score while they fit the budget, counted
 exactly (touching units form one run, counted once); a sentence already taken from
 another place (generated docs repeat an option's description on every page; a folder may
-hold a page's Markdown source and its HTML build) is not taken again unless it joins a
-taken passage (`DEDUP_CHARS`, compared by `same_text_key`; code lines are, so that
-examples keep their imports); units scoring below `MIN_RELATIVE`
+hold a page's Markdown source and its HTML build) is not taken again (`DEDUP_CHARS`,
+compared by `same_text_key`; code lines are, so that examples keep their imports), nor is
+one that is part of a unit another file packed or made of such units' sentences
+(`DEDUP_CONTAINED`, `DEDUP_COVERED`: twins cut a paragraph at other places), unless it
+joins a taken passage -- and then still not when another file packed it and it is long
+(`DEDUP_JOIN_CHARS`) or the unit it joins is such a repeat too; units scoring below `MIN_RELATIVE`
 of the best unit are not taken, so a pack with one clear answer stays small and a pack
 for a vague question spends more. With ``context``, what the budget has left then goes to
 the context of the selected units (`context_fill`): their neighbours in the same section,
@@ -106,6 +109,8 @@ PARAGRAPH_WHOLE_TOKENS = 20  # any paragraph up to this many tokens is one unit 
 JOIN_BREAKS = 3              # units with only whitespace of at most this many line breaks between them join (`joins`)
 DEDUP_CHARS = 20             # a non-code unit of at least this many characters whose text is packed already is skipped (0: off)
 DEDUP_CONTAINED = True       # ... also when its text (not a heading's) is part of a unit packed from another file (a twin page packed it whole)
+DEDUP_COVERED = True         # ... or made of such units and their sentences, but for fewer than DEDUP_CHARS characters and a fifth of it (a twin cut the paragraph otherwise)
+DEDUP_JOIN_CHARS = 40        # a repeat next to a taken unit is taken (it completes a passage) unless its text has this many characters or the unit it joins is a repeat too (0: length aside)
 DEDUP_ROLES = True           # ... comparing a reST role (:func:`~a.b`) as its build shows it (b)
 MIN_RELATIVE = 0.15          # take no unit scoring below this share of the best unit (0..1)
 LEAN_MIN_RELATIVE = 0.27     # the same in lean mode (0..1)
@@ -794,7 +799,28 @@ def select_units(units: list[Unit], budget: int, lines_of: dict,
     taken: set[int] = set()
     texts: set[str] = set()  # the chosen units' `same_text_key`s
     packed: dict = {}  # file -> its chosen units' keys joined by "|" (no key holds one)
+    pieces: dict = {}  # file -> its chosen units' keys and their sentences' keys
+    keys: dict[int, str | None] = {}
     used = 0
+
+    def key(i: int) -> str | None:
+        """Unit ``i``'s `same_text_key`, or None when it is not compared (code, or short)."""
+        if i not in keys:
+            keys[i] = (same_text_key(units[i].text) if DEDUP_CHARS and lens[i] >= DEDUP_CHARS
+                       and units[i].kind != "code" else None)
+        return keys[i]
+
+    def elsewhere(i: int, text: str) -> bool:
+        """Whether another file packed unit ``i``'s text (`DEDUP_CONTAINED`, `DEDUP_COVERED`)."""
+        if not DEDUP_CONTAINED or units[i].kind == "heading":
+            return False
+        f = units[i].file
+        if any(text in ks for g, ks in packed.items() if g != f):
+            return True
+        if not DEDUP_COVERED:
+            return False
+        left = uncovered(text, [k for g, ks in pieces.items() if g != f for k in ks])
+        return left < DEDUP_CHARS and left * 5 <= len(text)  # (what is left: markup, "linkgit", a list marker)
 
     def add(i: int) -> bool:
         """Take unit ``i`` if it is not taken yet and fits; True when it is taken (or when
@@ -811,15 +837,19 @@ def select_units(units: list[Unit], budget: int, lines_of: dict,
             last = run_end[i + 1]
             delta -= tokens_of_length(run_len[i + 1])
             length += run_len[i + 1] + link[i]
-        text = None
-        if DEDUP_CHARS and lens[i] >= DEDUP_CHARS and units[i].kind != "code":
-            text = same_text_key(units[i].text)
-            # (a heading titles its section: "### SESSION_COOKIE_AGE" is not a repeat of
-            # "Defaults to SESSION_COOKIE_AGE." on another page)
-            if first == i == last and (text in texts or (
-                    DEDUP_CONTAINED and units[i].kind != "heading" and any(
-                        text in keys for f, keys in packed.items() if f != units[i].file))):
-                return True  # (next to a taken unit it completes a passage: not skipped)
+        text = key(i)
+        # (a heading titles its section: "### SESSION_COOKIE_AGE" is not a repeat of
+        # "Defaults to SESSION_COOKIE_AGE." on another page)
+        twin = text is not None and elsewhere(i, text)
+        if twin or (text is not None and text in texts):
+            # next to a taken unit a repeat completes a passage (a page that says a
+            # sentence twice; "Defaults to 30 seconds." closing two options' pages): taken,
+            # unless another file said it and it is long or the passage it joins is a
+            # repeat too (a page's twin in another format, cut into other units)
+            joined = [j for j, on in ((i - 1, first != i), (i + 1, last != i)) if on]
+            if not joined or (twin and ((DEDUP_JOIN_CHARS and len(text) >= DEDUP_JOIN_CHARS)
+                                        or any(key(j) is not None and elsewhere(j, key(j)) for j in joined))):
+                return True
         delta += tokens_of_length(length)
         if used + delta > cap:
             return False
@@ -834,6 +864,12 @@ def select_units(units: list[Unit], budget: int, lines_of: dict,
         if text is not None:
             texts.add(text)
             packed[units[i].file] = packed.get(units[i].file, "") + "|" + text
+            if DEDUP_COVERED:
+                mine = pieces.setdefault(units[i].file, [])
+                mine.append(text)
+                spans = _sentence_spans(units[i].text)
+                if len(spans) > 1:
+                    mine.extend(k for a, b in spans if len(k := same_text_key(units[i].text[a:b])) >= DEDUP_CHARS)
         return True
 
     cap = budget
@@ -852,6 +888,24 @@ def select_units(units: list[Unit], budget: int, lines_of: dict,
             if units[i].head >= 0:
                 add(units[i].head)
     return [units[i] for i in chosen]
+
+
+def uncovered(text: str, keys: list[str]) -> int:
+    """How many characters of ``text`` (a `same_text_key`) no occurrence of one of ``keys``
+    covers (keys shorter than `DEDUP_CHARS` cover nothing: a word or two recurs anywhere)."""
+    spans = []
+    for k in keys:
+        if len(k) >= DEDUP_CHARS:
+            j = text.find(k)
+            while j >= 0:
+                spans.append((j, j + len(k)))
+                j = text.find(k, j + 1)
+    covered, end = 0, 0
+    for a, b in sorted(spans):
+        if b > end:
+            covered += b - max(a, end)
+            end = b
+    return len(text) - covered
 
 
 _LINK_TARGET_RE = re.compile(r"\]\([^)]*\)|\]\[[^\]]*\]")
