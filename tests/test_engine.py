@@ -380,6 +380,42 @@ def test_release_notes_weigh_less_than_the_pages_they_change():
     assert hits[1].bm25 == hits[0].bm25  # (the weight is on the score, not on BM25's figure)
 
 
+LICENSED_MANUAL = (
+    "# Shell manual\n\n## Here Documents\n\n"
+    "A here document works by redirecting the lines that follow to the command's input.\n\n"
+    "## Appendix C GNU Free Documentation License\n\n"
+    "The Document is any manual or work under this License. A copy of the Document is a work; you may copy "
+    "the Document, or any work based on the Document, as a whole. Each work says the Document is free.\n")
+
+
+def licensed_manual_config(license_weight=None) -> dict:
+    """Chunks small enough to cut `LICENSED_MANUAL` at its license appendix."""
+    cfg = default_config()
+    cfg["index"]["chunk_tokens"], cfg["index"]["chunk_overlap"] = 40, 0
+    if license_weight is not None:
+        cfg["retrieve"]["license_weight"] = license_weight
+    return cfg
+
+
+def test_a_license_text_weighs_less_than_the_text_it_licenses():
+    # bashref.html's GNU FDL appendix says "Document" in every sentence: a question about
+    # here documents ranked five of its chunks above the manual's own pages
+    docs = {"manual.md": LICENSED_MANUAL, "LICENSE": "Each work is a Document; copy the Document as a work.\n"}
+    docs.update({f"filler{i}.md": "unrelated words about cooking" for i in range(8)})
+    q = "how does a here document work"
+    same = fresh(docs, licensed_manual_config(1.0)).search(q, mmr=False)
+    assert [h.heading for h in same][:3] == ["", "Appendix C GNU Free Documentation License", "Shell manual"]
+    hits = fresh(docs, licensed_manual_config()).search(q, mmr=False)  # the default, 0.3
+    assert hits[0].heading == "Shell manual" and hits[0].score == hits[0].bm25
+    for h in hits[1:]:
+        assert h.heading.startswith("Appendix C") or h.path == "LICENSE"
+        assert h.score == pytest.approx(0.3 * h.bm25)
+    # a section titled "License" alone (a README's, npm's `license` field) is no license text
+    docs = {"README.md": "# Tool\n\n## License\n\nThe license of each work: MIT.\n", "LICENSE.md": "Each work: MIT.\n"}
+    hits = {h.path: h for h in fresh(docs).search("license of the work", mmr=False)}
+    assert hits["README.md"].score == hits["README.md"].bm25 and hits["LICENSE.md"].score < hits["LICENSE.md"].bm25
+
+
 def test_a_page_that_gathers_other_pages_weighs_less_than_the_page_itself():
     text = "Failed requests are retried with exponential backoff."
     docs = {"book/ch09.html": f"<p>{text}</p>", "book/print.html": f"<p>{text}</p>",

@@ -205,6 +205,19 @@ def test_the_best_candidates_page_is_not_outweighed_by_a_page_of_many_weaker_one
     assert p["snippets"][0]["text"] == "In a merge, a statement trigger fires on insert and on update."
 
 
+def test_a_license_sections_sentences_weigh_less_in_a_pack():
+    # the manual's license appendix holds the question's words more often than its answer
+    from test_engine import LICENSED_MANUAL, licensed_manual_config
+    for weight, packed_license in ((1.0, True), (None, False)):
+        eng = Engine.memory(licensed_manual_config(weight))
+        eng.add_document("manual.md", LICENSED_MANUAL)
+        p = eng.pack("how does a here document work", 30)
+        check_pack(eng, p, 30)
+        text = "\n".join(s["text"] for s in p["snippets"])
+        assert ("the Document" in text) == packed_license
+        assert ("A here document works" in text) != packed_license
+
+
 def test_config_keys_pack_lean_and_pack_compact():
     docs = dict(sample_documents())
     q = "how does the retry policy use exponential backoff and jitter"

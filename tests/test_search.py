@@ -3,7 +3,8 @@ import random
 
 from hypothesis import given, settings, strategies as st
 
-from ragweb.search import aggregate_path, bm25_idf, bm25_term, changelog_path, contained, jaccard, mmr_select, shingles
+from ragweb.search import (aggregate_path, bm25_idf, bm25_term, changelog_path, contained, jaccard, license_path,
+                           license_title, mmr_select, shingles)
 
 
 def test_idf_never_negative_and_decreasing():
@@ -35,6 +36,23 @@ def test_aggregate_path_names_pages_that_gather_other_pages_only():
              "docs/print.md", "singlehtml.md", "api/printing.html", "site/print_page.md"]
     assert [p for p in gathered if not aggregate_path(p)] == []
     assert [p for p in pages if aggregate_path(p)] == []
+
+
+def test_license_path_and_title_name_license_texts_only():
+    licenses = ["LICENSE", "LICENSE.md", "pkg/LICENCE.txt", "COPYING", "COPYING.LESSER", "LICENSE-MIT",
+                "LICENSE-APACHE-2.0", "debian/copyright", "html/license.html", "licenses.txt", "UNLICENSE"]
+    pages = ["docs/licensing.md", "src/license.py", "copying-files.html", "api/license-keys.md",
+             "LICENSE/README.md/x.md", "guide/copyright-notices.md"]
+    assert [p for p in licenses if not license_path(p)] == []
+    assert [p for p in pages if license_path(p)] == []
+    titles = ["Appendix C GNU Free Documentation License", "GNU General Public License", "GNU LESSER GENERAL PUBLIC LICENSE",
+              "Apache License, Version 2.0", "The MIT License (MIT)", "BSD 3-Clause License",
+              "PSF LICENSE AGREEMENT FOR PYTHON 3.11", "ADDENDUM: How to use this License for your documents",
+              "How to Apply These Terms to Your New Programs", "Mozilla Public License 2.0"]
+    headings = ["License", "license", "init-license", "The license field", "Licensing", "GPL-licensed backends",
+                "License keys for the MIT server", "Choosing a license", ""]
+    assert [t for t in titles if not license_title(t)] == []
+    assert [t for t in headings if license_title(t)] == []
 
 
 def test_jaccard():

@@ -33,7 +33,8 @@ from ragweb.config import SHOWN_CHARS, default_config
 from ragweb.files import DECODER_VERSION, GlobSet, glob_problem
 from ragweb.errors import (EmptyQueryError, IndexBusyError, IndexCorruptError, IndexReadOnlyError, Interrupted,
                            RagError, UsageError, quoted)
-from ragweb.search import REPEAT_SHARE, REPEAT_TERMS, aggregate_path, bm25_idf, changelog_path, contained, mmr_select, shingles
+from ragweb.search import (REPEAT_SHARE, REPEAT_TERMS, aggregate_path, bm25_idf, changelog_path, contained, license_path,
+                           license_title, mmr_select, shingles)
 
 MERGE_FACTOR = 8           # segments of about the same size are merged this many at a time (`_window_to_merge`)
 DEAD_MERGE_RATIO = 0.25    # all segments are merged when this share of indexed chunks is dead
@@ -310,7 +311,7 @@ class Engine:
         self._vocab: dict[str, int] | None = None
         self._raw_ids: dict[str, tuple[int, ...]] = {}  # raw word -> term ids
         self._next_term = 0
-        self._paths: dict[str, tuple[frozenset, bool, bool]] = {}  # path -> (its terms, `changelog_path`, `aggregate_path`)
+        self._paths: dict[str, tuple[frozenset, bool, bool, bool]] = {}  # path -> (its terms, `changelog_path`, `aggregate_path`, `license_path`)
         self._roots: set[str] = set(self._meta("roots", ()))  # folders dropped on the page: `weighed_path`
         self._outlines: dict[int, Outline] = {}  # file id -> its outline (compaction reads it per pack)
         self._views: dict[int, list] = {}        # file id -> an HTML page's view, shown and visible lines, <pre> lines (each made when asked for)
@@ -1056,7 +1057,8 @@ class Engine:
                mode: str | None = None, repeats: bool = True) -> list[Hit]:
         """The best chunks for ``query``: BM25 + path boost (release notes and change logs
         x ``retrieve.changelog_weight``; pages that gather other pages, such as mdBook's
-        print.html, x ``retrieve.aggregate_weight``), then MMR (see DESIGN.md).
+        print.html, x ``retrieve.aggregate_weight``; license texts, a LICENSE file or a
+        manual's license appendix, x ``retrieve.license_weight``), then MMR (see DESIGN.md).
 
         ``mode``: "bm25"; "semantic" (cosine similarity of embeddings only) or "hybrid"
         (both lists fused by reciprocal rank, `ragweb.embeddings.fuse`), which need an
@@ -1169,22 +1171,24 @@ class Engine:
         else:
             final = scores
         boost_w = rc["path_boost_weight"] if mode == "bm25" else 0.0
-        changelog_w, aggregate_w = rc["changelog_weight"], rc["aggregate_weight"]
+        changelog_w, aggregate_w, license_w = rc["changelog_weight"], rc["aggregate_weight"], rc["license_weight"]
 
-        def weighed(path: str, score: float) -> tuple[float, float]:
+        def weighed(path: str, score: float, heading: str = "") -> tuple[float, float]:
             """(``score`` -- BM25, or a fused or vector score -- with the path's boost and
-            weights, the boost)."""
+            weights and the license weight of a chunk under ``heading``, the boost)."""
             known = self._paths.get(path)
             if known is None:
                 named = self.weighed_path(path)
                 known = self._paths[path] = (frozenset(self.analyzer.term_counts(named)), changelog_path(named),
-                                             aggregate_path(named))
-            pterms, is_log, is_aggregate = known
+                                             aggregate_path(named), license_path(named))
+            pterms, is_log, is_aggregate, is_license = known
             boost = boost_w * sum(v for t, v in idfs.items() if t in pterms) if boost_w and idfs else 0.0
             if mode == "bm25":
                 score += boost
             if is_log or is_aggregate:  # pages that say again what other pages say
                 score *= (changelog_w if is_log else 1.0) * (aggregate_w if is_aggregate else 1.0)
+            if license_w != 1.0 and (is_license or license_title(heading)):  # (words of the law, not of the software)
+                score *= license_w
             return score, boost
 
         if len(final) > pool:
@@ -1206,7 +1210,7 @@ class Engine:
         cands = []  # (hit, blob of the chunk's distinct term ids)
         for cid, fid, start, end, cs, ce, heading, blob, path, mtime in rows:
             bm = scores.get(cid, 0.0)
-            score, boost = weighed(path, bm if mode == "bm25" else final[cid])
+            score, boost = weighed(path, bm if mode == "bm25" else final[cid], heading)
             cands.append((Hit(path, start, end, score, "", heading, [], bm, boost, cid, fid, cs, ce, mtime), blob))
         threshold = rc["min_score_threshold"]
         if threshold > 0:  # (0 drops none: a cosine similarity, --semantic's score, can be below 0)

@@ -94,7 +94,7 @@ from dataclasses import dataclass, field
 from ragweb import compact as cp
 from ragweb.analysis import related_terms
 from ragweb.markup import readable, visible
-from ragweb.search import bm25_idf
+from ragweb.search import bm25_idf, license_path, license_title
 from ragweb.tokens import count_tokens
 
 COMPACT_CHUNKS = 20        # at most this many of the best candidates are compacted (>= 1)
@@ -407,6 +407,8 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
         if prose:
             cp.add_semantic(prose, embeddings.passage_similarities(engine.embedder, query, [u.text for u in prose]),
                             semantic)
+    weigh_licenses(units, {fid: engine.weighed_path(path) for fid, path in paths.items()},
+                   engine.config["retrieve"]["license_weight"])
     chosen = cp.select_units(units, limit, view_of, cp.LEAN_MIN_RELATIVE if lean else cp.MIN_RELATIVE,
                              context=True, fill_top=TOP_CHUNK_FILL,
                              context_budget=limit if lean else int(budget * CONTEXT_SHARE),
@@ -428,6 +430,19 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
             file_rank[fid] = max(file_rank.get(fid, 0.0), score)
     snippets.sort(key=lambda s: (-file_rank[s.file_id], s.path, s.start, s.col_start or 0))
     return whole + snippets
+
+
+def weigh_licenses(units: list[cp.Unit], paths: dict[int, str], weight: float) -> None:
+    """Scale the score of each unit of a license text by ``weight`` (``retrieve.license_weight``,
+    as search does its chunks): a unit of a file named as one (`search.license_path`) or in a
+    section titled as one (`search.license_title`: a manual's GNU FDL appendix, whose
+    "Document" and "copy" match a question about here documents sentence by sentence)."""
+    if weight == 1.0:
+        return
+    for u in units:
+        if (license_path(paths[u.file]) or any(map(license_title, u.headings))
+                or (u.kind == "heading" and license_title(u.text))):
+            u.score *= weight
 
 
 def whole_pages(hits, limit: int, lines_of: dict[int, list[str]], why: str) -> list[Snippet]:

@@ -33,6 +33,32 @@ def changelog_path(path: str) -> bool:
     return bool(_CHANGELOG_DIR_RE.search(path) or _CHANGELOG_FILE_RE.search(path))
 
 
+# License texts: a file named as one (LICENSE, LICENCE.md, COPYING.LESSER, LICENSE-MIT,
+# Debian's copyright), or a section titled as one (a manual's "Appendix C GNU Free
+# Documentation License", "GNU General Public License", "Apache License, Version 2.0", "PSF
+# LICENSE AGREEMENT"). Their words -- document, copy, modify, work, distribute -- match
+# questions about the software, and they say nothing about it. A section titled "License"
+# alone, or a package.json's `license` field, is no license text.
+_LICENSE_FILE_RE = re.compile(r"(?:^|/)(?i:licen[cs]es?|copying|copyright|unlicense)"
+                              r"(?:[-_.](?:[A-Z0-9][A-Z0-9.]*|md|txt|rst|html?|markdown))*$")
+_LICENSE_TITLE_RE = re.compile(
+    r"\b(?:GNU|[AL]?GPL|[Gg]eneral [Pp]ublic|[Ff]ree [Dd]ocumentation|Apache|MIT|BSD|Mozilla|Artistic|"
+    r"Creative Commons|Eclipse|PSF|Python Software Foundation)\b.{0,40}\b(?i:licen[cs]e)\b"
+    r"|(?i:\blicen[cs]e agreement\b|\bhow to use this license\b|\bhow to apply these terms\b)")
+
+
+def license_path(path: str) -> bool:
+    """Whether ``path`` names a license text (`Engine.search` weighs its chunks by
+    ``retrieve.license_weight``)."""
+    return bool(_LICENSE_FILE_RE.search(path))
+
+
+def license_title(heading: str) -> bool:
+    """Whether a section ``heading`` titles a license text (a manual's appendix holding the
+    GNU FDL): its chunks weigh as `license_path`'s do."""
+    return bool(heading) and bool(_LICENSE_TITLE_RE.search(heading))
+
+
 # A page that gathers other pages whole: mdBook's print.html (every chapter of a book on
 # one page), Sphinx's singlehtml build, MkDocs' print-site page. Each of its passages is on
 # its own page too, which a citation should name.
