@@ -447,6 +447,23 @@ def test_a_texinfo_node_header_is_navigation_and_another_header_is_text():
     assert lines == ["Bash is quite portable.", "### 1.2 What is a shell?", "Release notes"]
 
 
+def test_texinfos_table_of_contents_and_printed_index_are_navigation():
+    # bashref.html's contents (300 lines) and its five printed indexes (1,200 lines of "PS1:
+    # Bourne Shell Variables") were packed as text ("process group:   Definitions")
+    page = ('<p>Bash is quite portable.</p>\n<div class="Contents_element" id="SEC_Contents">\n'
+            '<h2 class="contents-heading">Table of Contents</h2>\n<div class="contents">\n<ul class="toc-numbered-mark">\n'
+            '  <li><a id="toc-Introduction-1" href="#Introduction">1 Introduction</a></li>\n</ul>\n</div>\n</div>\n'
+            '<h3 class="appendixsec">D.5 Concept Index</h3>\n<table class="index-cp" border="0">\n'
+            '<tr><td></td><td valign="top"><a href="#index-process-group">process group</a>:</td><td>&nbsp;</td>'
+            '<td valign="top"><a href="#Definitions">Definitions</a></td></tr>\n</table>\n'
+            '<table class="cp-entries-printindex" border="0">\n<tr><td><a href="#x">PS1</a>:</td></tr>\n</table>\n'
+            '<div class="contents"><p>Doxygen writes its whole page in this class.</p></div>\n'
+            '<table class="index-table"><tr><td>A table of its own.</td></tr></table>\n')
+    lines = [line.strip() for line in split_lines(visible(show_html(page))) if line.strip()]
+    assert lines == ["Bash is quite portable.", "### D.5 Concept Index", "Doxygen writes its whole page in this class.",
+                     "A table of its own."]
+
+
 SPHINX = """<h1>shelf — Keep things<a class="headerlink" href="#x">¶</a></h1>
 <p>The module defines the following functions:</p>
 <dl class="py function">

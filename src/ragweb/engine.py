@@ -85,7 +85,8 @@ MARKUP_VERSION = 23        # how pages are read: HTML through `ragweb.markup` (2
                            # after text on its line marked and a section (DocBook's one-page
                            # manuals: git's user-manual.html), a line
                            # where a <pre> ends or starts and shows nothing no code line
-                           # ("</pre><h2>Description", PostgreSQL's pages) (23); an
+                           # ("</pre><h2>Description", PostgreSQL's pages), Texinfo's table of
+                           # contents and printed indexes navigation (23); an
                            # index built before (no "markup" setting) reads HTML as plain text,
                            # one of another version chunked some pages otherwise: rebuilt by
                            # `rag index`, re-read from its texts by the browser

@@ -12,7 +12,9 @@ for column, so every offset, line and column is the stored file's own:
   entry and its highlighted source, and navigation (``<nav>``, ``role="navigation"``: the site
   menu and table of contents every page repeats; ``role="menu"`` or ``"menubar"``, a picker
   of themes or versions such as mdBook's; a GNU manual's "Next: ..., Previous: ...,
-  Up: ..." above each node, Texinfo's ``<div class="header">`` with links to those nodes)
+  Up: ..." above each node, Texinfo's ``<div class="header">`` with links to those nodes;
+  Texinfo's table of contents, ``id="SEC_Contents"``, and its printed indexes, ``<table
+  class="index-cp">``, whose "process group:   Definitions" lines match questions as text)
   -- becomes `FILL`; a character reference
   becomes the character it names followed by `FILL`; a block tag between two words leaves
   one space; some tags leave a mark the Markdown reading understands: a heading tag that
@@ -233,7 +235,12 @@ _RAW_END_RE = re.compile(r"</(script|style|template)\s*>", re.I)
 _NAV_START_RE = re.compile(r"<(nav)\b[^<>]*+>|<([A-Za-z][\w-]*)\b(?=[^<>]*\brole\s*=\s*[\"']?(?:navigation|menu|menubar)\b)[^<>]*+>"
                            r"|<(div)\b(?=[^<>]*\bclass\s*=\s*[\"']?(?:nav-panel|header)[\"'\s>])[^<>]*+>"
                            # Sphinx's "[source]" after a signature, "[docs]" in highlighted source
-                           r"|<(span|a)\b(?=[^<>]*\bclass\s*=\s*[\"']?viewcode-(?:link|back)\b)[^<>]*+>", re.I)
+                           r"|<(span|a)\b(?=[^<>]*\bclass\s*=\s*[\"']?viewcode-(?:link|back)\b)[^<>]*+>"
+                           # Texinfo's table of contents (its id; a "contents" class is Doxygen's
+                           # whole page) and printed indexes (6: "index-cp"; 7: "cp-entries-printindex")
+                           r"|<(div)\b(?=[^<>]*\bid\s*=\s*[\"']?SEC_Contents[\"'\s>])[^<>]*+>"
+                           r"|<(table)\b(?=[^<>]*\bclass\s*=\s*[\"']?(?:index-[a-z]{2,3}"
+                           r"|[a-z]{2,3}-(?:entries|letters-header|letters-footer)-printindex)[\"'\s>])[^<>]*+>", re.I)
 # (each attribute is looked for ahead and the tag then scanned once, possessively: with the
 # attribute inside the scan, an unclosed tag of thousands of role="menu" was quadratic)
 # Texinfo's node header ("Next: ..., Previous: ..., Up: ... [Contents][Index]" above each
@@ -250,10 +257,12 @@ def _nav_starts(text: str) -> list[int]:
     two), with a regex."""
     low = text.lower()
     if len(low) != len(text):
-        hints = [m.start() for m in re.finditer(r'<nav|navigation|menu|nav-panel|class="header"|viewcode-', text, re.I)]
+        hints = [m.start() for m in re.finditer(r'<nav|navigation|menu|nav-panel|class="header"|viewcode-'
+                                                r'|SEC_Contents|class="index-|printindex', text, re.I)]
     else:
         hints = []
-        for word in ("<nav", "navigation", "menu", "nav-panel", "class=\"header\"", "viewcode-"):
+        for word in ("<nav", "navigation", "menu", "nav-panel", "class=\"header\"", "viewcode-",
+                     "sec_contents", "class=\"index-", "printindex"):
             i = low.find(word)
             while i >= 0:
                 hints.append(i)
@@ -282,7 +291,7 @@ def _nav_starts(text: str) -> list[int]:
 def _without_navigation(text: str) -> str:
     """``text`` with each navigation element (``<nav>``, ``role="navigation"``: site menus,
     tables of contents; ``role="menu"``/``"menubar"``: a theme or version picker; Texinfo's
-    node header; Sphinx's viewcode links) as `FILL`, nested
+    node header, table of contents and printed indexes; Sphinx's viewcode links) as `FILL`, nested
     elements of the same name included."""
     out, pos = [], 0
     ends: dict[str, dict[int, int]] = {}  # element name -> {start of a start tag: end of its element}
@@ -293,7 +302,7 @@ def _without_navigation(text: str) -> str:
         m = _NAV_START_RE.match(text, at)
         if m is None:
             continue
-        name = (m.group(1) or m.group(2) or m.group(3) or m.group(4)).lower()
+        name = next(g for g in m.groups() if g).lower()
         if m.group().endswith("/>"):  # ("<nav/>" opens a nav, as HTML5 reads it: paired by a forward scan)
             end = _end_from(text, name, m.end())
         else:
