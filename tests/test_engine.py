@@ -910,10 +910,13 @@ FINGERPRINT_DOCS = {
                     "Contents</h2><ul><li><a href=\"#I\">1 Introduction</a></li></ul></div>\n<h2>1 Introduction</h2>"
                     + "<p>Words.</p>\n" * 400 + "<table class=\"index-cp\"><tr><td><a href=\"#p\">process group</a>"
                     ":</td><td><a href=\"#D\">Definitions</a></td></tr></table></body></html>\n",
+    "gettext_6.html": "<table cellpadding=\"1\" cellspacing=\"1\" border=\"0\"><tr><td>[<a href=\"t.html#SEC_Top\" "
+                      "title=\"Cover (top) of document\">Top</a>]</td></tr></table>\n<h1>6. New PO File</h1>\n"
+                      + "<p>Words.</p>\n" * 400 + "<ul class=\"toc\"><li><a href=\"#S1\">1. Introduction</a></li></ul>\n",
 }
 
 FINGERPRINTS = {  # (MARKUP_VERSION, WORD_FORM, UNICODE_FORM, FOLD_FORM, SHORT_TERMS) -> the chunks' and terms' sha256
-    (23, "marks", "nfkc", "fold2", 2): "2ca618b28fe48fa0e08237436045847d6a107a7becd3a4730a0c59304ea1a59a",
+    (23, "marks", "nfkc", "fold2", 2): "c405dd67f1f93851eba721ad42a18ca8cb360e577cf0f92abeef3a88e173ea88",
 }
 
 

@@ -464,6 +464,25 @@ def test_texinfos_table_of_contents_and_printed_index_are_navigation():
                      "A table of its own."]
 
 
+def test_texi2htmls_button_panels_and_contents_are_navigation():
+    # gettext's manual (texi2html 1.78) has a panel of buttons above and below each section,
+    # packed as "[ << ] [ >> ] [Top] [Contents] [Index] [ ? ]", and a contents page of
+    # <ul class="toc"> lists of every section's title; a table laid out alike is text
+    page = ('<table cellpadding="1" cellspacing="1" border="0">\n'
+            '<tr><td valign="middle" align="left">[<a href="gettext_5.html#SEC34" title="Beginning of this chapter or '
+            'previous chapter"> &lt;&lt; </a>]</td>\n<td valign="middle" align="left"> &nbsp; </td>\n'
+            '<td valign="middle" align="left">[<a href="gettext_toc.html#SEC_Top" title="Cover (top) of document">Top</a>]'
+            '</td>\n<td valign="middle" align="left">[<a href="gettext_toc.html#SEC_Contents" title="Table of contents">'
+            'Contents</a>]</td>\n</tr></table>\n<h1 class="chapter"> 6. Creating a New PO File </h1>\n'
+            '<p>The translator creates a file called LANG.po.</p>\n<h1>Table of Contents</h1>\n<div class="contents">\n'
+            '<ul class="toc">\n  <li><a name="TOC1" href="gettext_1.html#SEC1">1. Introduction</a>\n  <ul class="toc">\n'
+            '    <li><a name="TOC2" href="gettext_1.html#SEC2">1.1 The Purpose of GNU gettext</a></li>\n  </ul></li>\n'
+            '</ul>\n</div>\n<table cellpadding="1" cellspacing="1"><tr><td>A table of its own.</td></tr></table>\n')
+    lines = [line.strip() for line in split_lines(visible(show_html(page))) if line.strip()]
+    assert lines == ["#  6. Creating a New PO File", "The translator creates a file called LANG.po.",
+                     "# Table of Contents", "A table of its own."]
+
+
 SPHINX = """<h1>shelf — Keep things<a class="headerlink" href="#x">¶</a></h1>
 <p>The module defines the following functions:</p>
 <dl class="py function">

@@ -14,7 +14,9 @@ for column, so every offset, line and column is the stored file's own:
   of themes or versions such as mdBook's; a GNU manual's "Next: ..., Previous: ...,
   Up: ..." above each node, Texinfo's ``<div class="header">`` with links to those nodes;
   Texinfo's table of contents, ``id="SEC_Contents"``, and its printed indexes, ``<table
-  class="index-cp">``, whose "process group:   Definitions" lines match questions as text)
+  class="index-cp">``, whose "process group:   Definitions" lines match questions as text;
+  texi2html's panel of buttons around each section, "[ << ] [ >> ] [Top] [Contents]", and
+  its contents lists, ``<ul class="toc">``)
   -- becomes `FILL`; a character reference
   becomes the character it names followed by `FILL`; a block tag between two words leaves
   one space; some tags leave a mark the Markdown reading understands: a heading tag that
@@ -240,7 +242,13 @@ _NAV_START_RE = re.compile(r"<(nav)\b[^<>]*+>|<([A-Za-z][\w-]*)\b(?=[^<>]*\brole
                            # whole page) and printed indexes (6: "index-cp"; 7: "cp-entries-printindex")
                            r"|<(div)\b(?=[^<>]*\bid\s*=\s*[\"']?SEC_Contents[\"'\s>])[^<>]*+>"
                            r"|<(table)\b(?=[^<>]*\bclass\s*=\s*[\"']?(?:index-[a-z]{2,3}"
-                           r"|[a-z]{2,3}-(?:entries|letters-header|letters-footer)-printindex)[\"'\s>])[^<>]*+>", re.I)
+                           r"|[a-z]{2,3}-(?:entries|letters-header|letters-footer)-printindex)[\"'\s>])[^<>]*+>"
+                           # texi2html's panel of buttons ("[ << ] [ >> ] [Top] [Contents] [Index] [ ? ]")
+                           # above and below each section: a table laid out so, whose links are
+                           # titled "Cover (top) of document" ... (`_PANEL_LINK_RE`), and its contents
+                           r"|<(table)\b(?=[^<>]*\bcellspacing\s*=\s*[\"']?1\b)[^<>]*+>"
+                           r"|<(ul)\b(?=[^<>]*\bclass\s*=\s*[\"']?toc[\"'\s>])[^<>]*+>", re.I)
+_PANEL_LINK_RE = re.compile(r"\btitle\s*=\s*[\"']?(?:Cover \(top\) of document|Table of contents)[\"']", re.I)
 # (each attribute is looked for ahead and the tag then scanned once, possessively: with the
 # attribute inside the scan, an unclosed tag of thousands of role="menu" was quadratic)
 # Texinfo's node header ("Next: ..., Previous: ..., Up: ... [Contents][Index]" above each
@@ -258,11 +266,12 @@ def _nav_starts(text: str) -> list[int]:
     low = text.lower()
     if len(low) != len(text):
         hints = [m.start() for m in re.finditer(r'<nav|navigation|menu|nav-panel|class="header"|viewcode-'
-                                                r'|SEC_Contents|class="index-|printindex', text, re.I)]
+                                                r'|SEC_Contents|class="index-|printindex|cellspacing="1"|class="toc"',
+                                                text, re.I)]
     else:
         hints = []
         for word in ("<nav", "navigation", "menu", "nav-panel", "class=\"header\"", "viewcode-",
-                     "sec_contents", "class=\"index-", "printindex"):
+                     "sec_contents", "class=\"index-", "printindex", "cellspacing=\"1\"", "class=\"toc\""):
             i = low.find(word)
             while i >= 0:
                 hints.append(i)
@@ -315,6 +324,8 @@ def _without_navigation(text: str) -> str:
             i = bisect.bisect_left(links, m.end())
             if i == len(links) or links[i] >= end:
                 continue  # a page header, not a node's links
+        if m.group(7) and _PANEL_LINK_RE.search(text, m.end(), end) is None:
+            continue  # a table laid out so, not texi2html's buttons
         out.append(text[pos:m.start()])
         out.append(_blank(text[m.start():end]))
         pos = end
