@@ -103,6 +103,20 @@ def test_code_of_a_pre_element_stays_in_document_order_and_section():
         ("The server stops.", "text", ("A",))]
 
 
+def test_a_command_continued_over_lines_is_one_unit_of_a_long_code_group():
+    # gnutls's manual: "$ certtool --load-ca-certificate ca.pem \\" / "--load-certificate ..." /
+    # "--to-p12 ..." in a <pre> too long for one unit was three, and a pack held the command
+    # without its last line; a C macro's forty continued lines stay lines
+    cmd = ["$ certtool --load-ca-certificate ca.pem \\", "  --load-certificate cert.pem --load-privkey key.pem \\",
+           "  --to-p12 --outder --outfile key.p12", "$ ls"]
+    macro = ["#define LONG(x) \\"] + [f"  step_{i}(x); \\" for i in range(40)] + ["  done(x)"]
+    lines, units = pre_units("Run:\n" + "\n".join(cmd + macro) + "\n", range(1, 1 + len(cmd) + len(macro)))
+    code = [u for u in units if u.kind == "code"]
+    assert code[0].text == "\n".join(cmd[:3]) and (code[0].start, code[0].end) == (2, 4)
+    assert code[0].col_end == len(cmd[2])
+    assert code[1].text == "$ ls" and code[2].text == macro[0] and len(code) == 2 + len(macro)
+
+
 def test_a_sentence_ending_inside_markup_ends_in_an_html_view():
     shown = show_html("<p>It ends <code>here.</code> Second one <b>starts.</b></p><p>Third.</p>"
                       "<p>Use <code>x.</code> <b>then</b> this.</p>")

@@ -5,8 +5,10 @@ ranked chunks do not fit the budget whole, `ragweb.pack` cuts the regions they c
 *units* (`split_units`), scores them (`score_units`) and packs the best (`select_units`):
 
 - a Markdown heading line, a table row, a short group of code lines (between blank lines,
-  up to `CODE_GROUP_TOKENS`) or else one code line; in a program the same for every line
-  except comments and docstrings (`chunking.code_outline`), which are paragraphs;
+  up to `CODE_GROUP_TOKENS`) or else one code line, with the lines it continues in when it
+  ends in a backslash (up to `CONTINUED_TOKENS`: a shell command and its options); in a
+  program the same for every line except comments and docstrings (`chunking.code_outline`),
+  which are paragraphs;
 - a list item of up to `ITEM_WHOLE_TOKENS` (an option and its "Default:" answer together),
   a paragraph of up to `PARAGRAPH_WHOLE_TOKENS`;
 - a sentence of a longer paragraph or list item: a paragraph wrapped over several lines
@@ -104,6 +106,7 @@ KIND_WEIGHT = {"code": 0.6, "toc": 0.2, "row": 1.0, "heading": 1.0, "text": 1.0}
 CONTENT_CHARS = 15           # units with fewer word characters get proportionally less bonus
 CODE_PROSE = True            # in a program, comment and docstring lines are cut into sentences like paragraphs
 CODE_GROUP_TOKENS = 30       # code lines between blank lines up to this many tokens: one unit
+CONTINUED_TOKENS = 120       # a longer group's line ending in "\\" and the lines it continues in, up to this many: one unit
 ITEM_WHOLE_TOKENS = 150      # a list item up to this many tokens is one unit, a longer one is sentences (0: always sentences)
 PARAGRAPH_WHOLE_TOKENS = 20  # any paragraph up to this many tokens is one unit (0: always sentences)
 JOIN_BREAKS = 3              # units with only whitespace of at most this many line breaks between them join (`joins`)
@@ -259,6 +262,28 @@ def _hard_breaks(block: list[tuple[int, str, int]]) -> list[list[tuple[int, str,
     return parts
 
 
+def _continued_lines(code: list[tuple[int, str, int]]) -> list[list[tuple[int, str, int]]]:
+    """``code`` lines (line number, text, column) in runs that are one logical line each: a
+    line ending in a backslash continues in the next (a shell command over three lines). A
+    run longer than `CONTINUED_TOKENS` (a C macro of forty lines) stays lines."""
+    runs: list[list[tuple[int, str, int]]] = []
+    cur: list[tuple[int, str, int]] = []
+    for item in code:
+        cur.append(item)
+        if not item[1].rstrip().endswith("\\"):
+            runs.append(cur)
+            cur = []
+    if cur:
+        runs.append(cur)
+    out = []
+    for run in runs:
+        if len(run) > 1 and sum(len(t) + 1 for _, t, _ in run) - 1 > CONTINUED_TOKENS * CHARS_PER_TOKEN:
+            out.extend([item] for item in run)
+        else:
+            out.append(run)
+    return out
+
+
 def split_units(lines: list[str], first: int, last: int, markdown: bool,
                 context: tuple[bool, tuple] | None = None, ol: Outline | None = None) -> list[Unit]:
     """The units of lines ``first``..``last`` (1-based, inclusive), in document order.
@@ -297,7 +322,11 @@ def split_units(lines: list[str], first: int, last: int, markdown: bool,
             (s, _, a), (e, last_line, b) = code[0], code[-1]
             units.append(Unit(s, a, e, b + len(last_line), "\n".join(t for _, t, _ in code), "code", h))
         else:
-            units.extend(Unit(ln, a, ln, a + len(t), t, "code", h) for ln, t, a in code)
+            # (a line ending in "\\" goes on in the next: a command and its continuation
+            # lines are one unit, not a command packed without its last options)
+            for piece in _continued_lines(code):
+                (s, _, a), (e, last_line, b) = piece[0], piece[-1]
+                units.append(Unit(s, a, e, b + len(last_line), "\n".join(t for _, t, _ in piece), "code", h))
         code = []
 
     prose = ol.prose_lines() if not markdown and CODE_PROSE else {}
