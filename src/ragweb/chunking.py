@@ -9,6 +9,7 @@ character span it covers within its line (``col_start``/``col_end``).
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field, replace
 
@@ -618,9 +619,11 @@ def chunk_lines(text: str, chunk_tokens: int = 512, chunk_overlap: int = 50,
                                       None if page is None else page.shown[i])
             if i in ol.inline:  # (a page on one line: each piece headed by its own section, not the line's last)
                 above = headings[i - 1] if i > 0 else ""
+                heads = ol.inline[i]  # (in the order of their columns: found by halves, a line of many stays linear)
+                starts = [a for a, _, _, _ in heads]
                 for k, piece in enumerate(pieces):
-                    titles = [title for a, _, _, title in ol.inline[i] if a < (piece.col_end or len(lines[i]))]
-                    pieces[k] = replace(piece, heading=titles[-1] if titles else above)
+                    before = bisect.bisect_left(starts, piece.col_end or len(lines[i]))
+                    pieces[k] = replace(piece, heading=heads[before - 1][3] if before else above)
             chunks.extend(pieces)
             i += 1
             continue
