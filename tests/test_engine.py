@@ -412,8 +412,21 @@ def test_a_license_text_weighs_less_than_the_text_it_licenses():
         assert h.score == pytest.approx(0.3 * h.bm25)
     # a section titled "License" alone (a README's, npm's `license` field) is no license text
     docs = {"README.md": "# Tool\n\n## License\n\nThe license of each work: MIT.\n", "LICENSE.md": "Each work: MIT.\n"}
-    hits = {h.path: h for h in fresh(docs).search("license of the work", mmr=False)}
+    hits = {h.path: h for h in fresh(docs).search("what is each work", mmr=False)}
     assert hits["README.md"].score == hits["README.md"].bm25 and hits["LICENSE.md"].score < hits["LICENSE.md"].bm25
+
+
+def test_a_question_about_the_license_weighs_license_texts_as_any_text():
+    # ("Which license does widget use?": the README's "## MIT License" and the LICENSE file
+    # are the answer, and weighed 0.3 they lost to a FAQ that says "use" three times)
+    docs = {"README.md": "# Widget\n\n## MIT License\n\nWidget is released under the MIT License.\n",
+            "LICENSE": "MIT License\n\nPermission is hereby granted to use the software.\n",
+            "faq.md": "# FAQ\n\n## Can I use widget at work?\n\nYes, use widget at work; many teams use it.\n"}
+    for q in ("Which license does widget use?", "What is the copyright of widget?", "Is widget GPL?"):
+        for h in fresh(docs, licensed_manual_config()).search(q, mmr=False):
+            assert h.score == pytest.approx(h.bm25 + h.path_boost), (q, h.path)
+    hits = fresh(docs, licensed_manual_config()).search("can I use widget", mmr=False)
+    assert [h.path for h in hits if h.score < h.bm25 + h.path_boost] == ["LICENSE"]
 
 
 def test_a_page_that_gathers_other_pages_weighs_less_than_the_page_itself():

@@ -218,6 +218,23 @@ def test_a_license_sections_sentences_weigh_less_in_a_pack():
         assert ("A here document works" in text) != packed_license
 
 
+def test_a_readmes_license_section_is_packed_for_a_question_about_its_license():
+    # (its sentences weighed 0.3 in the pack, the FAQ's "use" took the budget)
+    readme = ("# Widget\n\nWidget is a small tool that turns your notes into reports.\n\n## Installation\n\n"
+              "Run pip install widget to install it. Widget needs Python 3.9 or later.\n\n## Usage\n\n"
+              "Call widget report NOTES to write a report of the notes under NOTES.\n\n## MIT License\n\n"
+              "Copyright (c) 2024 Jane Doe. Widget is released under the MIT License: see the LICENSE file.\n")
+    eng = Engine.memory()
+    eng.add_document("README.md", readme)
+    eng.add_document("docs/usage.md", "# Usage\n\nThe report command writes a report. The widget tool is licensed "
+                                      "to users who install it from PyPI; see the package page.\n")
+    eng.add_document("docs/faq.md", "# FAQ\n\n## Can I use widget at work?\n\nYes. Many teams use widget at work "
+                                    "for their weekly reports.\n\n## Is widget free?\n\nWidget costs nothing.\n")
+    p = eng.pack("Which license does widget use?", 60)
+    check_pack(eng, p, 60)
+    assert any("released under the MIT License" in s["text"] for s in p["snippets"])
+
+
 def test_config_keys_pack_lean_and_pack_compact():
     docs = dict(sample_documents())
     q = "how does the retry policy use exponential backoff and jitter"

@@ -34,7 +34,7 @@ from ragweb.files import DECODER_VERSION, GlobSet, glob_problem
 from ragweb.errors import (EmptyQueryError, IndexBusyError, IndexCorruptError, IndexReadOnlyError, Interrupted,
                            RagError, UsageError, quoted)
 from ragweb.search import (REPEAT_SHARE, REPEAT_TERMS, aggregate_path, bm25_idf, changelog_path, contained, license_path,
-                           license_title, mmr_select, shingles)
+                           license_title, license_weight, mmr_select, shingles)
 
 MERGE_FACTOR = 8           # segments of about the same size are merged this many at a time (`_window_to_merge`)
 DEAD_MERGE_RATIO = 0.25    # all segments are merged when this share of indexed chunks is dead
@@ -1172,7 +1172,8 @@ class Engine:
         else:
             final = scores
         boost_w = rc["path_boost_weight"] if mode == "bm25" else 0.0
-        changelog_w, aggregate_w, license_w = rc["changelog_weight"], rc["aggregate_weight"], rc["license_weight"]
+        changelog_w, aggregate_w = rc["changelog_weight"], rc["aggregate_weight"]
+        license_w = license_weight(self.analyzer, qterms, rc["license_weight"])  # (1 when the question is of the license)
 
         def weighed(path: str, score: float, heading: str = "") -> tuple[float, float]:
             """(``score`` -- BM25, or a fused or vector score -- with the path's boost and

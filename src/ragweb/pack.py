@@ -94,7 +94,7 @@ from dataclasses import dataclass, field
 from ragweb import compact as cp
 from ragweb.analysis import related_terms
 from ragweb.markup import readable, visible
-from ragweb.search import bm25_idf, license_path, license_title
+from ragweb.search import bm25_idf, license_path, license_title, license_weight
 from ragweb.tokens import count_tokens
 
 COMPACT_CHUNKS = 20        # at most this many of the best candidates are compacted (>= 1)
@@ -408,7 +408,7 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
             cp.add_semantic(prose, embeddings.passage_similarities(engine.embedder, query, [u.text for u in prose]),
                             semantic)
     weigh_licenses(units, {fid: engine.weighed_path(path) for fid, path in paths.items()},
-                   engine.config["retrieve"]["license_weight"])
+                   license_weight(engine.analyzer, qterms, engine.config["retrieve"]["license_weight"]))
     chosen = cp.select_units(units, limit, view_of, cp.LEAN_MIN_RELATIVE if lean else cp.MIN_RELATIVE,
                              context=True, fill_top=TOP_CHUNK_FILL,
                              context_budget=limit if lean else int(budget * CONTEXT_SHARE),

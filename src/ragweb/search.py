@@ -53,6 +53,19 @@ def license_path(path: str) -> bool:
     return bool(_LICENSE_FILE_RE.search(path))
 
 
+# A question with one of these words asks about the license ("What license is widget
+# under?"): its texts are then the answer, weighed as any text (`license_weight`).
+LICENSE_WORDS = "license licence licensed licenced licensing copyright copyleft GPL LGPL AGPL GFDL SPDX"
+
+
+def license_weight(analyzer, qterms, weight: float) -> float:
+    """The weight of license texts (``retrieve.license_weight``) for a question of terms
+    ``qterms``: 1 when it asks about the license (`LICENSE_WORDS`), else ``weight``."""
+    if weight == 1.0 or not set(qterms) & set(analyzer.query_terms(LICENSE_WORDS)):
+        return weight
+    return 1.0
+
+
 def license_title(heading: str) -> bool:
     """Whether a section ``heading`` titles a license text (a manual's appendix holding the
     GNU FDL): its chunks weigh as `license_path`'s do."""
