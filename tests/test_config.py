@@ -161,6 +161,10 @@ def test_a_key_without_a_space_after_its_colon_is_named_and_an_embedding_value_n
         msg = error_of(text)
         assert "SECRET" not in msg, msg
         assert "not shown, being maybe the API key" in msg or "'api_key_env:...'" in msg, msg
+    for text in ("embedding:api_key_env:sk-SECRET\n", "OPENAI_API_KEY=sk-SECRET\n",  # (the file a string: its value was shown)
+                 "index:\n  sk_live_SECRET39HqLyjWDarjtT1zdp7dc\n"):
+        msg = error_of(text)
+        assert "SECRET" not in msg and "not shown, being maybe the API key" in msg, msg
     assert error_of("embedding:\n  api_key_env:sk_live_SECRET\n").endswith("; write a space after the key's colon "
                                                                            "(api_key_env: ...)")
     assert error_of("index:\n  chunks:200\n") == ("rag.yaml line 2: section 'index' must be a mapping of keys, got "

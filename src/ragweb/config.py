@@ -877,10 +877,10 @@ def _not_a_mapping(section: str | None, node: yaml.Node) -> str:
     """What a section (or, with ``section`` None, the file) holds that is no mapping
     (`_node_kind`), and what to do when it is a key and its value without a space after the
     colon ("top_k:3", which YAML reads as one string). The embedding section's value is not
-    shown, nor one of api_key_env: "api_key_env:sk-..." would show the API key."""
+    shown, nor one that may hold a key (`_may_hold_a_key`): "api_key_env:sk-..." would show it."""
     glued = _GLUED_KEY_RE.match(node.value) if isinstance(node, yaml.ScalarNode) else None
     kind = _node_kind(node)
-    if isinstance(node, yaml.ScalarNode) and (section == "embedding" or (glued and glued.group(1) == "api_key_env")):
+    if isinstance(node, yaml.ScalarNode) and (section == "embedding" or _may_hold_a_key(node.value)):
         kind = "a value (not shown, being maybe the API key)"
     spaced = re.match(r"([A-Za-z_]\w*)[ \t]+\S", node.value) if isinstance(node, yaml.ScalarNode) else None
     if glued and section and glued.group(1) in SCHEMA[section]:
@@ -890,6 +890,13 @@ def _not_a_mapping(section: str | None, node: yaml.Node) -> str:
     elif glued and not section and glued.group(1) in SCHEMA:
         kind += f"; {_SECTION_LINE}"
     return kind
+
+
+def _may_hold_a_key(value: str) -> bool:
+    """Whether a value of rag.yaml that is shown in a message may hold an API key: it names
+    one ("embedding:api_key_env:sk-...", "OPENAI_API_KEY=sk-...", a whole section glued on one
+    line) or has a run of characters that `looks_like_a_key`."""
+    return "api_key" in value.lower() or any(map(looks_like_a_key, re.findall(r"\w+", value)))
 
 
 _SECTION_LINE = "a section's name ends its line (index:), its keys go on the lines below it, indented"
