@@ -1238,3 +1238,27 @@ def test_a_page_of_thousands_of_sections_on_one_line_is_chunked_in_linear_time()
     marks = [m.start() + 1 for m in re.finditer("<h2>", page)]  # (its "## " is where "h2>" is: the "<" shows a space)
     for heading, end in rows[::97]:
         assert heading == f"Head {sum(at < end for at in marks) - 1}"
+
+
+def test_a_minified_page_with_a_pre_has_its_sections():
+    # (a page on one line with a <pre> in it -- Docusaurus, a minifier -- was one code line:
+    # its headings after text were no sections, so no piece had one, nor a packed sentence)
+    def section(title, word):
+        return (f"<h2>{title}</h2><p>" + f"The {word} step is explained here with care. " * 60
+                + f"</p><pre>$ tool {word}\n  --verbose</pre><p>Then the {word} step is done.</p>")
+    page = ("<html><head><title>Guide</title></head><body><h1>Guide</h1><p>Intro.</p>"
+            + section("Install", "install") + section("Retry", "retry") + section("Logging", "logging")
+            + "</body></html>").replace("\n", " ")
+    eng = Engine.memory()
+    eng.add_document("guide.html", page)
+    rows = eng.conn.execute("SELECT heading, col_end FROM chunks ORDER BY id").fetchall()
+    marks = [(m.start() + 1, m.group(1)) for m in re.finditer(r"<h2>([^<]*)<", page)]
+    assert len(rows) > 3 and {h for h, _ in rows} >= {"Install", "Retry", "Logging"}
+    for heading, end in rows:
+        assert heading == ([title for at, title in marks if at < end] or ["Guide"])[-1]
+    packed = eng.pack("when is the retry step done", 60)
+    check_html_pack(eng, packed, 60)
+    view = eng.file_view(1, "guide.html", split_lines(eng.file_text("guide.html")))
+    units = cp.split_units(view, 1, 1, True, ol=eng.file_outline(1, view, True, "guide.html"))
+    done = [u for u in units if u.text.strip() == "Then the retry step is done."]
+    assert done and done[0].headings == ("Guide", "Retry")  # (the packed sentence's section)

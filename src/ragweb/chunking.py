@@ -480,14 +480,17 @@ def _pre_text(lines: list[str], page: PageLines, out: Outline) -> frozenset:
 
 def _inline_heads(lines: list[str], page: PageLines, out: Outline) -> None:
     """Add to ``out`` the headings of a page marked after text on their line (`PageLines.inline`):
-    each line's in `Outline.inline`, its last one its `Outline.heads` entry."""
+    each line's in `Outline.inline`, its last one its `Outline.heads` entry. A line of text and
+    code (`Outline.mixed`: a minified page with a <pre>) has them too, outside its <pre> elements."""
     for i, line in enumerate(lines):
-        if " #" not in line or i in out.code or i in out.adorn:
+        if " #" not in line or (i in out.code and i not in out.mixed) or i in out.adorn:
             continue
         head = out.heads.get(i)
         if head is not None and head[3] != i:
             continue  # (a title joined with the line below: whole lines)
         inner = page.inline(i, line)
+        if i in out.mixed:  # (a heading that reaches into a <pre> is none)
+            inner = [h for h in inner if not any(a < h[1] and h[0] < b for a, b in out.mixed[i])]
         if inner:
             out.inline[i] = out.inline.get(i, []) + inner
             level, _, _, title = inner[-1]

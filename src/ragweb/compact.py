@@ -354,12 +354,21 @@ def split_units(lines: list[str], first: int, last: int, markdown: bool,
             flush_code()
             continue
         if i in ol.mixed:  # a page's line of text and code: its <pre> elements' columns are code
-            at = 0
-            for a, b in ol.mixed[i] + [(len(line), len(line))]:
+            at = 0  # (and its headings' columns headings: a minified page)
+            parts = sorted([(a, b, None) for a, b in ol.mixed[i]]
+                           + [(a, b, (level, text)) for a, b, level, text in ol.inline.get(i, ())])
+            for a, b, head in parts + [(len(line), len(line), None)]:
                 if line[at:a].strip():
                     flush_code()
                     para.append((i + 1, line[at:a], at))
-                if line[a:b].strip():
+                if head is not None:
+                    flush_para()
+                    flush_code()
+                    while stack and stack[-1][0] >= head[0]:
+                        stack.pop()
+                    stack.append(head)
+                    units.append(Unit(i + 1, a, i + 1, b, line[a:b], "heading", heads()[:-1]))
+                elif line[a:b].strip():
                     flush_para()
                     code.append((i + 1, line[a:b], a))
                 at = b
