@@ -567,18 +567,20 @@ def test_a_key_of_only_letters_digits_and_underscores_is_refused_as_api_key_env_
     """`api_key_env: sk_live_4eC39HqLyjWDarjtT1zdp7dc` (a key of the characters a variable's
     name is written in) was taken as a variable's name; none was set, no key was sent, and a
     401 answer's hint printed it: "(is the API key in $sk_live_...?)". A run of 20 or more
-    letters and digits with digits or both cases in it is a key's, not a name's."""
+    letters and digits mixed as a random string's are is a key's, not a name's; a long name's
+    words in camel case or capitals with a number are a name's (they were refused as keys)."""
     for value in ("sk_live_4eC39HqLyjWDarjtT1zdp7dc", "da39a3ee5e6b4b0d3255bfef95601890afd80709",
                   "ghp_16C7e42F292c6912E7710c838347Ae178B4a", "hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh",
-                  "$sk_live_4eC39HqLyjWDarjtT1zdp7dc", "'${xoxb0123456789ABCDEFabcdef}'", "a1234567890123456789"):
+                  "$sk_live_4eC39HqLyjWDarjtT1zdp7dc", "'${tok0a1B2c3D4e5F6g7H8i9J}'", "AKIA2JX4RT7Q5ZP3MW6N"):
         msg = error_of(f"embedding:\n  provider: openai\n  api_key_env: {value}\n")
         assert msg == ("rag.yaml line 3: embedding.api_key_env must be the name of the environment variable that "
                        "holds the API key (such as OPENAI_API_KEY), not the key, which this looks like: it has 20 or "
-                       "more letters and digits in a row, with digits or both cases among them, as a variable's "
+                       "more letters and digits in a row, mixed as a random string's are, as a variable's "
                        "name does not: put the key in that variable (export OPENAI_API_KEY=...) and its name here "
                        "(the value is not shown, being maybe the key)"), msg
     for value in ("OPENAI_API_KEY", "MY_KEY_2", "api_key", "openai_key", "HUGGINGFACEHUB_API_TOKEN", "$MY_KEY_2",
-                  "AZURE_OPENAI_API_KEY_20240501", "GOOGLEAPPLICATIONCREDENTIALS", "a123456789012345678"):
+                  "AZURE_OPENAI_API_KEY_20240501", "GOOGLEAPPLICATIONCREDENTIALS", "a123456789012345678",
+                  "myEmbeddingServiceApiKey", "AZUREOPENAIAPIKEY2024PROD", "OpenAIApiKeyForProduction2"):
         assert parse_config(f"embedding:\n  api_key_env: {value}\n")["embedding"]["api_key_env"] == value.lstrip("$")
 
 

@@ -100,7 +100,7 @@ SCHEMA: dict[str, dict[str, tuple]] = {
         "provider": ("ollama", str, ("ollama", "openai"), "embedding provider"),
         "model": ("nomic-embed-text", str, None, "embedding model name"),
         "base_url": ("http://localhost:11434", str, None, "provider endpoint"),
-        "api_key_env": ("OPENAI_API_KEY", str, None, "the name of the environment variable holding the API key, not the key ($OPENAI_API_KEY or ${OPENAI_API_KEY}, as a shell writes it, is read as OPENAI_API_KEY; 20 or more letters and digits in a row with digits or both cases among them, sk_live_4eC39HqLyjWDarjtT1zdp7dc, is taken for a key and refused)"),
+        "api_key_env": ("OPENAI_API_KEY", str, None, "the name of the environment variable holding the API key, not the key ($OPENAI_API_KEY or ${OPENAI_API_KEY}, as a shell writes it, is read as OPENAI_API_KEY; 20 or more letters and digits in a row, mixed as a random string's are, sk_live_4eC39HqLyjWDarjtT1zdp7dc, is taken for a key and refused)"),
         "dimension": (768, int, (1, 65_536), "embedding dimension"),
         "batch_size": (50, int, (1, 10_000), "texts per embedding request"),
         "document_prefix": ("", str, None, "put before each chunk's text when it is embedded (nomic-embed-text wants 'search_document: ')"),
@@ -559,17 +559,28 @@ def variable_name(name: str) -> str:
     return (m.group(1) or m.group(2)) if m else name
 
 
-_KEY_RUN_CHARS = 20  # a run of letters and digits this long, with digits or both cases in it, is a key's
+_KEY_RUN_CHARS = 20  # a run of letters and digits this long, mixed as a random string's are, is a key's
+_KEY_MIXES = 4       # ... when its letters and digits change places this often (a hex token's: 20 in 40)
+_KEY_PART_CHARS = 3  # ... or its case changes so often its words' mean length is below this (AbCdEf)
+_CASE_PART_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+")
 
 
 def looks_like_a_key(name: str) -> bool:
     """Whether ``name``, a variable's name in form (letters, digits and ``_``), has a run of
-    `_KEY_RUN_CHARS` or more letters and digits between its ``_``s that holds a digit or both
-    lower- and uppercase letters: a key's random part ("sk_live_4eC39HqLyjWDarjtT1zdp7dc", a
-    40-character hex token), which a variable's name does not have (its words are short, or one
-    long word in one case: HUGGINGFACEHUB_API_TOKEN)."""
-    return any(len(run) >= _KEY_RUN_CHARS and (any(c.isdigit() for c in run) or not (run.islower() or run.isupper()))
-               for run in name.split("_"))
+    `_KEY_RUN_CHARS` or more letters and digits between its ``_``s that is mixed as a random
+    string is: its letters and digits alternate at least `_KEY_MIXES` times, or its case
+    changes so often that its camel-case words are shorter than `_KEY_PART_CHARS` letters on
+    average. A key's random part is so ("sk_live_4eC39HqLyjWDarjtT1zdp7dc", a 40-character
+    hex token); a variable's name is not, however long its words run together
+    (HUGGINGFACEHUB_API_TOKEN, myEmbeddingServiceApiKey, AZUREOPENAIAPIKEY2024PROD)."""
+    for run in name.split("_"):
+        if len(run) < _KEY_RUN_CHARS:
+            continue
+        mixes = sum(a.isdigit() != b.isdigit() for a, b in zip(run, run[1:]))
+        words = _CASE_PART_RE.findall(run)
+        if mixes >= _KEY_MIXES or (len(words) > 1 and sum(map(len, words)) / len(words) < _KEY_PART_CHARS):
+            return True
+    return False
 
 
 def api_key_env_problem(name: str) -> str | None:
@@ -585,7 +596,7 @@ def api_key_env_problem(name: str) -> str | None:
         why = "(letters, digits and _, such as OPENAI_API_KEY), not the key"
     elif looks_like_a_key(name):
         why = (f"(such as OPENAI_API_KEY), not the key, which this looks like: it has {_KEY_RUN_CHARS} or more "
-               "letters and digits in a row, with digits or both cases among them, as a variable's name does not")
+               "letters and digits in a row, mixed as a random string's are, as a variable's name does not")
     else:
         return None
     return (f"must be the name of the environment variable that holds the API key {why}: put the key in that "
