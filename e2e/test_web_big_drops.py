@@ -94,6 +94,7 @@ def test_a_reload_whose_save_on_the_way_out_did_not_land_says_so(launch_persiste
     for name in ("a", "b"):
         assert app.index(f"{name}.md", f"# {name}\nA shag on the rocks.\n")["success"]
     assert app.flush()["saved"] is True
+    page.evaluate("window.ragweb.setSaveBudget(-1e9)")  # (c, d, e wait for the debounce: see apiChanged)
     for name in ("c", "d", "e"):
         assert app.index(f"{name}.md", f"# {name}\nA gannet at sea.\n")["success"]
     page.reload()  # (within the save's debounce: only the save on the way out holds c, d, e)
@@ -289,6 +290,7 @@ def test_a_full_storage_stops_a_drop_says_so_once_and_keeps_its_banner(launch_pe
     app = make_app(page)
     assert app.index("small.md", "# Small\nA small note about terns.\n")["success"]
     assert app.flush()["saved"] is True
+    page.evaluate("window.ragweb.setSaveBudget(-1e9)")  # (big.txt waits for the debounce: see apiChanged)
     # ~3 MB of text that does not fit (not saved yet), then a drop of 20 notes, the 6th slow to
     # read; the save made meanwhile finds the storage full
     out = page.evaluate("""async () => {

@@ -28,6 +28,9 @@
   // ... but no sooner than this many times the page's time the last save took: the saves of a
   // big index hold the page for seconds, and a drop must not spend its time saving
   const SAVE_GAP_COST = 10;
+  // A change made through the JS API is saved at once while the saves have held the page no more
+  // than 1/SAVE_GAP_COST of the time, in bursts of up to this many ms (see apiChanged)
+  const SAVE_BURST_MS = 1000;
   // What a tab's save on its way out held, in localStorage (written at once: see saveOnExit)
   const EXIT_NOTE_PREFIX = 'ragweb:exit-note:';
   const EXIT_WAIT_MS = 3000;       // how long a loading tab waits for a closed tab's save to land
@@ -63,6 +66,10 @@
     saveTimer: null,
     lastSave: 0,           // performance.now() when the last save began (or a drop did)
     dirtySince: 0,         // performance.now() of the first change not saved yet
+    saveBudget: SAVE_BURST_MS,  // ms of the page's time the saves may still take for API changes (see apiChanged)
+    budgetAt: 0,           // performance.now() when saveBudget was last worked out
+    saveQueued: false,     // an API change's save starts when the task that made it ends
+    lastSaved: null,       // flush's answer for the last save made since ragFlush last answered
     saving: null,
     uiTimer: null,
     jobs: Promise.resolve(),
@@ -197,6 +204,8 @@
   let lastPutMs = 0;
   // (the transaction of a save under way, which a leaving page aborts: see saveOnExit)
   let putTx = null;
+  // (the generation of the record that save stores, once its write is committed)
+  let committing = null;
   async function idbPutIfCurrent(record, expected, drop = []) {
     let conflict = false;
     lastPutMs = 0;
@@ -211,9 +220,14 @@
         else s.delete(DB_KEY);
         lastPutMs = performance.now() - t0;
         for (const key of drop) deleteExit(s, key);
+        // Committed now, not once the page gets another turn to see the last request done: a
+        // page left from here on keeps this write (saveOnExit no longer stops it).
+        if (s.transaction.commit) s.transaction.commit();
+        putTx = null;
+        committing = record ? generationOf(record) : null;
       };
       return null;
-    }).finally(() => { putTx = null; });
+    }).finally(() => { putTx = null; committing = null; });
     return !conflict;
   }
   const newGeneration = () => `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
@@ -307,6 +321,34 @@
 
   const saveGap = () => Math.max(SAVE_GAP_MS, SAVE_GAP_COST * state.saveCost);
 
+  // A change made through the JS API (ragIndex, ragRemove, ragClear) is saved at once: the
+  // save starts when the task that made the change ends (so a loop of calls makes one save),
+  // not after the debounce. A page reloaded or closed right after the call then keeps the
+  // change: left to the save on the way out, it was lost 1 time in 6 (Chromium ends the leaving
+  // page's writes with it unless they are well under way; see saveOnExit). A save under way is
+  // waited for (flush). The saves may hold the page at most 1/SAVE_GAP_COST of the time, in
+  // bursts of up to SAVE_BURST_MS (a big index's save holds it for seconds, and a script that
+  // adds files one at a time must not spend its time saving): past that, the debounce saves.
+  // A drop under way saves when it ends (saveAfterRun).
+  function apiChanged() {
+    markChanged();
+    if (state.busy || state.indexing || state.saveQueued || !inSaveBudget()) return;
+    state.saveQueued = true;
+    queueMicrotask(() => {
+      state.saveQueued = false;
+      if (state.dirty) flush();
+    });
+  }
+
+  // Whether the saves have page time left (saveBudget, refilled at 1/SAVE_GAP_COST of the
+  // time passed); each save spends what it held the page (flush).
+  function inSaveBudget() {
+    const now = performance.now();
+    state.saveBudget = Math.min(SAVE_BURST_MS, state.saveBudget + (now - state.budgetAt) / SAVE_GAP_COST);
+    state.budgetAt = now;
+    return state.saveBudget > 0;
+  }
+
   // The files the index holds (null if the engine cannot say).
   function docCount() {
     try { const n = JSON.parse(state.facade.stats()).totalDocs; return Number.isInteger(n) ? n : null; } catch (e) { return null; }
@@ -353,6 +395,14 @@
     const note = { savedAt: Date.now(), base: state.generation, queued: state.queued,
                    left: state.drop ? state.drop.left : 0, reading: !!(state.drop && state.drop.reading),
                    total: state.drop && Number.isInteger(state.drop.total) ? state.drop.total : null };
+    // A save whose write is committed holds every change when none came since: it goes on,
+    // and only the note is written, naming what it stores (the next load says if it did not land).
+    if (state.ready && committing && !state.dirty) {
+      note.generation = committing;
+      note.files = docCount();
+      writeExitNote(note);
+      return;
+    }
     if (state.ready && (state.dirty || state.saving) && !state.storageRefused && openedDb) {
       try {
         const bases = [state.generation];
@@ -435,7 +485,7 @@
   // for up to EXIT_WAIT_MS. Resolves to what idbReadAll found last.
   async function exitSavesLanded(found, notes) {
     const missing = (f) => !f.readError &&
-      notes.some((n) => n.exitKey && !f.exits.some((e) => e.key === n.exitKey) && n.generation !== generationOf(f.record));
+      notes.some((n) => n.generation && !f.exits.some((e) => e.key === n.exitKey) && n.generation !== generationOf(f.record));
     const until = performance.now() + EXIT_WAIT_MS;
     while (missing(found) && performance.now() < until) {
       await new Promise((r) => setTimeout(r, 150));
@@ -456,7 +506,7 @@
     const parts = [];
     const current = generationOf(found.record);
     const landed = (note) => found.exits.some((e) => e.key === note.exitKey) || (note.generation && note.generation === current);
-    const missed = notes.filter((n) => n.failed || (n.exitKey && !landed(n)));
+    const missed = notes.filter((n) => n.failed || (n.generation && !landed(n)));
     if (missed.length) {
       const files = Math.max(...missed.map((n) => (Number.isInteger(n.files) ? n.files : -1)));
       parts.push('Changes made just before this page was last closed or reloaded may not all have been kept: ' +
@@ -536,6 +586,7 @@
         try {
           fresh = await idbPutIfCurrent(record, state.generation, drop);
           state.saveCost = dumpMs + lastPutMs;
+          state.saveBudget -= state.saveCost;
         } catch (e) {
           // the quota is so full that even the small record of an empty index does not fit:
           // deleting the stored one frees the space
@@ -563,11 +614,13 @@
         state.quotaNotes = [];
         result = JSON.stringify({ success: true, saved: true, bytes: size,
                                   ms: Math.round(performance.now() - t0) });
+        state.lastSaved = result;
         hideBanner('quota');
       } catch (e) {
         state.dirty = true;  // memory is still the truth; the previous record is intact
         state.ownChanges ||= own;
         state.saveCost = Math.max(state.saveCost, dumpMs + lastPutMs);
+        state.saveBudget -= dumpMs + lastPutMs;
         if (isQuotaError(e)) {
           const stored = state.savedDocs === null ? 'the index as it was last saved'
             : state.savedDocs === 0 ? 'an empty index' : `the index as it was last saved (${plural(state.savedDocs, 'file', 'files')})`;
@@ -630,7 +683,7 @@
         if (res.unchanged) {  // (the text indexed at that name: nothing changed, nothing to save)
           apiStatus(`${shownPath(res.filename)} is unchanged: that text is indexed already (through ragIndex).`);
         } else {
-          markChanged();
+          apiChanged();
           dropPackQuoting(res.filename);
           apiStatus(`Indexed ${shownPath(res.filename)} (through ragIndex).`);
         }
@@ -693,7 +746,7 @@
       const paths = res && res.folder ? res.paths : res ? [res.filename] : [];
       for (const path of paths) noteApiChange(path, 'removed by ragRemove');  // (not indexed yet: a drop may still add it)
       if (res && res.removed) {
-        markChanged();
+        apiChanged();
         for (const path of paths) dropPackQuoting(path);
         apiStatus(res.folder ? `Removed ${plural(res.count, 'file', 'files')} under ${shownPath(res.filename)}/ (through ragRemove).`
           : `Removed ${shownPath(res.filename)} (through ragRemove).`);
@@ -707,7 +760,7 @@
       const out = state.facade.clear();
       if (isSuccess(out)) {
         state.clears += 1;
-        markChanged();
+        apiChanged();
         resetPack();  // (it quoted files that are gone)
         apiStatus('Index cleared (through ragClear).');
       }
@@ -719,9 +772,18 @@
     return api(() => state.facade.stats());
   }
 
+  // Saves what is not saved yet, and answers for the changes made since it last answered: a
+  // change is often saved before ragFlush is called (at once, see apiChanged, or by the
+  // debounce), and then its answer is that save's ({saved: true, bytes, ms}); saved: false
+  // when nothing changed since.
   function ragFlush() {
     if (!state.ready) return Promise.resolve(errorJson(state.bootError ? `not ready: ${state.bootError}` : NOT_READY));
-    return flush().catch((e) => errorJson(thrownText(e)));
+    return flush().then((out) => {
+      const earlier = state.lastSaved;
+      state.lastSaved = null;
+      const res = JSON.parse(out);
+      return earlier && res.success && !res.saved ? earlier : out;
+    }).catch((e) => errorJson(thrownText(e)));
   }
 
   // The status line after a change made through the API, so that it does not go on stating
@@ -2691,6 +2753,9 @@
     pyodide: () => state.py,
     heapBytes,
     setHeapSafeBytes: (n) => { state.heapSafeBytes = n; },  // tests: see the checksum catch a garbled copy
+    // tests: the page time left for saving API changes at once (negative: they wait for the
+    // debounce, as once saves have held the page their share; see apiChanged)
+    setSaveBudget: (ms) => { state.saveBudget = ms; state.budgetAt = performance.now(); },
   };
 
   wireUi();
