@@ -87,7 +87,7 @@ SCHEMA: dict[str, dict[str, tuple]] = {
         "path_boost_weight": (0.3, float, (0.0, 100.0), "extra score when query terms are in the path"),
         "changelog_weight": (0.8, float, (0.0, 1.0), "score x this for release notes and change logs (releases/, CHANGELOG.md, NEWS); 1: as any file"),
         "aggregate_weight": (0.8, float, (0.0, 1.0), "score x this for pages that gather other pages whole (mdBook's print.html, Sphinx's singlehtml), so citations name the page itself; 1: as any file"),
-        "license_weight": (0.3, float, (0.0, 1.0), "score x this for license texts: files named LICENSE, COPYING, copyright ... and sections titled as one (a manual's GNU Free Documentation License appendix); 1: as any text"),
+        "license_weight": (0.3, float, (0.0, 1.0), "score x this for license texts: files named LICENSE, COPYING, copyright ... and sections titled as one (a manual's GNU Free Documentation License appendix), unless the question asks about the license (says license, licence, licensing, copyright, GPL ...); 1: as any text"),
         "min_score_threshold": (0.0, float, (0.0, 1e9), "drop hits scoring below this (0 drops none; with "
                                 "embeddings a score is a cosine similarity with `--semantic`, from -1 to 1, "
                                 "and a fused score in hybrid search, at most 1 / (`rrf_k` + 1))"),
