@@ -401,6 +401,8 @@
       note.generation = committing;
       note.files = docCount();
       writeExitNote(note);
+      // (the open tabs hear of it now: this page may be gone before the save's own message)
+      if (channel) channel.postMessage({ type: 'saved', generation: committing });
       return;
     }
     if (state.ready && (state.dirty || state.saving) && !state.storageRefused && openedDb) {
