@@ -87,6 +87,8 @@ def test_tabs_closed_with_changes_keep_one_and_say_the_other_was_not_kept(launch
     boot_page(page_b)
     b = make_app(page_b)
     assert b.stats()["files"] == ["base.md"]
+    for page in (page_a, page_b):  # (both changes left to the saves on the way out: see apiChanged)
+        page.evaluate("window.ragweb.setSaveBudget(-1e9)")
     a.index("a.md", "# A\nabout narwhals\n")
     b.index("b.md", "# B\nabout belugas\n")
     page_c = ctx.new_page()
@@ -252,6 +254,8 @@ def test_of_two_closed_tabs_the_first_to_save_wins(launch_persistent, boot_page,
     page_b = ctx.new_page()
     boot_page(page_b)
     b = make_app(page_b)
+    for page in (page_a, page_b):  # (neither tab hears of the other's change before its own: see apiChanged)
+        page.evaluate("window.ragweb.setSaveBudget(-1e9)")
     a.index("a.md", "# A\nabout narwhals\n")
     b.index("b.md", "# B\nabout belugas\n")
     page_a.close(run_before_unload=True)
