@@ -303,6 +303,13 @@ def split_units(lines: list[str], first: int, last: int, markdown: bool,
 
     code: list[tuple[int, str, int]] = []  # (line number, its code, the column it starts at)
 
+    def heading(level: int, text: str, s: int, a: int, e: int, b: int, shown: str):
+        """A heading unit (lines ``s``..``e``, columns ``a``..``b``), which opens its section."""
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, text))
+        units.append(Unit(s, a, e, b, shown, "heading", heads()[:-1]))
+
     def flush_para():
         nonlocal para
         if not para:
@@ -364,10 +371,7 @@ def split_units(lines: list[str], first: int, last: int, markdown: bool,
                 if head is not None:
                     flush_para()
                     flush_code()
-                    while stack and stack[-1][0] >= head[0]:
-                        stack.pop()
-                    stack.append(head)
-                    units.append(Unit(i + 1, a, i + 1, b, line[a:b], "heading", heads()[:-1]))
+                    heading(*head, i + 1, a, i + 1, b, line[a:b])
                 elif line[a:b].strip():
                     flush_para()
                     code.append((i + 1, line[a:b], a))
@@ -393,10 +397,7 @@ def split_units(lines: list[str], first: int, last: int, markdown: bool,
                 if line[at:a].strip():
                     para.append((i + 1, line[at:a], at))
                 flush_para()
-                while stack and stack[-1][0] >= level:
-                    stack.pop()
-                stack.append((level, text))
-                units.append(Unit(i + 1, a, i + 1, b, line[a:b], "heading", heads()[:-1]))
+                heading(level, text, i + 1, a, i + 1, b, line[a:b])
                 at = b
             if line[at:].strip():
                 para.append((i + 1, line[at:], at))
@@ -406,12 +407,8 @@ def split_units(lines: list[str], first: int, last: int, markdown: bool,
             flush_para()
             level, text, _, end = ol.heads[title]
             end = min(end, last - 1)
-            while stack and stack[-1][0] >= level:
-                stack.pop()
-            stack.append((level, text))
             width = len(lines[end])
-            units.append(Unit(i + 1, 0, end + 1, width, span_text(lines, i + 1, 0, end + 1, width),
-                              "heading", heads()[:-1]))
+            heading(level, text, i + 1, 0, end + 1, width, span_text(lines, i + 1, 0, end + 1, width))
             ln = end + 2
             continue
         if title >= 0:  # the underline of a title above the region
