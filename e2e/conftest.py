@@ -170,6 +170,13 @@ class App:
     def flush(self):
         return json.loads(self.page.evaluate("ragFlush()"))
 
+    def defer_saves(self) -> None:
+        """Leave the API's changes unsaved until ragFlush, a close or a reload: they are not
+        saved at once (as once those saves have had their share of the page's time, see
+        apiChanged) and the debounce is a minute (300 ms passes between two calls of a test
+        on a loaded machine, and its save came before the close the test was about)."""
+        self.page.evaluate("window.ragweb.setSaveBudget(-1e9); window.ragweb.setSaveDelay(60000)")
+
     def wait(self, expr: str, timeout: float = 30.0) -> None:
         wait_js(self.page, expr, timeout)
 

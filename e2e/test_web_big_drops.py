@@ -94,10 +94,10 @@ def test_a_reload_whose_save_on_the_way_out_did_not_land_says_so(launch_persiste
     for name in ("a", "b"):
         assert app.index(f"{name}.md", f"# {name}\nA shag on the rocks.\n")["success"]
     assert app.flush()["saved"] is True
-    page.evaluate("window.ragweb.setSaveBudget(-1e9)")  # (c, d, e wait for the debounce: see apiChanged)
+    app.defer_saves()  # (c, d, e wait for the reload)
     for name in ("c", "d", "e"):
         assert app.index(f"{name}.md", f"# {name}\nA gannet at sea.\n")["success"]
-    page.reload()  # (within the save's debounce: only the save on the way out holds c, d, e)
+    page.reload()  # (only the save on the way out holds c, d, e)
     assert page.evaluate("window.ragReady")["totalDocs"] == 2
     expect(page.locator("#banner")).to_be_visible()
     assert banner(page) == (

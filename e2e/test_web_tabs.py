@@ -34,8 +34,8 @@ def test_two_tabs_share_the_index_and_never_overwrite_each_other(launch_persiste
     # saves made at once for the API's changes have had their share of the tabs' time, as a
     # script's on a big index may: each change waits for the debounce, so neither tab has
     # heard of the other's when it makes its own.)
-    for page in (page_a, page_b):
-        page.evaluate("window.ragweb.setSaveBudget(-1e9)")
+    for app in (a, b):
+        app.defer_saves()
     page_a.evaluate("ragIndex('only-a.md', 'about orcas')")
     page_b.evaluate("ragIndex('only-b.md', 'about dolphins')")
     assert a.flush()["saved"] is True
@@ -87,8 +87,8 @@ def test_tabs_closed_with_changes_keep_one_and_say_the_other_was_not_kept(launch
     boot_page(page_b)
     b = make_app(page_b)
     assert b.stats()["files"] == ["base.md"]
-    for page in (page_a, page_b):  # (both changes left to the saves on the way out: see apiChanged)
-        page.evaluate("window.ragweb.setSaveBudget(-1e9)")
+    for app in (a, b):  # (both changes left to the saves on the way out)
+        app.defer_saves()
     a.index("a.md", "# A\nabout narwhals\n")
     b.index("b.md", "# B\nabout belugas\n")
     page_c = ctx.new_page()
@@ -257,7 +257,7 @@ def test_of_two_closed_tabs_the_first_to_save_wins(launch_persistent, boot_page,
     page_b = ctx.new_page()
     boot_page(page_b)
     b = make_app(page_b)
-    page_b.evaluate("window.ragweb.setSaveBudget(-1e9)")
+    b.defer_saves()
     b.index("b.md", "# B\nabout belugas\n")
     a.index("a.md", "# A\nabout narwhals\n")
     assert a.flush()["saved"] is True

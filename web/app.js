@@ -66,6 +66,7 @@
     saveTimer: null,
     lastSave: 0,           // performance.now() when the last save began (or a drop did)
     dirtySince: 0,         // performance.now() of the first change not saved yet
+    saveDelay: SAVE_DELAY_MS,  // the debounce (a test may lengthen it: setSaveDelay)
     saveBudget: SAVE_BURST_MS,  // ms of the page's time the saves may still take for API changes (see apiChanged)
     budgetAt: 0,           // performance.now() when saveBudget was last worked out
     saveQueued: false,     // an API change's save starts when the task that made it ends
@@ -315,7 +316,7 @@
       state.saveTimer = null;
       if (state.indexing) markChanged(false);  // a drop is still being indexed: save after it
       else flush();
-    }, SAVE_DELAY_MS);
+    }, state.saveDelay);
     scheduleUi();
   }
 
@@ -2758,6 +2759,9 @@
     // tests: the page time left for saving API changes at once (negative: they wait for the
     // debounce, as once saves have held the page their share; see apiChanged)
     setSaveBudget: (ms) => { state.saveBudget = ms; state.budgetAt = performance.now(); },
+    // tests: the debounce, so that changes left to it are still unsaved after a test's next
+    // round trip to the page, however slow the machine (the page's default: SAVE_DELAY_MS)
+    setSaveDelay: (ms) => { state.saveDelay = ms; },
   };
 
   wireUi();
