@@ -217,8 +217,12 @@ def test_a_drops_saves_are_spaced_by_what_they_cost(app):
         }
     }""", {"n": n, "holdMs": 1500})
     assert out["ms"] > 11_000, f"the drop was too short to tell: {out}"
-    # before: a save every 5 s whatever it cost (at 5 s and 10 s, each holding the page 1.5 s)
-    assert out["saves"] == 2 and len(out["during"]) == 1 and out["during"][0] >= 4500, out
+    # before: a save every 5 s whatever it cost (at 5 s and 10 s, each holding the page 1.5 s).
+    # (The drop's length is only aimed at 12.5 s: on a loaded machine it ran 31 s and had two
+    # saves during it, 17 s apart. So the spacing is what is checked, not a count.)
+    during = out["during"]
+    assert during and during[0] >= 4500, out
+    assert all(later - earlier >= 14_000 for earlier, later in zip(during, during[1:])), out
 
 
 # ---------------------------------------------------------------- 5. progress while a folder is read
