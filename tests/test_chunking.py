@@ -1,6 +1,7 @@
 from hypothesis import given, settings, strategies as st
 
-from ragweb.chunking import chunk_lines, code_outline, is_asciidoc, line_headings, outline, split_lines
+from ragweb.chunking import (chunk_lines, code_outline, indented_is_literal, is_asciidoc, line_headings, outline,
+                             split_lines)
 from ragweb.tokens import count_tokens
 
 
@@ -180,6 +181,25 @@ def test_an_asciidoc_literal_paragraphs_comment_is_no_heading():
         "Workflow for a third party library", "A title"]
     assert [h[1] for h in outline(lines, True).heads.values()] == [  # (Markdown: as it was)
         "Workflow for a third party library", "Add a submodule", "A title"]
+
+
+def test_an_indented_comment_of_a_plain_text_example_is_no_heading():
+    # Postfix's POSTSCREEN_README as text: "   # Denylist 192.168.* except 192.168.0.1." in an
+    # indented example read as a level-1 heading, and it headed every chunk to the file's end
+    text = ("Access list\n===========\n\n/etc/postfix/postscreen_access.cidr:\n"
+            "   # Rules are evaluated in the order as specified.\n   192.168.0.1   permit\n\n"
+            "The pregreet test finds zombies that speak before their turn.\n\n# A title\n\nbody\n")
+    lines = split_lines(text)
+    assert [h[1] for h in outline(lines, True, literal=True).heads.values()] == ["Access list", "A title"]
+    assert [h[1] for h in outline(lines, True).heads.values()] == [  # (Markdown: CommonMark's title)
+        "Access list", "Rules are evaluated in the order as specified.", "A title"]
+    # (the pregreet sentence's chunk is headed by the section it is in)
+    assert [c.heading for c in chunk_lines(text, 24, 0, True, literal=True)] == ["Access list"] * 3 + ["A title"]
+    assert "Rules are evaluated in the order as specified." in [c.heading for c in chunk_lines(text, 24, 0, True)]
+    for path in ("notes.txt", "guide.rst", "_sources/deploy.rst.txt", "TLS_README", "README", "x.txt.gz"):
+        assert indented_is_literal(path), path
+    for path in ("README.md", "docs/guide.markdown", "page.mdx", "report.Rmd", "intro.qmd", "a.md.gz"):
+        assert not indented_is_literal(path), path
 
 
 def test_text_that_is_not_asciidoc_keeps_reading_rules_and_setext_titles():

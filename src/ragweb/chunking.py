@@ -53,6 +53,9 @@ _INNER_MARK_RE = re.compile(r"(?<= )#{1,6} ")
 _H_TAG_RE = re.compile(r"<h([1-6])\b", re.I)
 _HEAD_TAG_RE = re.compile(r"(?:[ \t]*</?[A-Za-z][^<>\n]*>)*?[ \t]*<(?:h([1-6])\b|title\b|(dt)\b)", re.I)
 ADOC_SUFFIXES = (".adoc", ".asciidoc")
+# Markdown's own names: only there is an indented "  # Title" a heading (CommonMark's up to three
+# spaces); in plain text and reStructuredText it is a comment in an example (`indented_is_literal`)
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx", ".rmd", ".qmd")
 # What a ".txt" file is known to be AsciiDoc by (git's docs): syntax only AsciiDoc writes, a
 # preprocessor line ("ifdef::git-log[]", "include::a.txt[]"), a block macro ("image::a.png[]"),
 # an anchor line ("[[OPTIONS]]"), a block style line ("[source,sh]", "[NOTE]", "[verse]"),
@@ -107,6 +110,14 @@ def is_asciidoc(path: str, text: str | list[str]) -> bool:
     if not name.endswith(".txt"):
         return False
     return _ADOC_SIGN_RE.search(text if isinstance(text, str) else "\n".join(text)) is not None
+
+
+def indented_is_literal(path: str) -> bool:
+    """True when an indented ``#`` line of the prose file ``path`` is no heading: a file not
+    named as Markdown (`MARKDOWN_SUFFIXES`), as a plain-text README's example is indented
+    ("/etc/postfix/access.cidr:" / "   # Rules are evaluated in order." / "   192.168.0.1 permit")
+    and reStructuredText has no "#" titles (a literal block's "  # comment")."""
+    return not plain_name(path).lower().endswith(MARKDOWN_SUFFIXES)
 
 
 def split_lines(text: str) -> list[str]:
@@ -309,12 +320,13 @@ def _adoc_blocks(lines: list[str]) -> dict[int, int]:
 
 
 def outline(lines: list[str], markdown: bool, page: PageLines | None = None,
-            asciidoc: bool = False) -> Outline:
+            asciidoc: bool = False, literal: bool = False) -> Outline:
     """The `Outline` of ``lines``; empty for a file that is not Markdown-like (code). For an
     HTML page ``lines`` are its view, and ``page`` the rest that is read (`PageLines`). An
     AsciiDoc file's (``asciidoc``, `is_asciidoc`) listing, literal, passthrough and comment
     blocks are code, as a Markdown fence's lines, its titles AsciiDoc's (`_underline`), and
-    an indented line is none (a literal paragraph's "  # comment")."""
+    an indented line is none (a literal paragraph's "  # comment"); nor is an indented
+    ``#`` line of a file that is not Markdown (``literal``, `indented_is_literal`)."""
     out = Outline()
     if not markdown:
         return out
@@ -376,7 +388,7 @@ def outline(lines: list[str], markdown: bool, page: PageLines | None = None,
         if (c == "`" or c == "~") and page is None and _FENCE_RE.match(line):
             out.fence[i] = True
             in_fence = True
-        elif (c == "#" and not (asciidoc and line[:1] == " ")) or c == "=":
+        elif (c == "#" and not ((asciidoc or literal) and line[:1] == " ")) or c == "=":
             # (AsciiDoc: an indented line is a literal paragraph, "  # Add a submodule" no title)
             m = (_HEADING_RE if c == "#" else _ADOC_HEADING_RE).match(line)
             if m:
@@ -567,12 +579,13 @@ def code_outline(lines: list[str]) -> Outline:
     return out
 
 
-def line_headings(lines: list[str], markdown: bool, page: PageLines | None = None, asciidoc: bool = False
-                  ) -> tuple[list[str], set[int], list[int]]:
+def line_headings(lines: list[str], markdown: bool, page: PageLines | None = None, asciidoc: bool = False,
+                  literal: bool = False) -> tuple[list[str], set[int], list[int]]:
     """For each line: the nearest heading at or above it ('' if none); the 0-based indices
     of the lines where headings start (an overline, or the title); and for each line the
-    index of that nearest heading's start line (-1 if none). (``page``, ``asciidoc``: `outline`'s.)"""
-    return _line_headings(outline(lines, markdown, page, asciidoc).heads, len(lines))
+    index of that nearest heading's start line (-1 if none). (``page``, ``asciidoc``,
+    ``literal``: `outline`'s.)"""
+    return _line_headings(outline(lines, markdown, page, asciidoc, literal).heads, len(lines))
 
 
 def _line_headings(heads: dict, n: int) -> tuple[list[str], set[int], list[int]]:
@@ -592,18 +605,20 @@ def _line_headings(heads: dict, n: int) -> tuple[list[str], set[int], list[int]]
 
 
 def chunk_lines(text: str, chunk_tokens: int = 512, chunk_overlap: int = 50,
-                markdown: bool = False, page: PageLines | None = None, asciidoc: bool = False) -> list[Chunk]:
+                markdown: bool = False, page: PageLines | None = None, asciidoc: bool = False,
+                literal: bool = False) -> list[Chunk]:
     """Cut ``text`` into chunks of whole lines; see the module docstring. (An HTML page's
-    ``text`` is its view, and ``page`` the rest `outline` reads; ``asciidoc``: `outline`'s.)"""
+    ``text`` is its view, and ``page`` the rest `outline` reads; ``asciidoc``, ``literal``:
+    `outline`'s.)"""
     lines = split_lines(text)
     if not text.strip():
         return []
     if len(text) // CHARS_PER_TOKEN + 2 * len(lines) <= chunk_tokens // 4:
         # a small text (the bound exceeds its summed line costs) is one chunk: no heading
         # can split it, as a heading starts a new chunk only once a quarter is full
-        title = line_headings(lines, markdown, page, asciidoc)[0][0] if markdown else ""
+        title = line_headings(lines, markdown, page, asciidoc, literal)[0][0] if markdown else ""
         return [Chunk(1, len(lines), title)]
-    ol = outline(lines, markdown, page, asciidoc)
+    ol = outline(lines, markdown, page, asciidoc, literal)
     headings, heading_starts, heading_at = _line_headings(ol.heads, len(lines))
 
     def context(i: int) -> str:

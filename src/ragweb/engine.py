@@ -27,7 +27,7 @@ from ragweb import accel, analysis, ingest, store
 from collections import _count_elements  # C helper behind Counter.update
 
 from ragweb.analysis import Analyzer
-from ragweb.chunking import Outline, PageLines, code_outline, is_asciidoc, outline, split_lines
+from ragweb.chunking import Outline, PageLines, code_outline, indented_is_literal, is_asciidoc, outline, split_lines
 from ragweb.markup import FILL, code_lines, readable, show_page, visible
 from ragweb.config import SHOWN_CHARS, default_config
 from ragweb.files import DECODER_VERSION, GlobSet, glob_problem
@@ -86,7 +86,9 @@ MARKUP_VERSION = 23        # how pages are read: HTML through `ragweb.markup` (2
                            # manuals: git's user-manual.html), a line
                            # where a <pre> ends or starts and shows nothing no code line
                            # ("</pre><h2>Description", PostgreSQL's pages), Texinfo's table of
-                           # contents and printed indexes navigation (23); an
+                           # contents and printed indexes navigation, an indented "# x"
+                           # no heading but in Markdown (`chunking.indented_is_literal`:
+                           # a plain-text example's "   # comment") (23); an
                            # index built before (no "markup" setting) reads HTML as plain text,
                            # one of another version chunked some pages otherwise: rebuilt by
                            # `rag index`, re-read from its texts by the browser
@@ -1463,7 +1465,8 @@ class Engine:
                 page = PageLines(stored, self._html_lines(file_id, path, stored, 1),
                                  self._html_lines(file_id, path, stored, 3))
             asciidoc = markdown and page is None and is_asciidoc(path, lines)
-            ol = outline(lines, markdown, page, asciidoc) if markdown else code_outline(lines)
+            literal = markdown and page is None and indented_is_literal(path)
+            ol = outline(lines, markdown, page, asciidoc, literal) if markdown else code_outline(lines)
             if page is not None and not markdown:
                 ol.code |= page.pre
             self._outlines[file_id] = ol

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from ragweb import store
 from ragweb.analysis import Analyzer
-from ragweb.chunking import PageLines, chunk_lines, is_asciidoc, is_markdown, split_lines
+from ragweb.chunking import PageLines, chunk_lines, indented_is_literal, is_asciidoc, is_markdown, split_lines
 from ragweb.errors import UsageError
 from ragweb.files import is_more_prose, plain_name
 from ragweb.markup import FILL, is_html, is_info, is_man, is_pod, mask_directives, read_page, term_text
@@ -110,7 +110,8 @@ def prepare(path: str, text: str, settings: dict, size: int | None = None, sha25
         page = PageLines(lines, split_lines(shown), code)
     # (AsciiDoc is known from the stored text: the view has no preprocessor lines left)
     asciidoc = prose and page is None and settings.get("markup", 0) >= 22 and is_asciidoc(path, text)
-    for ch in chunk_lines(view, settings["chunk_tokens"], settings["chunk_overlap"], prose, page, asciidoc):
+    literal = prose and page is None and settings.get("markup", 0) >= 23 and indented_is_literal(path)
+    for ch in chunk_lines(view, settings["chunk_tokens"], settings["chunk_overlap"], prose, page, asciidoc, literal):
         first = starts[ch.start - 1]
         if ch.col_start is not None:
             span = (first + ch.col_start, first + ch.col_end)
