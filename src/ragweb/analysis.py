@@ -240,11 +240,20 @@ def fold_form(stemming: bool | str, language: str) -> str:
 SPAN_MEMO = 20_000  # sentences and lines whose terms an analyzer remembers (about 10 MB at most)
 
 
+# a typewriter's overstrike, as nroff writes bold ("E\bEx\bxa\bam..." for "Example") and
+# underline ("_\bs"): the character struck over is the one shown (`nfkc`)
+_OVERSTRIKE_RE = re.compile("[^\n\x08]\x08(?=[^\n\x08])")
+
+
 def nfkc(text: str) -> str:
     """``text`` in Unicode's compatibility composed form: "café" written as "e" and a
     combining accent (macOS, Korean typed there as jamo) is the "café" a question holds, and
-    "ｆｉｌｅ" (full width) or "ﬁle" (a ligature, from a PDF) is "file". ASCII text and
-    text in the form already are returned as they are (the usual case: no copy)."""
+    "ｆｉｌｅ" (full width) or "ﬁle" (a ligature, from a PDF) is "file". Text struck over as
+    nroff writes bold and underline reads as shown: Postfix's README files, made by
+    html2readme, write each title so ("P\bPr\bre\beg\bgr\bre\bee\bet\bt" is "Pregreet").
+    ASCII text and text in the form already are returned as they are (the usual case: no copy)."""
+    if "\x08" in text:
+        text = _OVERSTRIKE_RE.sub("", text)
     if text.isascii() or unicodedata.is_normalized("NFKC", text):
         return text
     return unicodedata.normalize("NFKC", text)
