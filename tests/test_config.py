@@ -127,6 +127,31 @@ def test_yaml_syntax_error_carries_line():
     assert line in (4, 5)  # the parser notices the unclosed list on the next lines
 
 
+def test_an_unclosed_bracket_or_quote_names_the_line_it_opens_on_with_a_hint():
+    """`index: {includes: ["*.md"]` (a one-line rag.yaml missing its last brace) was "rag.yaml
+    line 2: invalid YAML: expected ',' or '}', but got '<stream end>'" with a final newline:
+    YAML notices it where the file ends, on a line the user never wrote, and says nothing of
+    the brace. The line of the bracket (or quote) is named, with what to close it with."""
+    brace = ("rag.yaml line 1: invalid YAML: expected ',' or '}', but got '<stream end>' (while parsing a flow "
+             "mapping); the { at column 8 is never closed: close it with }")
+    for end in ("", "\n", "\r\n", "\n\n# the end\n"):
+        assert error_of('index: {includes: ["*.md"]' + end) == brace
+    assert error_of('index:\n  includes: ["*.md"\n\n').startswith("rag.yaml line 2: invalid YAML: ")
+    assert error_of('index:\n  includes: ["*.md"\n').endswith("; the [ at column 13 is never closed: close it with ]")
+    assert error_of('index: {includes: ["*.md"], \n') == (
+        "rag.yaml line 1: invalid YAML: expected the node content, but found '<stream end>' (while parsing a flow "
+        "node); the file ends inside a [ or { that is never closed: close it with ] or }")
+    assert error_of("embedding: {api_key_env: 'sk-SECRET\n") == (
+        "rag.yaml line 1: invalid YAML: found unexpected end of stream (while scanning a quoted scalar); the quote "
+        "at column 26 is never closed: end the value with '")
+    assert error_of('index: {includes: ["*.md"]\nretrieve:\n  top_k: 3\n').endswith(
+        "; the { on line 1 (column 8) is not closed before this line: close it with }, or write a comma between "
+        "its items")
+    assert error_of('index: {includes: ["*.md"]]\n').endswith("; close the { at column 8 with }")
+    assert error_of("index:\n  language: 'english\n---\n").endswith(
+        "; the quote on line 2 (column 13) is not closed before this line: end the value with '")
+
+
 def test_yaml_mapping_value_error_line():
     assert error_of("index:\n  chunk_tokens: 1: 2\n").startswith("rag.yaml line 2: invalid YAML")
 

@@ -317,10 +317,55 @@ def _syntax_error(e: yaml.MarkedYAMLError, name: str) -> ConfigError:
     elif e.context == "while scanning an alias" or problem.startswith("found undefined alias"):
         # (`includes: [*.md]`, `- **/*.md`: YAML reads a "*" that starts a value as an alias's)
         problem += "; a value that starts with * names a YAML alias: quote a glob that starts with *, as '*.md'"
+    elif mark and getattr(mark, "buffer", None) and (flow := _unclosed_hint(e, mark)):
+        mark, hint = flow
+        problem += hint
     elif mark and getattr(mark, "buffer", None):
         problem += _layout_hint(e.problem or "", mark)
     where = f" line {mark.line + 1}" if mark else ""
     return ConfigError(f"{name}{where}: invalid YAML: {problem}")
+
+
+_CLOSERS = {"{": "}", "[": "]", '"': '"', "'": "'"}
+
+
+def _unclosed_hint(e: yaml.MarkedYAMLError, mark) -> tuple | None:
+    """``(mark, hint)`` for a YAML error that a bracket or a quote never closed causes
+    (`includes: ["*.md"` on the last line), else None. YAML notices it where the file ends,
+    the line after the last one with a final newline, a line the user never wrote; the mark
+    returned is the bracket's or the quote's, and the hint says what to close it with. A
+    bracket found open further on (a next section's name inside it) keeps YAML's line and
+    names the bracket's. Values are never shown (an API key may be one)."""
+    buffer = mark.buffer
+    at_end = not buffer[mark.pointer:].strip("\0 \t\r\n")
+    opened = e.context_mark
+    if (e.context in ("while parsing a flow mapping", "while parsing a flow sequence", "while scanning a quoted scalar")
+            and opened is not None and buffer[opened.pointer:opened.pointer + 1] in _CLOSERS):
+        char = buffer[opened.pointer]
+        what = "quote" if char in "'\"" else char
+        close = f"end the value with {char}" if char in "'\"" else f"close it with {_CLOSERS[char]}"
+        if at_end:
+            return opened, f"; the {what} at column {opened.column + 1} is never closed: {close}"
+        if opened.line == mark.line:
+            return mark, f"; {close.replace('it', f'the {what} at column {opened.column + 1}', 1)}"
+        items = "" if what == "quote" else ", or write a comma between its items"
+        return mark, (f"; the {what} on line {opened.line + 1} (column {opened.column + 1}) is not closed before "
+                      f"this line: {close}{items}")
+    if at_end and e.context == "while parsing a flow node":  # (`includes: [` or `["*.md",` last)
+        return _last_written(mark), "; the file ends inside a [ or { that is never closed: close it with ] or }"
+    return None
+
+
+def _last_written(mark):
+    """A mark for the last line of ``mark.buffer`` with more than blanks or a comment on it."""
+    buffer = mark.buffer
+    end = len(buffer.rstrip("\0 \t\r\n"))
+    while end > 0:
+        start = max(buffer.rfind("\n", 0, end), buffer.rfind("\r", 0, end)) + 1
+        if buffer[start:end].strip() and not buffer[start:end].lstrip().startswith("#"):
+            break
+        end = len(buffer[:start].rstrip("\0 \t\r\n"))
+    return yaml.Mark(mark.name, end, len(_LINE_BREAK_RE.findall(buffer, 0, end)), 0, buffer, end)
 
 
 def _layout_hint(problem: str, mark) -> str:
