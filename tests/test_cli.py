@@ -1610,6 +1610,34 @@ def test_a_path_from_dot_dot_is_read_from_the_current_folder(tmp_path):
                                                "the paths of its index are matched, relative to that folder\n")
 
 
+def test_a_path_with_dot_folders_is_the_path_a_shell_reads_and_one_outside_the_folder_is_an_error(tmp_path):
+    """`--path docs/../README.md` (and `docs/./a.md`, `docs//a.md`) "matched no indexed
+    file": the glob was matched as written; `--path /tmp/other.md`, a file outside the
+    indexed folder, was a glob from its root that "matches no indexed file"."""
+    from ragweb.cli import UsageError, _collapse_dots
+    for given, glob in (("docs/../README.md", "/README.md"), ("./docs/../README.md", "/README.md"),
+                        ("/docs/../README.md", "/README.md"), ("docs/./a.md", "/docs/a.md"), ("docs//a.md", "/docs/a.md"),
+                        ("docs/x/../", "/docs/"), ("docs/.", "/docs/"), ("docs/..", "**"), ("x/../docs/*.md", "/docs/*.md"),
+                        ("README.md", "README.md"), ("docs/**", "docs/**"), ("**/a.md", "**/a.md"), ("docs/", "docs/")):
+        assert _collapse_dots(given, tmp_path) == glob, given
+    root = _tree(tmp_path / "proj", {"README.md": "retry notes\n", "docs/a.md": "retry notes a\n",
+                                     "docs/README.md": "retry notes b\n"})
+    (tmp_path / "other.md").write_text("retry notes elsewhere\n")
+    assert rag("index", root).returncode == 0
+    q = ("query", "-q", "retry notes", "--json", "-k", "10", "--no-mmr")
+    assert _paths(rag(*q, "--path", "docs/../README.md", cwd=root)) == ["README.md"]
+    assert _paths(rag(*q, "--path", "./x/../../README.md", cwd=root / "docs")) == ["README.md"]
+    r = rag("pack", "-q", "retry notes", "--format", "text", "--path", "docs//../README.md", cwd=root)
+    assert r.returncode == 0 and "[README.md:L1-1]" in r.stdout and "docs/" not in r.stdout, r.stdout + r.stderr
+    for path in ("docs/../../other.md", str(root / ".." / "other.md")):
+        r = rag(*q, "--path", path, cwd=root)
+        says = "is outside" if path.startswith("/") else "leads out of"
+        assert (r.returncode, r.stderr) == (2, f"Error: --path {path} {says} the indexed folder {root}: "
+                                               "the paths of its index are matched, relative to that folder\n")
+    with pytest.raises(UsageError, match="'..' after \\*, a wildcard, names no one folder"):
+        _collapse_dots("*/../README.md", root)
+
+
 @pytest.mark.parametrize("name", ["Rag.yaml", "RAG.YAML", "rag.yml", "rag.yaml.txt"])
 def test_a_config_file_under_a_near_miss_name_is_said_not_to_be_read(tmp_path, name):
     make_files(tmp_path, {name: "index:\n  excludes: ['private/']\n", "a.md": "open notes\n",

@@ -929,6 +929,45 @@ def _question(args, command: str) -> str | None:
 
 
 def _path_option(args, root: Path) -> None:
+    """``--path`` as a glob relative to ``root`` (`_path_from_here`), its ``.`` and ``..``
+    folders and doubled slashes taken out as a shell takes them: ``docs/../README.md`` is
+    ``README.md`` (it matched nothing); one that climbs out of the root is an error."""
+    args.path_typed = args.path  # (messages name the glob as the user wrote it)
+    _path_from_here(args, root)
+    if args.path is not None:
+        args.path = _collapse_dots(args.path, root)
+
+
+def _collapse_dots(glob: str, root: Path) -> str:
+    """``glob`` without its ``.`` and ``..`` folders and ``//``: ``docs/./a.md`` is
+    ``docs/a.md``, ``/docs/../a.md`` is ``/a.md`` (a leading ``/`` or ``./`` anchors it at the
+    root and stays). A ``..`` that climbs above the root, or follows a wildcard (``*/..``
+    stands for no one folder), is a UsageError."""
+    head = "/" if glob.startswith("/") else "./" if glob.startswith("./") else ""
+    parts = glob[len(head):].split("/")
+    if not any(part in ("", ".", "..") for part in parts[:-1]) and parts[-1] not in (".", ".."):
+        return glob
+    kept: list[str] = []
+    for part in parts:
+        if part == "..":
+            if not kept:
+                raise UsageError(f"--path {quoted(glob)} leads out of the indexed folder {os.path.abspath(root)}: "
+                                 "the paths of its index are matched, relative to that folder")
+            if WILDCARD_RE.search(kept[-1]) or "{" in kept[-1]:
+                raise UsageError(f"--path {quoted(glob)}: '..' after {quoted(kept[-1])}, a wildcard, names no one "
+                                 "folder; write the path without it")
+            kept.pop()
+        elif part not in ("", "."):
+            kept.append(part)
+    folder = glob.endswith(("/", "/.", "/..")) and bool(kept)  # ("docs/sub/.." is the folder docs/)
+    rest = "/".join(kept) + ("/" if folder else "")
+    if not rest:  # ("docs/.." is the whole root, as "." is)
+        return "**"
+    anchored = head or "/" in glob.rstrip("/")  # (a slash inside anchors a glob at the root, as in git)
+    return ("/" if anchored else "") + rest
+
+
+def _path_from_here(args, root: Path) -> None:
     """``--path`` as a glob relative to ``root``: an absolute path inside the root is made
     relative to it (a glob starting with ``/`` is anchored at the root, so ``$PWD/src`` named
     nothing), and so is one written from ``./`` in a folder inside the root, or from ``../``
@@ -974,11 +1013,17 @@ def _check_flag_bounds(args) -> None:
 
 def _check_path_matches(args, engine, root: Path) -> None:
     """A ``--path`` that matches no indexed file is a usage error, said once (a batch would
-    answer every question with nothing), with how paths are written."""
+    answer every question with nothing), with how paths are written. A path that is there
+    outside the indexed folder (`--path /tmp/notes.md`; read as a glob from the root, it
+    names that folder's own `/tmp`) is said to be outside it."""
     if args.path is None or engine.files_matching(args.path):
         return
+    typed = args.path_typed
+    if os.path.isabs(typed) and os.path.lexists(typed) and not within(os.path.abspath(typed), os.path.abspath(root)):
+        raise UsageError(f"--path {quoted(typed)} is outside the indexed folder {os.path.abspath(root)}: the paths "
+                         "of its index are matched, relative to that folder")
     like = engine.path_glob_hint(args.path)
-    raise UsageError(f"--path {quoted(args.path)} matches no indexed file: it is matched against the paths of "
+    raise UsageError(f"--path {quoted(args.path_typed)} matches no indexed file: it is matched against the paths of "
                      f"the index of {root}, relative to that folder{like}")
 
 
@@ -1031,7 +1076,7 @@ def cmd_query(args) -> int:
         elif engine.n_chunks == 0:
             why = "the index is empty: `rag index` found no file to index"
         else:
-            which = "no indexed file" + (f" matching --path {args.path}" if args.path else "")
+            which = "no indexed file" + (f" matching --path {args.path_typed}" if args.path else "")
             floor = engine.config["retrieve"]["min_score_threshold"]
             why = (f"{which} scores retrieve.min_score_threshold ({floor}) or more" if floor
                    else f"{which} has these words")
