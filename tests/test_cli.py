@@ -1398,6 +1398,26 @@ def test_pieces_of_an_over_long_line_carry_their_columns_and_are_not_widened(tmp
         assert len({tuple(h["cols"]) for h in hits}) == len(hits)  # (-c 1 gave the whole line, again and again)
 
 
+def test_a_piece_of_a_one_line_page_is_cited_with_its_columns_in_the_text_output(tmp_path):
+    """`rag query` and a text pack cited a piece of a minified one-line page as
+    `page.html:L1-1`, the whole 20,000-character line, though the JSON said which part."""
+    page = "<html><body>" + "".join(f"<p>Paragraph {i} about widgets and gadgets.</p>" for i in range(400))
+    page = page.replace("<p>Paragraph 300 ", "<p>Paragraph 300 says otters retry with backoff ")
+    (tmp_path / "page.html").write_text(page + "</body></html>")
+    assert rag("index", tmp_path).returncode == 0
+    hit = json.loads(rag("query", "-d", tmp_path, "-q", "otters retry", "-k", "1", "--json").stdout)["results"][0]
+    c0, c1 = hit["cols"]
+    assert 0 < c0 < c1 < len(page)
+    assert rag("query", "-d", tmp_path, "-q", "otters retry", "-k", "1").stdout.startswith(
+        f"1. page.html:L1-1 cols {c0}-{c1}  score ")
+    r = rag("pack", "-d", tmp_path, "-q", "otters retry", "-b", "100", "--format", "json")
+    (snippet,) = json.loads(r.stdout)["snippets"]
+    c0, c1 = snippet["cols"]
+    assert 0 < c0 < c1 < len(page) and "otters" in page[c0:c1]
+    r = rag("pack", "-d", tmp_path, "-q", "otters retry", "-b", "100", "--format", "text")
+    assert r.stdout.startswith(f"[page.html:L1-1 cols {c0}-{c1}]\n"), r.stdout
+
+
 def test_a_hand_edited_outputs_list_that_cannot_be_read_is_a_clear_error(indexed):
     outputs = indexed / ".rag" / "outputs"
     outputs.write_bytes(b"caf\xe9.json\n")  # (Latin-1: a traceback on every run)

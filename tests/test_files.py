@@ -1003,7 +1003,9 @@ def test_a_packed_context_is_told_by_its_whole_shape_not_by_an_example_of_one():
 
     none = {**PACK, "evidence": "none", "evidence_score": 0.0, "used_tokens": 0, "snippets": []}
     sure = {**PACK, "evidence": "sufficient", "evidence_score": 1.0}
-    for packed in (PACK, none, sure):
+    # (first a snippet cut from a line, cited with its columns: "[docs/a.md:L3-4 cols 2-9]")
+    cut = {**PACK, "snippets": [{**PACK["snippets"][0], "cols": [2, 9]}, PACK["snippets"][1]]}
+    for packed in (PACK, none, sure, cut):
         for fmt in ("json", "markdown", "xml", "text"):
             assert reason("ctx.out", render(packed, fmt) + "\n") == PACKED_REASON, (fmt, packed["evidence"])
     packs = [

@@ -1082,12 +1082,12 @@ def cmd_query(args) -> int:
                    else f"{which} has these words")
         print(f"no results ({why})")
         return EXIT_OK
-    from ragweb.formats import shown
+    from ragweb.formats import cited_range, shown
     # (https://no-color.org: any value but an empty one; a dumb terminal shows escapes as text)
     color = sys.stdout.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
     for i, h in enumerate(hits, 1):
         paint = _highlighter(h.terms, engine.analyzer) if color else (lambda t: t)
-        where = f"{shown(h.path)}:L{h.start_line}-{h.end_line}"
+        where = f"{shown(h.path)}:{cited_range(h.range, h.to_json().get('cols'))}"
         head = f"  ({shown(h.heading)})" if h.heading else ""
         print(f"{i}. {where}  score {h.score:.3f}{head}")
         for line in shown(h.text).split("\n"):

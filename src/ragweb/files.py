@@ -1224,8 +1224,8 @@ copies of the cited text would answer later questions in their stead (`packed_co
 _PACK_RANGE_RE = re.compile(r"L\d+-\d+")
 _PACK_FOOTER_RE = re.compile(r"\d+/\d+ tokens")  # (`formats.render`'s last line)
 _PACK_WARNING_RE = re.compile(r"warning: the (?:packed context holds no evidence|evidence packed is weak)")
-_PACK_TEXT_HEAD_RE = re.compile(r"\[.+:L\d+-\d+\]")  # [path:L1-9]
-_PACK_MARKDOWN_HEAD_RE = re.compile(r"\[`.*`:L\d+-\d+\]")  # [`path`:L1-9]
+_PACK_TEXT_HEAD_RE = re.compile(r"\[.+:L\d+-\d+(?: cols \d+-\d+)?\]")  # [path:L1-9], [path:L1-1 cols 10-90]
+_PACK_MARKDOWN_HEAD_RE = re.compile(r"\[`.*`:L\d+-\d+(?: cols \d+-\d+)?\]")  # [`path`:L1-9] (`formats.cited_range`)
 _PACK_XML_START_RE = re.compile(r"(?:<\?xml[^>]*\?>\s*)?<context query=(?:\"[^\"]*\"|'[^']*')>\s*"
                                 r"(?:<warning>|<snippet path=|<tokens>)")
 _PACK_XML_END_RE = re.compile(r"<tokens>\s*\d+/\d+ tokens\s*</tokens>\s*</context>\s*\Z")

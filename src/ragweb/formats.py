@@ -1,6 +1,7 @@
 """Renderings of a packed context: json, markdown, xml, text.
 
-The non-JSON forms put a `[path:range]` header above each snippet, ready to paste into an
+The non-JSON forms put a `[path:range]` header above each snippet (`cited_range`: with its
+columns when it is a part of a line), ready to paste into an
 LLM (Markdown's path in a code span, its text fenced), and end with a line `used/budget tokens` (XML: a `<tokens>` element, last in the
 document). A warning line is added when the packed
 evidence is not sufficient to answer (see `ragweb.pack`). Markdown and text are for reading:
@@ -68,6 +69,15 @@ def code_span(text: str) -> str:
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
+def cited_range(lines: str, cols: list | None = None) -> str:
+    """A range (``L3-7``) as a citation shows it: for a snippet or hit that starts or ends
+    inside a line (a piece of a one-line page or JSON file, a sentence of a long paragraph
+    line) its ``cols`` too, ``L1-1 cols 120-480`` (as the JSON's ``"cols": [120, 480]``: from
+    column 120 of the first line to before column 480 of the last), so that the citation
+    says which part of the lines it quotes."""
+    return lines + (f" cols {cols[0]}-{cols[1]}" if cols else "")
+
+
 def fenced_snippet(s: dict, cite) -> str:
     """A snippet as its citation line, ``cite(path)`` and range, above its text between
     fences longer than any backtick run in it, so that no file can close the fence and write
@@ -76,7 +86,7 @@ def fenced_snippet(s: dict, cite) -> str:
     ticks = fence(text)
     # (U+2028 and U+2029 break a line: a name of an index built before they were refused)
     path = shown(s["path"]).replace("\u2028", "\ufffd").replace("\u2029", "\ufffd")
-    return f"[{cite(path)}:{s['range']}]\n{ticks}\n{text}\n{ticks}"
+    return f"[{cite(path)}:{cited_range(s['range'], s.get('cols'))}]\n{ticks}\n{text}\n{ticks}"
 
 
 def fence(text: str) -> str:
@@ -113,8 +123,9 @@ def render(packed: dict, fmt: str) -> str:
         if warning:
             out.append(f"<warning>{text(warning)}</warning>")
         for s in packed["snippets"]:
-            out.append(f"<snippet path={attr(s['path'])} range={attr(s['range'])}>"
-                       f"\n[{text(s['path'])}:{s['range']}]\n{text(s['text'])}\n</snippet>")
+            cols = f" cols={attr('{}-{}'.format(*s['cols']))}" if s.get("cols") else ""
+            out.append(f"<snippet path={attr(s['path'])} range={attr(s['range'])}{cols}>"
+                       f"\n[{text(s['path'])}:{cited_range(s['range'], s.get('cols'))}]\n{text(s['text'])}\n</snippet>")
         out.append(f"<tokens>{footer}</tokens>")
         out.append("</context>")
     elif fmt == "text":
