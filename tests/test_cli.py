@@ -90,6 +90,10 @@ def test_a_run_that_indexes_nothing_says_what_was_left_out(tmp_path):
         "index.includes glob (2 .pdf, 1 .docx)")
     r = rag("query", "-q", "hello", "-d", tmp_path)
     assert r.stdout.strip() == "no results (the index is empty: `rag index` found no file to index)"
+    # (a pack said only "no evidence for this question", as if the documents did not answer it)
+    r = rag("pack", "-q", "hello", "-d", tmp_path, "--format", "text")
+    assert r.returncode == 0 and r.stdout.startswith("warning: the packed context holds no evidence")
+    assert r.stderr == "note: the index is empty: `rag index` found no file to index\n"
     # as the note says: the folder itself
     assert "1 added" in rag("index", tmp_path / "build").stdout
     # a run that indexes something says nothing of the rest

@@ -1071,11 +1071,8 @@ def cmd_query(args) -> int:
         print(json.dumps(as_json(args.query, hits), ensure_ascii=False, indent=2))
         return EXIT_OK
     if not hits:
-        if engine.n_chunks == 0 and engine.scanned_at() is None:  # (no run has finished)
-            why = f"the index is empty: no `rag index` run of {root} has finished; run it again"
-        elif engine.n_chunks == 0:
-            why = "the index is empty: `rag index` found no file to index"
-        else:
+        why = _empty_index(engine, root)
+        if why is None:
             which = "no indexed file" + (f" matching --path {args.path_typed}" if args.path else "")
             floor = engine.config["retrieve"]["min_score_threshold"]
             why = (f"{which} scores retrieve.min_score_threshold ({floor}) or more" if floor
@@ -1094,6 +1091,15 @@ def cmd_query(args) -> int:
             print(f"   {paint(line)}")
         print()
     return EXIT_OK
+
+
+def _empty_index(engine, root: Path) -> str | None:
+    """Why the index of ``root`` answers nothing, when it holds no chunk, else None."""
+    if engine.n_chunks:
+        return None
+    if engine.scanned_at() is None:  # (no run has finished)
+        return f"the index is empty: no `rag index` run of {root} has finished; run it again"
+    return "the index is empty: `rag index` found no file to index"
 
 
 def cmd_pack(args) -> int:
@@ -1123,6 +1129,8 @@ def cmd_pack(args) -> int:
     Engine.check_options(top_k=args.top_k, path_glob=args.path, budget=args.budget)
     engine = _open_for_reading(args, root, cfg)
     _check_path_matches(args, engine, root)
+    if empty := _empty_index(engine, root):  # (else its packs' "no evidence" blames the question)
+        _say(f"note: {empty}")
 
     def run(q: str) -> dict:
         return engine.pack(q, budget=args.budget, top_k=args.top_k, path_glob=args.path,
