@@ -252,6 +252,30 @@ def test_a_bad_batch_file_stops_before_any_answer_and_output_is_kept(indexed, tm
     assert r.returncode == 2 and f"--batch {tmp_path / 'missing.txt'}: no such file" in r.stderr
 
 
+def test_pack_output_onto_an_indexed_document_is_refused_and_the_document_kept(tmp_path):
+    """`rag pack -q ... -o README.md` (a slip of tab completion) replaced the README with the
+    pack, silently, and listed it as a pack output, so the next `rag index` dropped it;
+    `-o rag.yaml` replaced the config."""
+    root = _tree(tmp_path / "docs", {"README.md": "# Retry\nretry backoff doubles\n", "guide.md": "retry guide\n"})
+    assert rag("index", root).returncode == 0
+    (tmp_path / "link.md").symlink_to(root / "guide.md")
+    for output, rel in ((root / "README.md", "README.md"), (tmp_path / "link.md", "guide.md")):
+        r = rag("pack", "-d", root, "-q", "retry backoff", "-o", output)
+        assert (r.returncode, r.stdout) == (2, "") and r.stderr == (
+            f"Error: -o {output} is {rel}, a document the index of {root} holds: the pack would replace it; "
+            "write the pack to another file\n"), r.stderr
+    assert (root / "README.md").read_text() == "# Retry\nretry backoff doubles\n"
+    assert (root / "guide.md").read_text() == "retry guide\n"
+    assert not (root / ".rag" / "outputs").exists()
+    (root / "rag.yaml").write_text("pack:\n  token_budget: 300\n")  # (the config: lost too)
+    r = rag("pack", "-d", root, "-q", "retry backoff", "-o", root / "rag.yaml")
+    assert r.returncode == 2 and r.stderr == (f"Error: -o {root / 'rag.yaml'} is the config file {root / 'rag.yaml'}: "
+                                              "the pack would replace it; write the pack to another file\n"), r.stderr
+    assert (root / "rag.yaml").read_text() == "pack:\n  token_budget: 300\n"
+    r = rag("pack", "-d", root, "-q", "retry backoff", "-o", root / "ctx.json")  # (a pack's own file: not indexed)
+    assert r.returncode == 0 and rag("pack", "-d", root, "-q", "retry", "-o", root / "ctx.json").returncode == 0
+
+
 def test_pack_output_is_replaced_only_by_a_whole_result(indexed, tmp_path):
     tmp_path = tmp_path / "work"
     tmp_path.mkdir()

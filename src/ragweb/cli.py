@@ -344,6 +344,7 @@ def _logical_cwd() -> str:
 def _config(args, root: Path) -> dict:
     from ragweb.config import load_config
     cfg, found = load_config(root, args.config)  # (an error: `_main` writes the notes held first)
+    args.config_file = found  # (`rag pack -o` does not write over it)
     level = "debug" if args.debug else cfg["logging"]["level"]
     _set_level(level)
     _note_misnamed_config(args, root, found)
@@ -1129,6 +1130,7 @@ def cmd_pack(args) -> int:
     Engine.check_options(top_k=args.top_k, path_glob=args.path, budget=args.budget)
     engine = _open_for_reading(args, root, cfg)
     _check_path_matches(args, engine, root)
+    _check_output_not_indexed(args.output, engine, root, args.config_file)
     if empty := _empty_index(engine, root):  # (else its packs' "no evidence" blames the question)
         _say(f"note: {empty}")
 
@@ -1183,6 +1185,27 @@ def cmd_pack(args) -> int:
             _utf8_stdout()
         print(text)
     return EXIT_OK
+
+
+def _check_output_not_indexed(output: str | None, engine, root: Path, config: Path | None) -> None:
+    """A UsageError when ``-o FILE`` is a document the index of ``root`` holds (`-o
+    README.md`, a slip of the hand or of tab completion) or the ``config`` file read: the
+    pack would replace it (and a document, then listed as a pack output, would leave the
+    index). An earlier pack's file is not indexed, so it is written over as ever."""
+    if not output or not os.path.isfile(output):
+        return
+    if config is not None and os.path.isfile(config) and os.path.samefile(output, config):
+        raise UsageError(f"-o {output} is the config file {config}: the pack would replace it; "
+                         "write the pack to another file")
+    for base, path in ((os.path.abspath(root), os.path.abspath(output)),
+                       (os.path.realpath(root), os.path.realpath(output))):
+        if path != base and within(path, base):
+            rel = os.path.relpath(path, base).replace(os.sep, "/")
+            with engine.reading():
+                indexed = engine.file_mtime(rel) is not None
+            if indexed:
+                raise UsageError(f"-o {output} is {rel}, a document the index of {root} holds: the pack would "
+                                 "replace it; write the pack to another file")
 
 
 @contextlib.contextmanager
