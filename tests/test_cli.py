@@ -621,6 +621,10 @@ def test_an_unknown_flag_shows_the_usage_of_its_command(indexed):
     r = rag("index", indexed, "--bogus")
     assert r.returncode == 2 and r.stderr.startswith("usage: rag index ")
     assert "rag index: error: unrecognized arguments: --bogus" in r.stderr and "--json" not in r.stderr
+    r = rag("index", indexed, "--path", "docs/**")  # (a flag of query's and pack's)
+    assert r.returncode == 2 and r.stderr.endswith(
+        "rag index: error: unrecognized arguments: --path docs/**; rag index indexes the whole folder (index.includes "
+        "and index.excludes in rag.yaml choose its files); --path narrows what rag query and rag pack search\n"), r.stderr
 
 
 def test_a_question_in_plain_words_with_a_flag_like_word_is_told_how_to_ask(indexed):

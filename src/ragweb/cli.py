@@ -1427,6 +1427,8 @@ def _flush_output() -> None:
 _OTHER_COMMANDS_FLAGS = {
     ("query", "--format"): "; rag query prints JSON with --json",
     ("pack", "--json"): "; rag pack writes JSON unless pack.output says otherwise: --format json",
+    ("index", "--path"): ("; rag index indexes the whole folder (index.includes and index.excludes in rag.yaml "
+                          "choose its files); --path narrows what rag query and rag pack search"),
 }
 """(command, a flag of another command's) -> what the command takes instead."""
 
