@@ -126,6 +126,22 @@ def test_bidi_controls_are_not_shown_raw_in_any_view_and_names_show_alike(app):
     assert copied["snippets"][0]["path"] == name
 
 
+def test_a_hit_that_is_part_of_a_line_is_cited_with_its_columns(app):
+    """A piece of a page written on one line was cited as the whole line, `page.html:L1-1`
+    (as `rag query` cites it: `formats.cited_range`)."""
+    sections = "".join(f"<h2>Part {i}</h2><p>{'A shearwater glides low over the swell. ' * 60}</p>"
+                       for i in range(12))
+    app.index("page.html", f"<html><body><h1>Seabirds</h1>{sections}<h2>Petrels</h2>"
+                           "<p>The storm petrel patters on the water.</p></body></html>")
+    page = app.page
+    hit = app.query("storm petrel patters")["results"][0]
+    assert hit["path"] == "page.html" and hit["cols"][0] > 0, hit
+    page.get_by_test_id("search").fill("storm petrel patters")
+    page.get_by_test_id("search").press("Enter")
+    expect(page.locator(".result .cite").first).to_have_text(
+        f"page.html:L1-1 cols {hit['cols'][0]}-{hit['cols'][1]}")
+
+
 def test_search_as_you_type_keeps_results_and_stays_silent_on_partial_words(app):
     app.index("a.md", "# A\nretry policy with backoff\n")
     page = app.page

@@ -2468,7 +2468,9 @@
       head.className = 'result-head';
       const cite = document.createElement('code');
       cite.className = 'cite';
-      const citation = `${listName(r.path)}:L${r.startLine}-${r.endLine}`;  // (its name as the file list shows it)
+      // (its name as the file list shows it; a piece of a line, its columns, as `rag query` cites it)
+      const cols = Array.isArray(r.cols) ? ` cols ${r.cols[0]}-${r.cols[1]}` : '';
+      const citation = `${listName(r.path)}:L${r.startLine}-${r.endLine}${cols}`;
       cite.textContent = citation;
       const score = document.createElement('span');
       score.className = 'score';
