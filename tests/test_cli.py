@@ -1720,11 +1720,11 @@ def test_a_config_file_under_a_near_miss_name_is_not_indexed_either(tmp_path, na
 
 
 def test_files_left_out_only_for_the_case_of_their_suffix_are_named(tmp_path):
-    make_files(tmp_path, {"a.md": "open notes\n", "docs/GUIDE.MD": "guide\n", "README.TXT": "read me\n",
+    make_files(tmp_path, {"a.md": "open notes\n", "docs/GUIDE.MD": "guide\n", "NOTES.TXT": "read me\n",
                           "logo.PNG": "x"})
     r = rag("index", tmp_path)
     assert r.returncode == 0 and "1 added" in r.stdout
-    assert ("note: 2 files are left out for the case of their suffix (README.TXT, docs/GUIDE.MD): globs are "
+    assert ("note: 2 files are left out for the case of their suffix (NOTES.TXT, docs/GUIDE.MD): globs are "
             "case-sensitive, so add '**/*.MD', '**/*.TXT' to index.includes to index them (a list in rag.yaml "
             "replaces the default one: keep its globs too, as `rag config` shows them)") in r.stderr
     (tmp_path / "a.md").unlink()

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from ragweb.config import DEFAULT_EXCLUDES, DEFAULT_INCLUDES
 from ragweb.errors import UsageError
 from ragweb.files import (DecodeResult, FileEntry, GlobSet, LeftOut, backslash_problem, decode, expand_braces, file_sha256,
-                          document_kind, glob_problem, glob_to_regex, is_more_prose,
+                          document_kind, glob_problem, glob_to_regex, is_more_prose, plain_name,
                           UNINDEXED_TARGET, is_link_note, iter_files, ignore_verdict, parse_ignore, parse_rule, read_text_file)
 
 ALL = ["**"]
@@ -261,13 +261,35 @@ def test_the_default_includes_take_documents_known_by_name_and_more_languages(tm
                     "README.Debian": "", "Makefile.old": "", "notes": ""})
     (tmp_path / "doc/NEWS.gz").write_bytes(gzip.compress(b"1.0: first\n"))
     assert paths_of(tmp_path, includes=DEFAULT_INCLUDES, excludes=DEFAULT_EXCLUDES) == [
-        "COPYING.LESSER", "Changelog", "Dockerfile", "INSTALL", "README", "a/readme", "analysis.R", "b/Readme",
-        "c/makefile", "doc/NEWS.gz", "doc/tool.texi", "lib/Tool.pm", "main.lua", "paper.tex", "src/Makefile"]
+        "COPYING.LESSER", "Changelog", "Dockerfile", "INSTALL", "README", "README.Debian", "a/readme", "analysis.R",
+        "b/Readme", "c/makefile", "doc/NEWS.gz", "doc/tool.texi", "lib/Tool.pm", "main.lua", "paper.tex",
+        "src/Makefile"]
     assert read_text_file(tmp_path / "doc/NEWS.gz", 100).text == "1.0: first\n"
     # (read as prose in the capitals they are written in, as the default includes take them)
     assert [p for p in ("a/readme", "b/Readme", "Changelog", "COPYING.LESSER", "doc/NEWS", "c/makefile",
                         "README.Debian", "bin/install", "Install") if is_more_prose(p)] == [
-        "a/readme", "b/Readme", "Changelog", "COPYING.LESSER", "doc/NEWS", "Install"]
+        "a/readme", "b/Readme", "Changelog", "COPYING.LESSER", "doc/NEWS", "README.Debian", "Install"]
+
+
+def test_a_readme_named_with_a_word_before_or_after_is_taken_and_read_as_prose(tmp_path):
+    """A documentation folder as Debian installs it (/usr/share/doc/postfix): TLS_README.gz,
+    README.Debian matched no default glob ("51 .gz, 22 (no suffix)" left out), and taken by a
+    glob of one's own were read line by line as a program. (Not the packaging's change log.)"""
+    import gzip
+    make(tmp_path, {"README.Debian": "", "NEWS.Debian": "", "INSTALL.generic": "", "LMTP_README": "",
+                    "install-sh": "", "INSTALL.sh": "", "Makefile.old": "", "README.md": "", "tls_readme": ""})
+    for name in ("TLS_README.gz", "changelog.Debian.gz"):
+        (tmp_path / name).write_bytes(gzip.compress(b"Text.\n"))
+    assert paths_of(tmp_path, includes=DEFAULT_INCLUDES, excludes=DEFAULT_EXCLUDES) == [
+        "INSTALL.generic", "INSTALL.sh", "LMTP_README", "NEWS.Debian", "README.Debian", "README.md",
+        "TLS_README.gz"]
+    assert [p for p in ("TLS_README", "doc/SMTPUTF8_README", "README.Debian", "INSTALL.generic", "changelog.Debian",
+                        "INSTALL.sh", "README.md", "install-sh", "my-install", "Makefile.old", "tls_readme",
+                        "readme.Debian") if is_more_prose(p)] == [
+        "TLS_README", "doc/SMTPUTF8_README", "README.Debian", "INSTALL.generic"]
+    assert plain_name("TLS_README.gz") == "TLS_README"
+    # (an index built before markup 23 read them as it did)
+    assert not is_more_prose("TLS_README", affixed=False)
     # (`install` in lower case is most often a script: not taken by default, nor read as prose)
     (tmp_path / "install").write_text("#!/bin/sh\ncp tool /usr/local/bin\n")
     assert "install" not in paths_of(tmp_path, includes=DEFAULT_INCLUDES, excludes=DEFAULT_EXCLUDES)

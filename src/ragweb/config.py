@@ -45,6 +45,8 @@ DEFAULT_INCLUDES = [
     "**/changelog", "**/CONTRIBUTING", "**/Contributing", "**/contributing", "**/HACKING", "**/Hacking",
     "**/hacking", "**/TODO", "**/Todo", "**/todo", "**/AUTHORS", "**/Authors", "**/authors", "**/LICENSE",
     "**/License", "**/license", "**/COPYING", "**/Copying", "**/copying", "**/COPYING.LESSER",
+    # ... and named with a word before or after (`files.affixed_prose`): TLS_README, README.Debian
+    "**/*_README", "**/*-README", "**/README.*", "**/INSTALL.*", "**/NEWS.*", "**/*_FAQ", "**/FAQ.*",
     # more languages' programs, and build files known by their name alone
     "**/*.lua", "**/*.pl", "**/*.pm", "**/*.r", "**/*.R", "**/*.jl", "**/*.dart", "**/*.ex", "**/*.exs",
     "**/*.erl", "**/*.hs", "**/*.ml", "**/*.mli", "**/*.fs", "**/*.clj", "**/*.zig", "**/*.nim", "**/*.m",

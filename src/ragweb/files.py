@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from . import gitconfig
-from .config import never_indexed
+from .config import DEFAULT_INCLUDES, never_indexed
 from .errors import RagError, UsageError, quoted
 
 IGNORE_FILES = (".gitignore", ".ragignore")  # read in this order; later rules win
@@ -55,6 +55,12 @@ PROSE_SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc", ".asciido
 # (an include such as `**/*` took them before, read as plain text).
 PROSE_NAMES = frozenset({"README", "INSTALL", "NEWS", "CHANGES", "CHANGELOG", "CONTRIBUTING",
                          "HACKING", "TODO", "AUTHORS", "LICENSE", "COPYING", "COPYING.LESSER"})
+# A README-like document named with a word before or after its name, as Debian's and other
+# projects' documentation folders hold them: "TLS_README", "README.Debian", "NEWS.Debian",
+# "INSTALL.generic" (`affixed_prose`; not a change log's: "changelog.Debian" is the packaging's)
+AFFIXED_NAMES = frozenset({"README", "INSTALL", "NEWS", "TODO", "FAQ"})
+_WORD_BEFORE_RE = re.compile(r"(?:[A-Za-z0-9]+[_-])+([A-Za-z]+)")  # "TLS_README", "SMTPUTF8_README"
+_WORD_AFTER_RE = re.compile(r"([A-Za-z]+)\.([A-Za-z]+)")            # "README.Debian", "changelog.Debian"
 SCRIPT_NAMES = frozenset({"install"})  # a known name in lower case that is usually a program, not prose
 MORE_PROSE_SUFFIXES = (".texi", ".texinfo", ".pod", ".tex", ".rdoc", ".rmd", ".qmd")
 HTML_SUFFIXES = (".html", ".htm", ".xhtml")  # `markup.is_html`
@@ -124,11 +130,31 @@ def document_kind(name: str, folder: str = "") -> str | None:
     return None
 
 
-def is_more_prose(path: str) -> bool:
-    """True for a document `PROSE_NAMES` names, in any capitals, or a `MORE_PROSE_SUFFIXES`
-    format (not compressed: see `plain_name`)."""
+def is_more_prose(path: str, affixed: bool = True) -> bool:
+    """True for a document `PROSE_NAMES` names, in any capitals, or (``affixed``, since
+    `engine.MARKUP_VERSION` 23) named as one with a word before or after it (`affixed_prose`),
+    or a `MORE_PROSE_SUFFIXES` format (not compressed: see `plain_name`)."""
     name = path[path.rfind("/") + 1:]
-    return (name.upper() in PROSE_NAMES and name not in SCRIPT_NAMES) or path.lower().endswith(MORE_PROSE_SUFFIXES)
+    return ((name.upper() in PROSE_NAMES and name not in SCRIPT_NAMES) or path.lower().endswith(MORE_PROSE_SUFFIXES)
+            or (affixed and affixed_prose(name)))
+
+
+def affixed_prose(name: str) -> bool:
+    """True for a document named as an `AFFIXED_NAMES` one, in capitals, with a word before it
+    ("TLS_README") or after it ("README.Debian", "INSTALL.generic"). The word after it is
+    letters, and no format a default glob takes: "README.md", "INSTALL.sh" are read as their
+    formats; "install-sh" is none."""
+    if m := _WORD_BEFORE_RE.fullmatch(name):
+        return m[1] in AFFIXED_NAMES
+    if m := _WORD_AFTER_RE.fullmatch(name):
+        return m[1] in AFFIXED_NAMES and m[2].lower() not in _format_words()
+    return False
+
+
+@functools.lru_cache(maxsize=1)
+def _format_words() -> frozenset:
+    """The suffixes the default includes name ("md", "py", "sh", ...)."""
+    return frozenset(glob[len("**/*."):].lower() for glob in DEFAULT_INCLUDES if glob.startswith("**/*."))
 
 
 # ---------------------------------------------------------------------------- globs

@@ -36,7 +36,8 @@ def is_prose(path: str, settings: dict) -> bool:
     """True for a file read as prose (Markdown-like text, a document read as shown:
     `reads_shown`); False for a program."""
     return (is_markdown(path) or reads_shown(path, settings)
-            or (settings.get("markup", 0) >= 16 and is_more_prose(plain_name(path))))
+            or (settings.get("markup", 0) >= 16
+                and is_more_prose(plain_name(path), affixed=settings.get("markup", 0) >= 23)))
 
 
 @dataclass
