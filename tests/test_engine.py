@@ -929,6 +929,9 @@ FINGERPRINT_DOCS = {
     "access.txt": "Access\n======\n\n/etc/postfix/access.cidr:\n   # Rules in order.\n   10.0.0.1 permit\n\n"
                   + "Words.\n" * 400,
     "POSTSCREEN_README": "P\bPr\bre\beg\bgr\bre\bee\bet\bt t\bte\bes\bst\bt\n\nZombies speak first.\n",
+    "api-index-full.html": "<table class=\"navigation\"><tr><td><a href=\"#idxA\">A</a></td></tr></table>\n<p>Words.</p>\n"
+                           "<div class=\"index\"><a name=\"idxA\"></a><h3>A</h3>\n<dt>\naes_setkey, function in aes\n</dt>"
+                           "\n</div>\n" + "<p>Words.</p>\n" * 400,
 }
 
 FINGERPRINTS = {  # (MARKUP_VERSION, WORD_FORM, UNICODE_FORM, FOLD_FORM, SHORT_TERMS) -> the chunks' and terms' sha256

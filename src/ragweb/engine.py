@@ -86,8 +86,9 @@ MARKUP_VERSION = 23        # how pages are read: HTML through `ragweb.markup` (2
                            # manuals: git's user-manual.html), a line
                            # where a <pre> ends or starts and shows nothing no code line
                            # ("</pre><h2>Description", PostgreSQL's pages), Texinfo's table of
-                           # contents and printed indexes navigation, an indented "# x"
-                           # no heading but in Markdown (`chunking.indented_is_literal`:
+                           # contents and printed indexes navigation, and gtk-doc's and
+                           # DocBook's API and book indexes (<div class="index">), an indented
+                           # "# x" no heading but in Markdown (`chunking.indented_is_literal`:
                            # a plain-text example's "   # comment") (23); an
                            # index built before (no "markup" setting) reads HTML as plain text,
                            # one of another version chunked some pages otherwise: rebuilt by

@@ -16,7 +16,9 @@ for column, so every offset, line and column is the stored file's own:
   Texinfo's table of contents, ``id="SEC_Contents"``, and its printed indexes, ``<table
   class="index-cp">``, whose "process group:   Definitions" lines match questions as text;
   texi2html's panel of buttons around each section, "[ << ] [ >> ] [Top] [Contents]", and
-  its contents lists, ``<ul class="toc">``)
+  its contents lists, ``<ul class="toc">``; an index of gtk-doc's API or of a DocBook book,
+  ``<div class="index">``, "aarch64_sha1, variable in sha-aarch64", and gtk-doc's bar of
+  links atop each page, ``<table class="navigation">``)
   -- becomes `FILL`; a character reference
   becomes the character it names followed by `FILL`; a block tag between two words leaves
   one space; some tags leave a mark the Markdown reading understands: a heading tag that
@@ -247,8 +249,16 @@ _NAV_START_RE = re.compile(r"<(nav)\b[^<>]*+>|<([A-Za-z][\w-]*)\b(?=[^<>]*\brole
                            # above and below each section: a table laid out so, whose links are
                            # titled "Cover (top) of document" ... (`_PANEL_LINK_RE`), and its contents
                            r"|<(table)\b(?=[^<>]*\bcellspacing\s*=\s*[\"']?1\b)[^<>]*+>"
-                           r"|<(ul)\b(?=[^<>]*\bclass\s*=\s*[\"']?toc[\"'\s>])[^<>]*+>", re.I)
+                           r"|<(ul)\b(?=[^<>]*\bclass\s*=\s*[\"']?toc[\"'\s>])[^<>]*+>"
+                           # an API index of gtk-doc ("aarch64_sha1, variable in sha-aarch64") or a
+                           # DocBook book's index (PostgreSQL's "$libdir, Dynamic Loading"): a
+                           # <div class="index"> holding their entries (`_INDEX_ENTRY_RE`), and
+                           # gtk-doc's bar of links atop each page ("Top | Description", "A | B | C")
+                           r"|<(div)\b(?=[^<>]*\bclass\s*=\s*[\"']?index[\"'\s>])[^<>]*+>"
+                           r"|<(table)\b(?=[^<>]*\bclass\s*=\s*[\"']?navigation[\"'\s>])[^<>]*+>", re.I)
 _PANEL_LINK_RE = re.compile(r"\btitle\s*=\s*[\"']?(?:Cover \(top\) of document|Table of contents)[\"']", re.I)
+# an index's entries: gtk-doc's letter anchors (<a name="idxA">), DocBook's index divisions and terms
+_INDEX_ENTRY_RE = re.compile(r"<a\b[^<>]*\bname\s*=\s*[\"']?idx|\bclass\s*=\s*[\"']?index(?:div|term)\b", re.I)
 # (each attribute is looked for ahead and the tag then scanned once, possessively: with the
 # attribute inside the scan, an unclosed tag of thousands of role="menu" was quadratic)
 # Texinfo's node header ("Next: ..., Previous: ..., Up: ... [Contents][Index]" above each
@@ -266,12 +276,12 @@ def _nav_starts(text: str) -> list[int]:
     low = text.lower()
     if len(low) != len(text):
         hints = [m.start() for m in re.finditer(r'<nav|navigation|menu|nav-panel|class="header"|viewcode-'
-                                                r'|SEC_Contents|class="index-|printindex|cellspacing="1"|class="toc"',
+                                                r'|SEC_Contents|class="index|printindex|cellspacing="1"|class="toc"',
                                                 text, re.I)]
     else:
         hints = []
         for word in ("<nav", "navigation", "menu", "nav-panel", "class=\"header\"", "viewcode-",
-                     "sec_contents", "class=\"index-", "printindex", "cellspacing=\"1\"", "class=\"toc\""):
+                     "sec_contents", "class=\"index", "printindex", "cellspacing=\"1\"", "class=\"toc\""):
             i = low.find(word)
             while i >= 0:
                 hints.append(i)
@@ -326,6 +336,8 @@ def _without_navigation(text: str) -> str:
                 continue  # a page header, not a node's links
         if m.group(7) and _PANEL_LINK_RE.search(text, m.end(), end) is None:
             continue  # a table laid out so, not texi2html's buttons
+        if m.group(9) and _INDEX_ENTRY_RE.search(text, m.end(), end) is None:
+            continue  # a class of that name, not an index
         out.append(text[pos:m.start()])
         out.append(_blank(text[m.start():end]))
         pos = end
