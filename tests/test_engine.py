@@ -916,6 +916,9 @@ FINGERPRINT_DOCS = {
                         + "<p>End.</p><div><h3>Rewriting</h3></div><p>Amend it.</p>\n</body></html>\n",
     "sql-select.html": "<pre>\nSELECT 1;\n</pre><div><h2>Description</h2><p>\nIt selects.\n</p>\n"
                        + "<p>Words.</p>\n" * 400,
+    "sql-createtable.html": "<div class=\"toc\"><dl class=\"toc\"><dt><a href=\"#x\">1. Intro</a></dt></dl></div>\n"
+                            "<h2>Parameters</h2><dl><dt><code>TEMPORARY</code></dt><dd><p>\nTemporary.\n</p></dd>\n"
+                            + "<p>Words.</p>\n" * 400,
     "bash.html": "<DL>\n<DT>${x:-word}<DD>\nIf\n<I>parameter</I>\n\nis unset.\n</DL>\n" + "<P>Words.\n" * 400,
     "git-branch.html": "<ol>\n<li>\n<p>\nDelete the branch.\n</p>\n</li>\n</ol>\n" + "<p>Words.</p>\n" * 400,
     "params.md": "# Special Parameters\n\n($*) and ($@) expand to the parameters; $? and $# and $1, not $HOME.\n",

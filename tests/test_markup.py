@@ -1311,3 +1311,37 @@ def test_a_minified_page_with_a_pre_has_its_sections():
     units = cp.split_units(view, 1, 1, True, ol=eng.file_outline(1, view, True, "guide.html"))
     done = [u for u in units if u.text.strip() == "Then the retry step is done."]
     assert done and done[0].headings == ("Guide", "Retry")  # (the packed sentence's section)
+
+
+def test_a_term_after_text_on_its_line_is_a_section_as_one_that_starts_its_line():
+    # PostgreSQL's pages write a command's first parameter on the line of its section's
+    # heading ("</div><div><h2>Parameters</h2><dl><dt><span>TEMPORARY"): the first term was
+    # no section, its description read under "Parameters" and not under its name, while every
+    # later term, whose line starts with tags ("</p></dd><dt>"), was one
+    page = ('<div class="refsect1"><h2>Description</h2><p>Creates a table.</p></div><div class="refsect1"><h2>'
+            'Parameters</h2><div class="variablelist"><dl class="variablelist"><dt id="SQL-CREATETABLE-TEMPORARY">'
+            '<span class="term"><code class="literal">TEMPORARY</code> or <code class="literal">TEMP</code></span>'
+            '</dt><dd><p>\nIf specified, the table is created as a temporary table.\n</p></dd><dt><span class="term">'
+            '<code class="literal">IF NOT EXISTS</code></span></dt><dd><p>\nDo not throw an error.\n</p></dd>'
+            '<dd>A</dd><dt>x</dt><dd>Bare.</dd></dl></div></div>\n')
+    eng, ol, units = _page_units(page, "sql-createtable.html")
+    assert [(kind, text) for kind, text, _ in units] == [
+        ("heading", "## Description"), ("text", "Creates a table."), ("heading", "## Parameters"),
+        ("heading", "###### TEMPORARY or TEMP"), ("text", "If specified, the table is created as a temporary table."),
+        ("heading", "###### IF NOT EXISTS"), ("text", "Do not throw an error. A"), ("heading", "## x"),
+        ("text", "Bare.")]
+    view = eng.file_view(1, "sql-createtable.html", eng.file_lines([1])[1])
+    temp = next(u for u in cp.split_units(view, 1, len(view), True, None, ol) if "temporary table" in u.text)
+    assert temp.headings == ("Parameters", "TEMPORARY or TEMP")
+    bare = next(u for u in cp.split_units(view, 1, len(view), True, None, ol) if "Bare" in u.text)
+    assert bare.headings == ("Parameters", "x")  # (a bare "<dt>" marks "## " only: its level is still 6)
+    packed = eng.pack("what does TEMPORARY do when creating a table", 40)
+    check_html_pack(eng, packed, 40)
+    # a DocBook page's table of contents, whose entries are terms after text, is navigation
+    toc = ('<h2>Chapter 19. Server Setup</h2><div class="toc"><p><strong>Table of Contents</strong></p><dl class="toc">'
+           '<dt><span class="sect1"><a href="postgres-user.html">19.1. The PostgreSQL User Account</a></span></dt>'
+           '</dl></div><p>This chapter discusses how to set up the server.</p>\n')
+    assert " ".join(visible(show_html(toc)).split()) == "## Chapter 19. Server Setup This chapter discusses how to set up the server."
+    # (Node's picker of a page's sections is a <div class="toc"> of a list: left as it was)
+    picker = '<div class="toc"><ul id="toc-picker">\n<li><a href="#child-process">Child process</a></li>\n</ul></div>\n'
+    assert "Child process" in visible(show_html(picker))

@@ -50,7 +50,7 @@ _TITLE_ANCHOR_RE = re.compile(r"[ \t]*\[\[[A-Za-z_:][\w:.-]*(?:,[^\[\]\n]*)?\]\]
 _HEAD_TAG_END_RE = re.compile(r"<(?:h([1-6])\b|title\b|(dt)\b)[^<>\n]*>[ \t]*$", re.I)  # ... ending its line
 # a page's heading that does not start its line, marked where its tag starts (`PageLines.inline`)
 _INNER_MARK_RE = re.compile(r"(?<= )#{1,6} ")
-_H_TAG_RE = re.compile(r"<h([1-6])\b", re.I)
+_H_TAG_RE = re.compile(r"<(?:h([1-6])\b|(dt)\b)", re.I)
 _HEAD_TAG_RE = re.compile(r"(?:[ \t]*</?[A-Za-z][^<>\n]*>)*?[ \t]*<(?:h([1-6])\b|title\b|(dt)\b)", re.I)
 ADOC_SUFFIXES = (".adoc", ".asciidoc")
 # Markdown's own names: only there is an indented "  # Title" a heading (CommonMark's up to three
@@ -281,7 +281,7 @@ class PageLines:
             end = title_end(raw, text_at, marks[k + 1][0] if k + 1 < len(marks) else None)
             title = _one_line(visible(self.shown[i][text_at:end]))
             if title:
-                out.append((at, end, int(tag.group(1)), title))
+                out.append((at, end, 6 if tag.group(2) else int(tag.group(1)), title))
         return out
 
     def ends(self, i: int, at: int) -> bool:
