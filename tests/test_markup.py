@@ -1345,3 +1345,22 @@ def test_a_term_after_text_on_its_line_is_a_section_as_one_that_starts_its_line(
     # (Node's picker of a page's sections is a <div class="toc"> of a list: left as it was)
     picker = '<div class="toc"><ul id="toc-picker">\n<li><a href="#child-process">Child process</a></li>\n</ul></div>\n'
     assert "Child process" in visible(show_html(picker))
+
+
+def test_a_pre_tag_before_the_first_line_of_code_is_not_counted_as_code():
+    # makeinfo writes '<pre class="example">' on the example's first line: its 21 blanked
+    # characters counted as code, so gnutls's two-line call (113 characters) passed the 120 of
+    # a code group and was cut into lines, its flag packed without the call it goes with
+    page = ('<p>as in the following example:\n</p>\n<div class="example">\n<pre class="example">  '
+            'gnutls_certificate_set_verify_flags (x509cred,\n' + " " * 30 + 'GNUTLS_VERIFY_ALLOW_SIGN_RSA_MD5);\n'
+            '</pre></div>\n\n<p>This will signal the verifier algorithm to enable <code>RSA-MD5</code>.\n</p>\n')
+    eng, ol, units = _page_units(page, "gnutls.html")
+    assert [(kind, text) for kind, text, _ in units] == [
+        ("text", "as in the following example:"),
+        ("code", "gnutls_certificate_set_verify_flags (x509cred, GNUTLS_VERIFY_ALLOW_SIGN_RSA_MD5);"),
+        ("text", "This will signal the verifier algorithm to enable RSA-MD5.")]
+    assert units[1][2] == (4, 21, 5, 64)  # (the unit starts at the code, after its tag)
+    for budget in (20, 40, 60):  # (its snippet is the visible text of the range it cites)
+        packed = eng.pack("what does gnutls_certificate_set_verify_flags do with x509cred", budget)
+        check_html_pack(eng, packed, budget)
+    assert "  gnutls_certificate_set_verify_flags (x509cred,\n" in packed["snippets"][0]["text"]

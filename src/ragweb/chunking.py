@@ -151,7 +151,8 @@ class Outline:
     fence: dict = field(default_factory=dict)   # a code fence delimiter line -> opens (True) or closes
     code: set = field(default_factory=set)      # lines inside a code fence
     # a page's code line that holds text too ("commit:</p><pre>$ git revert HEAD</pre><p>This"):
-    # line -> the [start, end) columns its <pre> elements cover
+    # line -> the [start, end) columns its <pre> elements cover (from the end of a <pre> tag that
+    # starts on the line: the tag is no code); also a line of code after such a tag
     mixed: dict = field(default_factory=dict)
     # a page's blank lines that end no paragraph: whitespace inside a sentence (man2html writes
     # "If" / "<I>parameter</I>" / "" / "is unset or null"), and the lines of tags between a list
@@ -467,7 +468,9 @@ def _soft_blanks(lines: list[str], page: PageLines, out: Outline) -> None:
 def _pre_text(lines: list[str], page: PageLines, out: Outline) -> frozenset:
     """A page's code lines without those where a ``<pre>`` element that shows nothing there
     starts or ends ("</pre></div><h2>Description</h2>", "<p>Run:</p><pre>"); a line that
-    shows both text and code goes in `Outline.mixed`."""
+    shows both text and code goes in `Outline.mixed`, and so does one whose code follows the
+    ``<pre>`` tag that starts it (makeinfo's '<pre class="example">  gnutls_init (&session);'),
+    its code from the tag's end."""
     drop = set()
     for i, spans in pre_cols("\n".join(page.raw)).items():
         view = lines[i] if i < len(lines) else ""
@@ -477,17 +480,31 @@ def _pre_text(lines: list[str], page: PageLines, out: Outline) -> frozenset:
         tag = a if raw[a + 1:a + 4].lower() == "pre" else raw.rfind("</", a, b)
         if page.shown[i][tag + 1:tag + 2] == raw[tag + 1:tag + 2]:
             continue  # (a tag shown as written: a man page's or POD document's text "<pre>")
+        # (a <pre> that starts on the line: its code starts after its tag, which is no code:
+        # makeinfo's '<pre class="example">' counted 21 characters in its example's size)
+        spans = [(_after_pre_tag(raw, a, b), b) for a, b in spans]
         at, outside = 0, False
         for a, b in spans:
             outside = outside or bool(view[at:a].strip())
             at = b
         if not (outside or view[at:].strip()):
-            continue  # code only
+            if spans[0][0] > 0 and view[spans[0][0]:spans[0][1]].strip():
+                out.mixed[i] = spans  # code only, after the tag that starts it
+            continue
         if any(view[a:b].strip(" #") for a, b in spans):  # (a heading's marks may sit in "</pre>")
             out.mixed[i] = spans
         else:
             drop.add(i)
     return page.pre - drop if drop else page.pre
+
+
+def _after_pre_tag(raw: str, a: int, b: int) -> int:
+    """Where the code of the ``<pre>`` element that covers columns ``a``..``b`` of the stored
+    line ``raw`` starts: after its start tag, when that tag is at ``a`` (else ``a``)."""
+    if raw[a:a + 4].lower() != "<pre":
+        return a
+    end = raw.find(">", a, b)
+    return end + 1 if end >= 0 else a
 
 
 def _inline_heads(lines: list[str], page: PageLines, out: Outline) -> None:
