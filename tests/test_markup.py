@@ -1364,3 +1364,23 @@ def test_a_pre_tag_before_the_first_line_of_code_is_not_counted_as_code():
         packed = eng.pack("what does gnutls_certificate_set_verify_flags do with x509cred", budget)
         check_html_pack(eng, packed, budget)
     assert "  gnutls_certificate_set_verify_flags (x509cred,\n" in packed["snippets"][0]["text"]
+
+
+def test_a_block_without_a_stop_ends_its_paragraph_at_the_next_block_on_the_line_below():
+    # Node's and npm's pages write each <p> on a line of its own: a block with no stop at its end
+    # ("Stability: 2 - Stable", "Strict assertion mode", a <p> of code) ran into the next block's
+    # first sentence, one unit "Strict assertion mode An alias of assert.ok()."; a block that
+    # ends with a stop stays in the paragraph (its sentences are units already), and so does a
+    # line that a block does not end or the next one does not start
+    page = ('<h2>assert</h2>\n<p></p><div class="api_stability"><a href="d.html">Stability: 2</a> - Stable</div><p></p>\n'
+            '<p>Node-API is an API for building native addons.</p>\n<p><strong>Strict assertion mode</strong></p>\n'
+            '<p>An alias of <code>assert.ok()</code>.</p>\n<p>It is short.</p>\n<p>So is this.</p>\n'
+            '<p>A sentence that goes on\n<code>over lines</code></p>\n<p>as in the following example:</p>\n'
+            '<p>Text.</p>\n')
+    _, _, units = _page_units(page, "assert.html")
+    assert [(kind, text) for kind, text, _ in units] == [
+        ("heading", "## assert"), ("text", "Stability: 2 - Stable"),
+        ("text", "Node-API is an API for building native addons."), ("text", "Strict assertion mode"),
+        ("text", "An alias of assert.ok()."), ("text", "It is short."), ("text", "So is this."),
+        ("text", "A sentence that goes on over lines"), ("text", "as in the following example: Text.")]
+

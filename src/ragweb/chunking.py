@@ -158,6 +158,10 @@ class Outline:
     # "If" / "<I>parameter</I>" / "" / "is unset or null"), and the lines of tags between a list
     # item's mark and its text (AsciiDoc's "<li>" / "<p>" / "Text")
     soft: set = field(default_factory=set)
+    # a page's lines that start a paragraph though no blank line comes before them: a block
+    # starts there, and the block that ends on the line above ends with no stop ("Stability: 2 -
+    # Stable</div><p></p>" / "<p>Node-API is ...": not one sentence)
+    breaks: set = field(default_factory=set)
     prose: list = field(default_factory=list)   # in a program: (first, last, "#" or '"') spans of comments and docstrings
     _prose_lines: dict | None = field(default=None, repr=False, compare=False)
 
@@ -424,7 +428,32 @@ def outline(lines: list[str], markdown: bool, page: PageLines | None = None,
     if page is not None:
         _inline_heads(lines, page, out)
         _soft_blanks(lines, page, out)
+        _block_breaks(lines, page, out)
     return out
+
+
+_BLOCKS = "p|div|dd|blockquote|section|details|table|ul|ol|dl"
+_BLOCK_END_RE = re.compile(rf"</(?:{_BLOCKS})\s*>[ \t]*$", re.I)
+_BLOCK_START_RE = re.compile(rf"[ \t]*<(?:{_BLOCKS})\b", re.I)
+# the end of a sentence: a stop, a colon or semicolon (the next block goes on with it), and
+# what may close it
+_STOP_END_RE = re.compile(r"[.!?:;\u2026\u3002\uff01\uff1f][\"')\]*_`\u201d\u2019\u00bb]*$")
+
+
+def _block_breaks(lines: list[str], page: PageLines, out: Outline) -> None:
+    """Add to ``out.breaks`` the lines of a page's view that start a paragraph after a block
+    with no stop at its end on the line above (`Outline.breaks`): that line ends with a block's
+    end tag, this one starts with a block's start tag, both show text, neither is code or a
+    heading. (Every block on its own line as a paragraph cost npm's pages 3.5 points: a short
+    block that ends a sentence stays in its paragraph, whose sentences are units anyway.)"""
+    raw = page.raw
+    for i in range(1, len(lines)):
+        above = lines[i - 1].rstrip()
+        if (not above or not lines[i].strip() or i in out.code or i - 1 in out.code or i in out.heads
+                or i - 1 in out.heads or _STOP_END_RE.search(above)):
+            continue
+        if _BLOCK_END_RE.search(raw[i - 1][-200:]) and _BLOCK_START_RE.match(raw[i]):
+            out.breaks.add(i)
 
 
 # a page's line that a blank line inside a sentence follows: it ends with text or an inline

@@ -421,7 +421,7 @@ def split_units(lines: list[str], first: int, last: int, markdown: bool,
             continue
         if not para and stripped[0] == "[" and _LINK_DEF_RE.match(line):
             continue  # a link reference definition (it cannot interrupt a paragraph): not shown
-        if ITEM_RE.match(line):
+        if ITEM_RE.match(line) or i in ol.breaks:
             flush_para()
         para.append((i + 1, line, 0))
     flush_para()
