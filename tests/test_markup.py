@@ -577,6 +577,20 @@ def test_a_definitions_text_answers_under_its_term():
         check_html_pack(eng, packed, 30)
 
 
+def test_a_definitions_sentence_carries_its_term():
+    # an API entry's description sentence answers, its signature says what it describes:
+    # the sentence taken by score brings the <dt> (gnutls's and bash's manuals: a function's
+    # description, `${#parameter}`'s "The length in characters", packed without their names)
+    eng = Engine.memory()
+    eng.add_document("library/shelf.html", SPHINX)
+    eng.flush()
+    packed = eng.pack("is anything dropped when a box is empty", 40)
+    texts = [s["text"] for s in packed["snippets"]]
+    assert texts == ["###### shelf.stack(items)", "Parameters:\nitems – what to put away.\n\nNothing is dropped when a box is empty.",
+                     "###### shelf.sort(items)", "An empty box is dropped."], texts
+    check_html_pack(eng, packed, 40)
+
+
 def test_a_page_and_its_html_build_in_one_index_are_not_packed_twice():
     # Node's api folder ships every page as Markdown and as HTML; Sphinx builds keep the
     # sources beside the pages. The same sentence from both is one sentence in a pack.

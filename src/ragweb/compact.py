@@ -66,7 +66,11 @@ compared by `same_text_key`; code lines are, so that examples keep their imports
 one that is part of a unit another file packed or made of such units' sentences
 (`DEDUP_CONTAINED`, `DEDUP_COVERED`: twins cut a paragraph at other places), unless it
 joins a taken passage -- and then still not when another file packed it and it is long
-(`DEDUP_JOIN_CHARS`) or the unit it joins is such a repeat too; units scoring below `MIN_RELATIVE`
+(`DEDUP_JOIN_CHARS`) or the unit it joins is such a repeat too. A unit taken by score
+brings the term it is under when that is a definition's (an HTML page's ``<dt>``: a function's
+signature, an option, `${#parameter}`; a Sphinx entry: `HEAD_CARRY_LEVEL`), at most
+`HEAD_CARRY_UNITS` units above it and `HEAD_CARRY_TOKENS` long: a description is no answer
+without the name it describes. Units scoring below `MIN_RELATIVE`
 of the best unit are not taken, so a pack with one clear answer stays small and a pack
 for a vague question spends more. With ``context``, what the budget has left then goes to
 the context of the selected units (`context_fill`): their neighbours in the same section,
@@ -119,6 +123,9 @@ MIN_RELATIVE = 0.15          # take no unit scoring below this share of the best
 LEAN_MIN_RELATIVE = 0.27     # the same in lean mode (0..1)
 LEAN_IDF_POWER = 1.5         # lean mode weighs question terms by IDF ** this (>= 1: rare terms count more)
 HEADING_CONTEXT = False      # also pack the heading line of each selected unit's section, if it fits
+HEAD_CARRY_UNITS = 8         # a unit taken by score at most this many units below its section's heading carries it (0: off) ...
+HEAD_CARRY_TOKENS = 60       # ... when the heading costs at most this many tokens
+HEAD_CARRY_LEVEL = 6         # ... and is of at least this level (6: an HTML page's <dt> term, 7+: a Sphinx entry; 1: any heading)
 SECTION_BONUS = 1.0          # score x (1 + this x (share of the question its section matches) ** 2) (>= 0)
 FILE_PRIOR_POWER = 0.3       # score x the unit's `file_prior` ** this (the pack: its file's BM25 mass / the best file's) (>= 0)
 LOCAL_IDF = 0.5              # term weight: IDF in the index ** (1 - this) x IDF among the compacted units ** this (0..1)
@@ -167,6 +174,7 @@ class Unit:
     file: int = 0                 # which file (a key of the caller's lines), set by the caller
     region: int = 0               # which compacted region of the file, set by the caller
     head: int = -1                # index of its section's heading unit in the scored list, or -1
+    level: int = 0                # a heading's level (`chunking.Outline.heads`; 6 an HTML page's <dt> term, 7+ a Sphinx entry), else 0
     section: int = 0              # which section (heading to heading, per file and region), set by `score_units`
     file_prior: float = 1.0       # its file's share of the candidates' relevance (0..1], set by the caller
     terms: frozenset = frozenset()
@@ -308,7 +316,7 @@ def split_units(lines: list[str], first: int, last: int, markdown: bool,
         while stack and stack[-1][0] >= level:
             stack.pop()
         stack.append((level, text))
-        units.append(Unit(s, a, e, b, shown, "heading", heads()[:-1]))
+        units.append(Unit(s, a, e, b, shown, "heading", heads()[:-1], level=level))
 
     def flush_para():
         nonlocal para
@@ -909,7 +917,11 @@ def select_units(units: list[Unit], budget: int, lines_of: dict,
 
     cap = budget
     for i in order:
-        add(i)
+        if add(i) and i in taken:
+            h = units[i].head
+            if (HEAD_CARRY_UNITS and 0 <= h and i - h <= HEAD_CARRY_UNITS and units[h].level >= HEAD_CARRY_LEVEL
+                    and tokens_of_length(lens[h]) <= HEAD_CARRY_TOKENS):
+                add(h)
     cap = budget if context_budget is None else min(budget, context_budget)
     if context and used < cap:
         context_fill(units, list(chosen), add)
