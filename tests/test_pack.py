@@ -218,6 +218,31 @@ def test_a_license_sections_sentences_weigh_less_in_a_pack():
         assert ("A here document works" in text) != packed_license
 
 
+def test_a_change_logs_items_are_sections_of_their_own():
+    # bash's CHANGES: a version's items together hold every question word, so each item got
+    # its section's bonus and its neighbours' -- "b." and "d." were packed around "c." and
+    # the manual's definition of $* was left out
+    items = ["a.  Fixed a bug that caused the shell to crash when a here document was empty.",
+             "b.  The read builtin has a number of new options for reading input.",
+             "c.  Fixed a bug in the handling of $* and $@ when IFS is unset.",
+             "d.  The history list is now saved when the shell exits from a signal.",
+             "e.  Changed the prompt expansion code to quote the results of expanding the prompt."]
+    log = ("This document details the changes between this version, shell-5.0, and the previous version.\n\n"
+           + "\n\n".join(items) + "\n")
+    manual = ("# Special Parameters\n\nThe shell treats several parameters specially.\n\n"
+              "## $*\n\nExpands to the positional parameters, starting from one, joined into one word by "
+              "the first character of IFS.\n\n## $@\n\nExpands to the positional parameters, starting from one, "
+              "each a separate word.\n")
+    eng = Engine.memory()
+    eng.add_document("CHANGES", log)
+    eng.add_document("doc/params.md", manual)
+    p = eng.pack("What is the difference between $* and $@?", 80)
+    check_pack(eng, p, 80)
+    by_path = {s["path"]: s["text"] for s in p["snippets"]}
+    assert by_path["CHANGES"] == items[2]
+    assert "joined into one word" in by_path["doc/params.md"] and "each a separate word" in by_path["doc/params.md"]
+
+
 def test_a_readmes_license_section_is_packed_for_a_question_about_its_license():
     # (its sentences weighed 0.3 in the pack, the FAQ's "use" took the budget)
     readme = ("# Widget\n\nWidget is a small tool that turns your notes into reports.\n\n## Installation\n\n"

@@ -53,7 +53,10 @@ for "maximum"). Its score is
 - ``prior``: the BM25 score of the best chunk containing it over the best chunk's;
 - ``section``: the share of the question's weight that its section (heading to heading,
   within the compacted region) matches as a whole: sentences of a section that covers the
-  question beat stray sentences matching one of its words;
+  question beat stray sentences matching one of its words. In a change log (`Unit.items`)
+  each paragraph and list item is a section: a version's items are unrelated, and together
+  they hold every word of the question (bash's CHANGES packed its "$*" and "$@" fixes, and
+  their neighbours, ahead of the manual's Special Parameters);
 - ``file``: the unit's ``file_prior``, set by the caller (the pack: its file's share of
   the candidates' BM25 relevance, 1 for the best file, or more when its best candidate is
   nearly the best: `pack.HIT_PRIOR_POWER`).
@@ -174,6 +177,7 @@ class Unit:
     file: int = 0                 # which file (a key of the caller's lines), set by the caller
     region: int = 0               # which compacted region of the file, set by the caller
     head: int = -1                # index of its section's heading unit in the scored list, or -1
+    items: bool = False           # a change log's unit: each paragraph and list item of the file is a section (`score_units`), set by the caller
     level: int = 0                # a heading's level (`chunking.Outline.heads`; 6 an HTML page's <dt> term, 7+ a Sphinx entry), else 0
     section: int = 0              # which section (heading to heading, per file and region), set by `score_units`
     file_prior: float = 1.0       # its file's share of the candidates' relevance (0..1], set by the caller
@@ -692,7 +696,8 @@ def score_units(units: list[Unit], weights: dict[str, float], analyzer,
     prev = None
     head = -1
     for i, u in enumerate(units):
-        new = prev is None or u.kind == "heading" or u.file != prev.file or u.region != prev.region
+        new = (prev is None or u.kind == "heading" or u.file != prev.file or u.region != prev.region
+               or (u.items and (u.start > prev.end + 1 or ITEM_RE.match(u.text) is not None)))
         if new:
             head = i if u.kind == "heading" else -1
         section.append((section[-1] + 1 if section else 0) if new else section[-1])

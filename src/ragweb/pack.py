@@ -94,7 +94,7 @@ from dataclasses import dataclass, field
 from ragweb import compact as cp
 from ragweb.analysis import related_terms
 from ragweb.markup import readable, visible
-from ragweb.search import bm25_idf, license_path, license_title, license_weight
+from ragweb.search import bm25_idf, changelog_path, license_path, license_title, license_weight
 from ragweb.tokens import count_tokens
 
 COMPACT_CHUNKS = 20        # at most this many of the best candidates are compacted (>= 1)
@@ -116,6 +116,7 @@ WEAK = 0.45                # evidence_score at or above this: "weak"; below: "no
 LEAN_SUFFICIENT = 0.56     # the same for a lean pack, which holds less of the question's wording by
 LEAN_WEAK = 0.42           # design (dev sets: 6 of 19 wrong refusals fewer, the same refusals)
 COMPOUND_PACK = 1.0        # match strength in packing of two question words written as one ("backoff"; 0: off)
+CHANGELOG_ITEMS = True     # each paragraph and list item of a change log is a section of its own: no neighbour or section bonus from other items
 SEMANTIC_NORMAL = 0.0      # share of pack.semantic_weight a normal (not lean) pack uses (0..1)
 
 
@@ -349,10 +350,13 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
                               and engine.is_prose(by_file[best_fid][0].path)) else None
     units: list[cp.Unit] = []
     paths = {}
+    logs: set[int] = set()  # the files that are change logs (`search.changelog_path`)
     region = 0
     for fid, group in by_file.items():
         lines = view_of[fid]
         paths[fid] = group[0].path
+        if changelog_path(engine.weighed_path(paths[fid])):
+            logs.add(fid)
         md = engine.is_prose(group[0].path)
         ol = engine.file_outline(fid, lines, md, paths[fid])
         regions = [(cp.split_units(lines, s, e, md, cp.file_context(lines, s, md, ol), ol), None)
@@ -368,6 +372,7 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
                 u.file, u.region = fid, region
                 u.prior = piece.score / best if piece is not None else max(line_prior[u.start - 1:u.end])
                 u.file_prior = file_prior[fid]
+                u.items = CHANGELOG_ITEMS and fid in logs
                 units.append(u)
     # each file's units in document order (an over-long line's pieces were added after its
     # regions): selection costs a run of neighbours in this list as `join_runs` joins them
@@ -407,6 +412,11 @@ def compact_hits(engine, query: str, hits, budget: int, lean: bool) -> list[Snip
         if prose:
             cp.add_semantic(prose, embeddings.passage_similarities(engine.embedder, query, [u.text for u in prose]),
                             semantic)
+    changelog_w = engine.config["retrieve"]["changelog_weight"]
+    if changelog_w != 1.0 and logs:  # (as search weighs their chunks)
+        for u in units:
+            if u.file in logs:
+                u.score *= changelog_w
     weigh_licenses(units, {fid: engine.weighed_path(path) for fid, path in paths.items()},
                    license_weight(engine.analyzer, qterms, engine.config["retrieve"]["license_weight"]))
     chosen = cp.select_units(units, limit, view_of, cp.LEAN_MIN_RELATIVE if lean else cp.MIN_RELATIVE,
