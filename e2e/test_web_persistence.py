@@ -330,6 +330,46 @@ def test_a_save_that_has_written_when_the_page_is_left_goes_on_and_is_told_if_it
         "did not reach the browser's storage (3 files were indexed then; 2 are restored here)")
 
 
+EXIT_NOTES_JS = """() => Object.keys(localStorage).filter((k) => k.startsWith('ragweb:exit-note:'))
+                      .map((k) => JSON.parse(localStorage.getItem(k)))"""
+
+
+def test_a_save_that_had_written_when_the_page_was_left_and_was_then_saved_over_is_not_said_lost(
+        launch_persistent, boot_page, make_app):
+    """The page was left while its save was committing; another save came on top of it
+    before the next load (another tab's, here the same page's, not left after all). The next
+    load found the note's save neither stored nor an exit save and said the changes "did not
+    reach the browser's storage", though the stored index holds them. A record names the
+    records it was made on top of, and a note naming one of them is of a save that landed."""
+    _, page, app = saved_tab(launch_persistent, boot_page, make_app, "a.md", "# A\nabout narwhals\n")
+    page.evaluate(LEAVE_ONCE_COMMITTED_JS)
+    app.index("b.md", "# B\nabout belugas\n")
+    app.wait("!window.ragweb.storage().saving")
+    committed = page.evaluate("window.ragweb.storage().generation")
+    assert [n["generation"] for n in page.evaluate(EXIT_NOTES_JS)] == [committed]
+    app.index("c.md", "# C\nabout orcas\n")
+    assert app.flush()["saved"] is True
+    page.reload()
+    assert page.evaluate("window.ragReady")["totalDocs"] == 3
+    expect(page.locator("#banner")).to_be_hidden()
+    assert page.evaluate(EXIT_NOTES_JS) == []
+
+
+def test_an_open_tab_that_loads_the_save_a_closed_tab_had_committed_settles_its_note(
+        launch_persistent, boot_page, make_app, wait_for):
+    """The note of a tab left while its save was committing stayed until the next load, which
+    judged it against the stored record then: after more saves than a record names (a tab open
+    for hours), it said the changes were lost. An open tab that loads that save settles it."""
+    ctx, page_a, a = saved_tab(launch_persistent, boot_page, make_app, "a.md", "# A\nabout narwhals\n")
+    page_b = ctx.new_page()
+    boot_page(page_b)
+    page_a.evaluate(LEAVE_ONCE_COMMITTED_JS)
+    a.index("b.md", "# B\nabout belugas\n")
+    wait_for(page_b, "JSON.parse(ragStats()).files.includes('b.md')")
+    assert page_b.evaluate(EXIT_NOTES_JS) == []
+    expect(page_b.locator("#banner")).to_be_hidden()
+
+
 def test_a_store_that_does_not_answer_does_not_keep_the_next_drop_waiting(launch_persistent, boot_page, make_app):
     """A drop is stored as soon as it ends, and the next drop waits for that save; a store
     that never answered the save kept every later drop queued for good. Past a few seconds

@@ -34,6 +34,10 @@
   // What a tab's save on its way out held, in localStorage (written at once: see saveOnExit)
   const EXIT_NOTE_PREFIX = 'ragweb:exit-note:';
   const EXIT_WAIT_MS = 3000;       // how long a loading tab waits for a closed tab's save to land
+  // A stored record names the generations of the records it was made on top of (`lineage`,
+  // newest first), up to this many: a closed tab's note naming one of them is of a save that
+  // landed, then another tab's on top of it (see exitNotesMessage)
+  const LINEAGE_MAX = 64;
   // how long the boot waits for IndexedDB to open (Safari's open has been known never to answer)
   const STORE_OPEN_WAIT_MS = 5000;
   const READ_SHOW_MS = 250;        // the count of a dropped folder's files being read, shown this often
@@ -86,6 +90,7 @@
     pending: null,         // 'search' or 'pack': asked for while the engine loaded
     indexing: false,
     generation: null,      // id of the stored record this tab's index was loaded from or saved as
+    lineage: [],           // that one's generation and its record's lineage: what the next save holds (see lineageOf)
     conflict: null,        // message: another tab saved since; this tab does not overwrite it
     memoryError: null,     // message: the engine's memory passed heapSafeBytes; reload
     heapSafeBytes: HEAP_SAFE_BYTES,
@@ -167,6 +172,9 @@
     return { ...whole, bytes };
   }
   const generationOf = (record) => (record && record.generation) || null;
+  // The generations whose changes `record` holds: its own, then those it was made on top of.
+  const lineageOf = (record) => [...(generationOf(record) ? [record.generation] : []),
+    ...(record && Array.isArray(record.lineage) ? record.lineage : [])].slice(0, LINEAGE_MAX);
 
   // The stored record and the saves of tabs that closed since, in one read:
   // {record, exits: [{key, record}]}.
@@ -361,7 +369,7 @@
   function dumpRecord(docs = docCount()) {
     if (docs === 0) {
       return { version: STORE_FORMAT, cleared: true, savedAt: Date.now(), ragweb: state.manifest.ragweb,
-               generation: newGeneration() };
+               generation: newGeneration(), lineage: state.lineage };
     }
     let bytes;
     // (after the quota refused a save, the smallest bytes it can be: so each removal counts)
@@ -375,7 +383,7 @@
                       'nothing was saved, the stored index is as it was');
     }
     return { version: STORE_FORMAT, bytes, crc, savedAt: Date.now(), ragweb: state.manifest.ragweb,
-             generation: newGeneration() };
+             generation: newGeneration(), lineage: state.lineage };
   }
 
   // The page is going (reload, close, another page): `flush`'s check-then-write needs more
@@ -412,6 +420,8 @@
         if (state.savingGeneration) bases.push(state.savingGeneration);
         note.files = docCount();
         const record = { ...dumpRecord(note.files), bases };
+        // (on top of the save under way too, if its write is committed: it goes on)
+        if (committing) record.lineage = lineageOf({ generation: committing, lineage: state.lineage });
         const key = EXIT_PREFIX + record.generation;
         Object.assign(note, { exitKey: key, generation: record.generation });
         writeExitNote(note);  // (first: what follows may not run to its end)
@@ -484,11 +494,9 @@
 
   // A closed tab's save on its way out may land after this tab first read the store (the
   // write of a big record takes a while, and nothing orders it before the next page's read):
-  // while a note names an exit save that is neither found nor the stored record, read again,
-  // for up to EXIT_WAIT_MS. Resolves to what idbReadAll found last.
+  // while a note names a save that is not found (noteLanded), read again, for up to EXIT_WAIT_MS. Resolves to what idbReadAll found last.
   async function exitSavesLanded(found, notes) {
-    const missing = (f) => !f.readError &&
-      notes.some((n) => n.generation && !f.exits.some((e) => e.key === n.exitKey) && n.generation !== generationOf(f.record));
+    const missing = (f) => !f.readError && notes.some((n) => !noteLanded(n, f));
     const until = performance.now() + EXIT_WAIT_MS;
     while (missing(found) && performance.now() < until) {
       await new Promise((r) => setTimeout(r, 150));
@@ -501,15 +509,21 @@
     for (const note of notes) { try { localStorage.removeItem(note.key); } catch (e) { /* gone */ } }
   }
 
+  // Whether the save a closed tab's note names (none: true) is among those `found`: an exit
+  // save not settled yet, the stored record, or one the stored record was made on top of
+  // (another tab saved after it: that save holds its changes, or replaced them on purpose).
+  function noteLanded(note, found) {
+    if (!note.generation) return true;
+    return found.exits.some((e) => e.key === note.exitKey) || lineageOf(found.record).includes(note.generation);
+  }
+
   // What the notes of closed tabs say against what was found at boot (`found`: the stored
   // record and exit saves, `docs`: the files restored), as sentences for a banner ([] when
   // all is well). An exit save that is neither among the saves found nor the stored record
   // did not land; a drop under way when the tab closed has files that were never indexed.
   function exitNotesMessage(notes, found, docs) {
     const parts = [];
-    const current = generationOf(found.record);
-    const landed = (note) => found.exits.some((e) => e.key === note.exitKey) || (note.generation && note.generation === current);
-    const missed = notes.filter((n) => n.failed || (n.generation && !landed(n)));
+    const missed = notes.filter((n) => n.failed || !noteLanded(n, found));
     if (missed.length) {
       const files = Math.max(...missed.map((n) => (Number.isInteger(n.files) ? n.files : -1)));
       parts.push('Changes made just before this page was last closed or reloaded may not all have been kept: ' +
@@ -611,6 +625,7 @@
         }
         state.exitKeys = state.exitKeys.filter((k) => !drop.includes(k));
         state.generation = record.generation;
+        state.lineage = lineageOf(record);
         state.savedDocs = docs;
         if (channel) channel.postMessage({ type: 'saved', generation: record.generation });
         state.quotaError = null;
@@ -898,11 +913,13 @@
         'unless you clear it.');
     } else {
       state.generation = generationOf(record);
+      state.lineage = lineageOf(record);
       const { pick, lost, keys } = settleExits(found);
       if (pick) {
         info = loadRecord(pick.record, true);
         if (info.error) { lost.push(pick.record); info = null; } else {
           settled = true;
+          state.lineage = lineageOf(pick.record);  // (made on top of the stored one: its lineage holds it)
           storedBytes = pick.record.bytes ? pick.record.bytes.byteLength : 0;
         }
       }
@@ -1058,10 +1075,14 @@
     for (;;) {
       while (state.saving) await state.saving;  // (decided on what this tab's own save did)
       if (state.storageRefused || state.conflict) return;
-      if (message && message.generation && message.generation === state.generation) return;
+      if (message && message.generation && message.generation === state.generation) {
+        landedExitNotes(state.lineage);  // (a closed tab's note may reach this tab after its save)
+        return;
+      }
       const base = state.generation;
       const overtaken = () => !!state.saving || state.generation !== base;
       try { found = await idbReadAll(); } catch (e) { return; }
+      landedExitNotes(lineageOf(found.record));
       if (overtaken()) continue;
       record = found.record;
       if (record && record.version !== STORE_FORMAT) return;
@@ -1087,6 +1108,7 @@
     if (res.error) return;
     if (state.storeUnread) { state.storeUnread = null; hideBanner('read'); }  // (read now: see storeAnswered)
     state.generation = generationOf(record);
+    state.lineage = lineageOf(record);
     state.dirty = false;  // (a re-read of an older index, replaced by the other tab's save)
     state.ownChanges = false;
     gaveWayWithExits(found.exits);
@@ -1125,7 +1147,19 @@
   // This open tab stored a closed tab's exit save as the index: that tab's note is settled
   // here, and a drop it cut short is told here (its user may well be looking at this tab).
   function adoptedExitNote(exitKey) {
-    const notes = readExitNotes().filter((n) => n.exitKey === exitKey);
+    settleExitNotes(readExitNotes().filter((n) => n.exitKey === exitKey));
+  }
+
+  // This open tab read a stored record (`lineage`: its lineageOf): the notes of closed tabs
+  // whose save had been committed when they went (no exit save: see saveOnExit) and is that
+  // record or one it was made on top of are settled here, as adoptedExitNote's are. (The next
+  // tab to load would find it in the record's lineage, unless more than LINEAGE_MAX saves
+  // came after it.)
+  function landedExitNotes(lineage) {
+    settleExitNotes(readExitNotes().filter((n) => !n.exitKey && n.generation && lineage.includes(n.generation)));
+  }
+
+  function settleExitNotes(notes) {
     removeExitNotes(notes);
     const said = notes.flatMap((n) => cutShortMessage(n, 'a tab of this page closed'));
     if (said.length) showBanner(said.join('\n'), 'exit');
