@@ -52,6 +52,27 @@ DROP_JS = """async ({tree, deep, delay = 0, wait = true}) => {
     if (wait) await window.ragweb.idle();
 }"""
 
+# Resolves once the text of the element `id` matches the regex `re` (polled in the page).
+UNTIL_TEXT_JS = """async (id, re) => {
+    const until = performance.now() + 30000;
+    while (!new RegExp(re).test(document.getElementById(id).textContent)) {
+        if (performance.now() > until) throw new Error(`no ${re} in #${id} in 30 s`);
+        await new Promise((r) => setTimeout(r, 5));
+    }
+}"""
+
+# Drops made one after the other in one call (DROP_JS's arguments), each once `after` ([id,
+# regex]: UNTIL_TEXT_JS) holds, if it has one. A drop meant to come while another is under
+# way then does: made in the test's next call, it came a round trip later, and on a loaded
+# machine the other drop could have ended by then.
+DROPS_JS = """async (drops) => {
+    const drop = %s, until = %s;
+    for (const {after, ...args} of drops) {
+        if (after) await until(...after);
+        await drop(args);
+    }
+}""" % (DROP_JS, UNTIL_TEXT_JS)
+
 # Every text the progress line shows from now on, in window.__progress.
 LOG_PROGRESS_JS = """() => {
     window.__progress = [];
@@ -133,11 +154,15 @@ def test_a_reload_in_the_middle_of_a_drop_says_how_many_of_its_files_were_not_in
 # ---------------------------------------------------------------- 2. a clear while a folder is read
 
 
-def test_clearing_the_index_while_a_dropped_folder_is_read_leaves_the_drop_out(app, wait_for):
+def test_clearing_the_index_while_a_dropped_folder_is_read_leaves_the_drop_out(app):
     page = app.page
-    page.evaluate(DROP_JS, {"tree": {"proj": folder(12, 20)}, "delay": 60, "wait": False})
-    wait_for(page, "/^Reading dropped files/.test(document.getElementById('status').textContent)")
-    assert app.call("() => ragClear()") == {"success": True}
+    # (cleared in the call that drops, once the folder is being read: a round trip later, on a
+    # loaded machine, its reading could have ended)
+    assert json.loads(page.evaluate(f"""async (tree) => {{
+        await ({DROP_JS})({{tree, delay: 60, wait: false}});
+        await ({UNTIL_TEXT_JS})('status', '^Reading dropped files');
+        return ragClear();
+    }}""", {"proj": folder(12, 20)})) == {"success": True}
     page.evaluate("window.ragweb.idle()")
     assert app.stats()["files"] == []  # (the walk went on, and every file was indexed after the clear)
     assert status(page) == "The index was cleared while files were being indexed: the rest were not indexed."
@@ -224,13 +249,14 @@ def test_a_drops_saves_are_spaced_by_what_they_cost(app):
 # ---------------------------------------------------------------- 5. progress while a folder is read
 
 
-def test_the_files_found_are_counted_while_a_dropped_folder_is_read_and_a_second_drop_waits(app, wait_for):
+def test_the_files_found_are_counted_while_a_dropped_folder_is_read_and_a_second_drop_waits(app):
     page = app.page
     page.evaluate(LOG_PROGRESS_JS)
-    page.evaluate(DROP_JS, {"tree": {"proj": folder(25, 24)}, "delay": 60, "wait": False})
-    wait_for(page, "/^Reading dropped files… [1-9]/.test(document.getElementById('progress-text').textContent)",
-             timeout=10)
-    page.evaluate(DROP_JS, {"tree": {"later.md": "# Later\nA kittiwake.\n"}, "wait": False})
+    page.evaluate(DROPS_JS, [
+        {"tree": {"proj": folder(25, 24)}, "delay": 60, "wait": False},
+        {"tree": {"later.md": "# Later\nA kittiwake.\n"}, "wait": False,  # (made while the first is read)
+         "after": ["progress-text", "^Reading dropped files… [1-9]"]},
+    ])
     assert "queued" in status(page)
     page.evaluate("window.ragweb.idle()")
     page.evaluate("window.__progressObs.disconnect()")
@@ -249,11 +275,13 @@ def test_the_files_found_are_counted_while_a_dropped_folder_is_read_and_a_second
 
 def test_a_drops_problems_stay_in_view_all_of_them_while_a_queued_drop_runs(app):
     page = app.page
-    page.evaluate(DROP_JS, {"tree": {
-        "bad": {"rag.yaml": INVALID_CONFIG, "guide.md": "# Guide\nEgret.\n"},
-        "good": {**folder(3, 10)["part00"], "odd\nname.md": "# Odd\nA name with a line break.\n"},
-    }, "delay": 100, "wait": False})
-    page.evaluate(DROP_JS, {"tree": {"later.md": "# Later\nA kittiwake.\n"}})  # queued meanwhile
+    page.evaluate(DROPS_JS, [
+        {"tree": {
+            "bad": {"rag.yaml": INVALID_CONFIG, "guide.md": "# Guide\nEgret.\n"},
+            "good": {**folder(3, 10)["part00"], "odd\nname.md": "# Odd\nA name with a line break.\n"},
+        }, "delay": 100, "wait": False},
+        {"tree": {"later.md": "# Later\nA kittiwake.\n"}},  # queued meanwhile
+    ])
     assert "later.md" in app.stats()["files"]
     expect(page.locator("#banner")).to_be_visible()
     lines = banner(page).split("\n")
