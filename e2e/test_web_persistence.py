@@ -742,6 +742,23 @@ DROP_NOTES_JS = """async ([n, folder, wait]) => {
 }"""
 
 
+# A drop of `n` notes under `folder` (picked: window.ragweb.indexFiles) whose files are read one
+# every `everyMs` ms: it lasts n * everyMs ms whatever the machine's speed. Returns at once.
+PACED_NOTES_JS = """([n, folder, everyMs]) => {
+    window.__dropStarted = Date.now();
+    const t0 = performance.now();
+    const files = Array.from({length: n}, (_, i) => {
+        const body = Array.from({length: 20}, (_, j) => `line ${j} of note ${i}: shearwater w${i}q${j} flies low`).join('\\n');
+        const file = new File([body], `n${String(i).padStart(6, '0')}.md`);
+        Object.defineProperty(file, 'webkitRelativePath', {value: `${folder}/${file.name}`});
+        const read = file.arrayBuffer.bind(file);
+        file.arrayBuffer = () => new Promise((ok) => setTimeout(ok, t0 + i * everyMs - performance.now())).then(read);
+        return file;
+    });
+    window.ragweb.indexFiles(files);
+}"""
+
+
 def test_a_long_drop_is_saved_as_it_goes_so_a_reload_in_its_middle_keeps_the_files_so_far(
         launch_persistent, boot_page, make_app):
     # (the save on the way out alone lost the whole drop when a big index's write did not land)
@@ -749,10 +766,12 @@ def test_a_long_drop_is_saved_as_it_goes_so_a_reload_in_its_middle_keeps_the_fil
     page = ctx.pages[0]
     boot_page(page)
     app = make_app(page)
-    # a drop of about 12 s on this machine, whatever its speed (saves come every 5 s)
-    ms = page.evaluate(DROP_NOTES_JS, [1000, "warmup", True])
-    n = min(200_000, max(4000, round(1000 * 12_000 / max(ms, 1.0))))
-    page.evaluate(DROP_NOTES_JS, [n, "notes", False])
+    page.evaluate(DROP_NOTES_JS, [1000, "warmup", True])
+    # a drop of 30 s whatever the machine's speed (saves come every 5 s): its files are read one
+    # every 50 ms (one sized by how fast the first drop went ended too soon when the machine
+    # was less loaded by then)
+    n = 600
+    page.evaluate(PACED_NOTES_JS, [n, "notes", 50])
     deadline = time.monotonic() + 120
     while True:  # until a record saved well after the drop began, while the drop goes on
         record = page.evaluate(READ_RECORD_JS)
