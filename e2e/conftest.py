@@ -135,10 +135,17 @@ def hold_wheels():
 
 
 def boot(page, path: str = "./") -> dict:
-    """Open the app and wait for window.ragReady; returns what it resolved to."""
+    """Open the app and wait for window.ragReady; returns what it resolved to.
+
+    Then waits (up to a minute) for a store that answered after the page's wait for it: on a
+    loaded machine a new profile's first open of IndexedDB can take more than those 5 s
+    (STORE_OPEN_WAIT_MS), and until it answers the page saves nothing (see the page's
+    storeAnswered); a test's first flush then found a tab that saves nothing."""
     page.goto(path)
     wait_js(page, "typeof window.ragReady !== 'undefined'")
-    return page.evaluate("window.ragReady")
+    info = page.evaluate("window.ragReady")
+    wait_js(page, "!/did not answer/.test(window.ragweb.storage().unread || '')", 60)
+    return info
 
 
 class App:
