@@ -339,6 +339,24 @@ def _without_groff_contents(text: str) -> str:
     return _GROFF_CONTENTS_RE.sub(lambda m: _blank(m.group()), text)
 
 
+def _next_match(text: str):
+    """``holds(pattern, start, end)``: whether ``pattern`` matches ``text`` between ``start``
+    and ``end``. Each pattern's first match at or after a start is remembered, so that starts
+    in increasing order look through the text once: an element not closed runs to the page's
+    end, and each of thousands of such (`<font size="-1">`) searched to it again."""
+    found: dict = {}  # pattern -> (where its search started, its first match from there or None)
+
+    def holds(pattern: re.Pattern, start: int, end: int) -> bool:
+        if pattern in found:
+            at, hit = found[pattern]
+            if at <= start and (hit is None or hit.start() >= start):
+                return hit is not None and hit.end() <= end
+        hit = pattern.search(text, start)
+        found[pattern] = (start, hit)
+        return hit is not None and hit.end() <= end
+    return holds
+
+
 def _without_navigation(text: str) -> str:
     """``text`` with each navigation element (``<nav>``, ``role="navigation"``: site menus,
     tables of contents; ``role="menu"``/``"menubar"``: a theme or version picker; Texinfo's
@@ -347,6 +365,7 @@ def _without_navigation(text: str) -> str:
     out, pos = [], 0
     ends: dict[str, dict[int, int]] = {}  # element name -> {start of a start tag: end of its element}
     links = None  # where _NODE_LINK_RE matches
+    holds = _next_match(text)
     for at in _nav_starts(text):
         if at < pos:
             continue  # inside a navigation element already blanked
@@ -366,13 +385,13 @@ def _without_navigation(text: str) -> str:
             i = bisect.bisect_left(links, m.end())
             if i == len(links) or links[i] >= end:
                 continue  # a page header, not a node's links
-        if m.group(7) and _PANEL_LINK_RE.search(text, m.end(), end) is None:
+        if m.group(7) and not holds(_PANEL_LINK_RE, m.end(), end):
             continue  # a table laid out so, not texi2html's buttons
-        if m.group(9) and _INDEX_ENTRY_RE.search(text, m.end(), end) is None:
+        if m.group(9) and not holds(_INDEX_ENTRY_RE, m.end(), end):
             continue  # a class of that name, not an index
-        if (m.group(11) or m.group(12)) and _GENERATED_RE.search(text, m.end(), end) is None:
+        if (m.group(11) or m.group(12)) and not holds(_GENERATED_RE, m.end(), end):
             continue  # small print or a footer of the page's own
-        if m.group(13) and _DOCBOOK_TOC_RE.search(text, m.end(), end) is None:
+        if m.group(13) and not holds(_DOCBOOK_TOC_RE, m.end(), end):
             continue  # another table of contents: a list, as texi2html's (`<ul class="toc">`), or not one
         out.append(text[pos:m.start()])
         out.append(_blank(text[m.start():end]))
