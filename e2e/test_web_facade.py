@@ -649,7 +649,7 @@ def test_an_invalid_rag_yaml_is_an_error_naming_its_line_and_changes_nothing():
     out = call(facade.config_add, "proj", "index:\n  excludes: 5\n")
     assert "proj/rag.yaml line 2" in out["error"] and "index.excludes" in out["error"]
     assert call(facade.config_add, "proj", "index: [\n", ".rag/config.yaml")["error"].startswith(
-        "proj/.rag/config.yaml line 2: invalid YAML")
+        "proj/.rag/config.yaml line 1: invalid YAML")  # (the line of the "[" never closed)
     assert call(facade.config_add, "proj", "index:\n  exclude: []\n")["error"].count("did you mean 'excludes'")
     assert call(facade.config_add, "proj", "pack:\n  synonyms: [zap]\n")["error"].startswith(  # (as rag index)
         "proj/rag.yaml line 2: pack.synonyms item 'zap' has one word")
